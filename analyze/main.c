@@ -1,0 +1,319 @@
+/*
+ * main.c --- e2frag: read-only layout analysis of an ext2/3/4 filesystem.
+ *
+ * Parses options, opens the filesystem through the core, scans it into a
+ * layout and hands that to the report asked for.  Exit codes are
+ * DESIGN.md's: 0 nothing to do, 1 defragmentation recommended,
+ * 8 operational error, 16 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
+
+#include "config.h"
+#include "report.h"
+
+enum {
+	EXIT_NOTHING = 0, EXIT_RECOMMEND = 1, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16,
+};
+
+enum {
+	OPT_RAW = 256, OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_DISK_SIZE,
+	OPT_LIST_COLUMNS,
+};
+
+static const struct option long_options[] = {
+	{ "json",	   no_argument,	      NULL, 'j' },
+	{ "output",	   required_argument, NULL, 'o' },
+	{ "raw",	   no_argument,	      NULL, OPT_RAW },
+	{ "top",	   required_argument, NULL, 'n' },
+	{ "groups",	   no_argument,	      NULL, 'g' },
+	{ "free",	   no_argument,	      NULL, 'F' },
+	{ "interleave",	   no_argument,	      NULL, 'i' },
+	{ "threshold",	   required_argument, NULL, 't' },
+	{ "rpm",	   required_argument, NULL, OPT_RPM },
+	{ "mbps",	   required_argument, NULL, OPT_MBPS },
+	{ "seek-ms",	   required_argument, NULL, OPT_SEEK },
+	{ "track-seek-ms", required_argument, NULL, OPT_TRACK_SEEK },
+	{ "disk-size",	   required_argument, NULL, OPT_DISK_SIZE },
+	{ "list-columns",  no_argument,	      NULL, OPT_LIST_COLUMNS },
+	{ "verbose",	   no_argument,	      NULL, 'v' },
+	{ "version",	   no_argument,	      NULL, 'V' },
+	{ "help",	   no_argument,	      NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static const char *option_name(int val)
+{
+	const struct option *o;
+
+	for (o = long_options; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "?";
+}
+
+static void usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+"Usage: %s [options] SPEC [PATH...]\n"
+"Analyze the block layout of an ext2/ext3/ext4 filesystem, read-only:\n"
+"fragmentation, interleaving between files, free space and the time a\n"
+"rotating disk would take to read it all back.\n"
+"\n"
+"SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
+"(inside the filesystem) restrict the report to those files and trees.\n"
+"\n"
+"Output:\n"
+"  -j, --json              the full report as JSON (see e2frag(8))\n"
+"  -o, --output COLS       columns of the file table (--list-columns)\n"
+"      --raw               only the file table, unaligned, every file\n"
+"  -n, --top N             list the N worst files (default 10, 0: all)\n"
+"  -g, --groups            per-group table\n"
+"  -F, --free              free-space histogram\n"
+"  -i, --interleave        interleave sets in detail\n"
+"  -t, --threshold SCORE   score from which to recommend e2defrag (default 10)\n"
+"\n"
+"Read model (a 7200 rpm SATA disk by default):\n"
+"      --rpm N             spindle speed (7200)\n"
+"      --mbps N            sustained transfer rate, MB/s (120)\n"
+"      --seek-ms MS        average seek time (8.5)\n"
+"      --track-seek-ms MS  track-to-track seek time (1.0)\n"
+"      --disk-size SIZE    capacity the seeks span (1T, at least the filesystem)\n"
+"\n"
+"  -v, --verbose           report progress and unreadable inodes\n"
+"  -V, --version           print the version and exit\n"
+"  -h, --help              print this help and exit\n"
+"\n"
+"Exit status: 0 layout is fine, 1 defragmentation recommended,\n"
+"8 operational error, 16 usage error.\n", prog);
+}
+
+static int parse_double(const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= min) || v > 1e15)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int progress(void *priv, enum e2f_phase phase, uint64_t done,
+		    uint64_t total)
+{
+	static const char *const names[] = {
+		[E2F_PHASE_INODES] = "inodes", [E2F_PHASE_DIRS] = "directories",
+		[E2F_PHASE_BITMAPS] = "bitmaps", [E2F_PHASE_MOVE] = "moving",
+	};
+	const char *prog = priv;
+
+	if (total && isatty(STDERR_FILENO))
+		fprintf(stderr, "\r%s: reading %s: %3.0f%%", prog, names[phase],
+			100.0 * done / total);
+	return 0;
+}
+
+/* Options that are not the report's: gathered here, checked, then used. */
+struct cli {
+	struct report_opts	report;
+	struct layout_opts	scan;
+	int			json;
+	uint64_t		disk_size;
+};
+
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+	const char *prog = c->report.program;
+	int opt, cols[64];
+	const char *bad;
+	uint64_t n;
+
+	while ((opt = getopt_long(argc, argv, "jo:n:gFit:vVh", long_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'j': c->json = 1; break;
+		case 'o':
+			if (table_parse_columns(optarg, cols, 64, &bad) < 0) {
+				fprintf(stderr, "%s: unknown column '%s' (see --list-columns)\n",
+					prog, bad);
+				return -1;
+			}
+			c->report.columns = optarg;
+			break;
+		case OPT_RAW: c->report.raw = 1; break;
+		case 'n':
+			if (util_parse_size(optarg, &n) || n > UINT32_MAX) {
+				fprintf(stderr, "%s: --top wants a count, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			c->report.top = n;
+			c->report.top_set = 1;
+			break;
+		case 'g': c->report.show_groups = 1; break;
+		case 'F': c->report.show_free = 1; break;
+		case 'i': c->report.show_sets = 1; break;
+		case 't':
+			if (parse_double(optarg, 0, &c->report.threshold) ||
+			    c->report.threshold > 100) {
+				fprintf(stderr, "%s: --threshold wants a score from 0 to 100, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			break;
+		case OPT_RPM:
+		case OPT_MBPS:
+		case OPT_SEEK:
+		case OPT_TRACK_SEEK: {
+			double *field = opt == OPT_RPM ? &c->scan.model.rpm :
+				opt == OPT_MBPS ? &c->scan.model.mbps :
+				opt == OPT_SEEK ? &c->scan.model.seek_ms :
+				&c->scan.model.track_seek_ms;
+
+			if (parse_double(optarg, opt == OPT_TRACK_SEEK || opt == OPT_SEEK ?
+					 0 : 1e-3, field)) {
+				fprintf(stderr, "%s: --%s wants a positive number, not '%s'\n",
+					prog, option_name(opt), optarg);
+				return -1;
+			}
+			break;
+		}
+		case OPT_DISK_SIZE:
+			if (util_parse_size(optarg, &c->disk_size) || !c->disk_size) {
+				fprintf(stderr, "%s: --disk-size wants a size such as 2T, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			c->scan.model.disk_bytes = c->disk_size;
+			break;
+		case OPT_LIST_COLUMNS:
+			table_list_columns(stdout);
+			exit(EXIT_NOTHING);
+		case 'v': c->report.verbose = 1; break;
+		case 'V':
+			printf("e2frag %s\n", PACKAGE_VERSION);
+			exit(EXIT_NOTHING);
+		case 'h':
+			usage(stdout, prog);
+			exit(EXIT_NOTHING);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+			return -1;
+		}
+	}
+	if (c->scan.model.seek_ms < c->scan.model.track_seek_ms) {
+		fprintf(stderr, "%s: the average seek cannot be shorter than the track-to-track seek\n",
+			prog);
+		return -1;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no filesystem given\n", prog);
+		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct fsopen_info info;
+	struct layout *layout = NULL;
+	ext2_filsys fs = NULL;
+	const char *prog = "e2frag";
+	errcode_t ret;
+	int i, status = EXIT_OPERATIONAL;
+	double fs_bytes;
+
+	initialize_e2f_error_table();
+	initialize_ext2_error_table();
+	memset(&c, 0, sizeof(c));
+	c.report.program = prog;
+	c.report.top = 10;
+	c.report.threshold = 10;
+	readmodel_defaults(&c.scan.model);
+	if (parse_args(argc, argv, &c))
+		return EXIT_USAGE;
+	c.report.spec = argv[optind];
+
+	ret = fsopen_open(argv[optind], 0, NULL, &fs, &info);
+	if (ret) {
+		com_err(prog, ret, "while opening %s", argv[optind]);
+		fsopen_close(NULL, &info);
+		return EXIT_OPERATIONAL;
+	}
+	c.report.device = info.device;
+	if (info.mount_flags & EXT2_MF_MOUNTED)
+		fprintf(stderr, "%s: warning: %s is mounted%s%s; the results may be stale\n",
+			prog, info.device, info.mount_point[0] ? " on " : "",
+			info.mount_point);
+	if (info.needs_recovery)
+		fprintf(stderr, "%s: warning: %s needs journal recovery; the journal holds newer metadata\n",
+			prog, info.device);
+	if (info.has_errors)
+		fprintf(stderr, "%s: warning: %s has errors recorded; run e2fsck -f\n",
+			prog, info.device);
+
+	fs_bytes = (double)ext2fs_blocks_count(fs->super) * fs->blocksize;
+	if (c.scan.model.disk_bytes < fs_bytes)
+		c.scan.model.disk_bytes = fs_bytes;
+	if (c.report.verbose) {
+		c.scan.progress = progress;
+		c.scan.progress_priv = (void *)prog;
+	}
+	ret = layout_scan(fs, &c.scan, &layout);
+	if (c.report.verbose && isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	if (ret) {
+		com_err(prog, ret, "while scanning %s", info.device);
+		goto out;
+	}
+	if (layout->unreadable_inodes)
+		fprintf(stderr, "%s: warning: %llu inodes could not be read and were skipped\n",
+			prog, (unsigned long long)layout->unreadable_inodes);
+	if (layout->summary.corrupt_files)
+		fprintf(stderr, "%s: warning: %llu files have corrupt block maps; run e2fsck\n",
+			prog, (unsigned long long)layout->summary.corrupt_files);
+
+	if (optind + 1 < argc) {
+		for (i = 0; i < (int)layout->nfiles; i++)
+			layout->files[i].flags &= ~LAYOUT_F_SELECTED;
+		for (i = optind + 1; i < argc; i++) {
+			ret = layout_select_path(layout, argv[i]);
+			if (ret) {
+				com_err(prog, ret, "while looking up %s in %s",
+					argv[i], info.device);
+				goto out;
+			}
+		}
+		layout_summarize(layout, 0);
+	}
+
+	if (c.json) {
+		if (json_report(stdout, layout, &c.report))
+			goto out;
+	} else if (c.report.raw) {
+		table_print_files(stdout, layout, &c.report, 0);
+	} else {
+		text_report(stdout, layout, &c.report);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: error writing the report: %s\n", prog,
+			strerror(errno));
+		goto out;
+	}
+	status = layout->summary.score >= c.report.threshold &&
+		 layout->summary.score > 0 ? EXIT_RECOMMEND : EXIT_NOTHING;
+out:
+	layout_free(layout);
+	fsopen_close(fs, &info);
+	return status;
+}

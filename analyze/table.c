@@ -1,0 +1,233 @@
+/*
+ * table.c --- the per-file table.  Columns are data (util-linux style):
+ * one description serves the aligned table, --raw output and -o.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "report.h"
+
+enum col_id {
+	COL_INO, COL_PATH, COL_TYPE, COL_SIZE, COL_BLOCKS, COL_PIECES,
+	COL_EXTENTS, COL_BEST, COL_PIECES_BEST, COL_PARTNERS, COL_SET,
+	COL_READ, COL_IDEAL, COL_EFFICIENCY, COL_LOST, COL_SCORE, COL_COUNT
+};
+
+struct colinfo {
+	const char	*name;
+	int		width;		/* minimum, for the aligned table */
+	int		right;		/* right-aligned (numbers) */
+	const char	*help;
+};
+
+static const struct colinfo infos[COL_COUNT] = {
+	[COL_INO]	  = { "INO",	     7, 1, "inode number" },
+	[COL_PATH]	  = { "PATH",	    24, 0, "path inside the filesystem" },
+	[COL_TYPE]	  = { "TYPE",	     4, 0, "file, dir, symlink or other" },
+	[COL_SIZE]	  = { "SIZE",	     8, 1, "size (raw: bytes)" },
+	[COL_BLOCKS]	  = { "BLOCKS",	     7, 1, "blocks owned, mapping blocks included" },
+	[COL_PIECES]	  = { "PIECES",	     6, 1, "physically contiguous runs" },
+	[COL_EXTENTS]	  = { "EXTENTS",     7, 1, "logically and physically contiguous runs" },
+	[COL_BEST]	  = { "BEST",	     4, 1, "fewest pieces possible here" },
+	[COL_PIECES_BEST] = { "PIECES/BEST", 11, 1, "pieces against best" },
+	[COL_PARTNERS]	  = { "INTERLEAVED", 11, 1, "files it interleaves with" },
+	[COL_SET]	  = { "SET",	     3, 1, "interleave set (0: none)" },
+	[COL_READ]	  = { "READ",	     8, 1, "modeled read time, seconds" },
+	[COL_IDEAL]	  = { "IDEAL",	     8, 1, "read time in best pieces, seconds" },
+	[COL_EFFICIENCY]  = { "EFFICIENCY", 10, 1, "ideal / modeled read time" },
+	[COL_LOST]	  = { "LOST",	     8, 1, "read time lost to layout, seconds" },
+	[COL_SCORE]	  = { "SCORE",	     5, 1, "0-100, share of read time lost" },
+};
+
+static const int default_cols[] = {
+	COL_PATH, COL_SIZE, COL_PIECES_BEST, COL_EFFICIENCY, COL_LOST,
+};
+
+int table_parse_columns(const char *list, int *cols, int max, const char **bad)
+{
+	static char badname[64];
+	const char *p = list;
+	int n = 0;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int c;
+
+		for (c = 0; c < COL_COUNT; c++)
+			if (strlen(infos[c].name) == len &&
+			    !strncasecmp(infos[c].name, p, len))
+				break;
+		if (c == COL_COUNT || n == max) {
+			snprintf(badname, sizeof(badname), "%.*s", (int)len, p);
+			*bad = badname;
+			return -1;
+		}
+		cols[n++] = c;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!n) {
+		*bad = "";
+		return -1;
+	}
+	return n;
+}
+
+void table_list_columns(FILE *out)
+{
+	int c;
+
+	for (c = 0; c < COL_COUNT; c++)
+		fprintf(out, "%12s  %s\n", infos[c].name, infos[c].help);
+}
+
+static int cmp_loss(const void *a, const void *b, void *arg)
+{
+	const struct layout *layout = arg;
+	const struct layout_file *x = &layout->files[*(const uint32_t *)a];
+	const struct layout_file *y = &layout->files[*(const uint32_t *)b];
+	double lx = x->read_seconds - x->ideal_seconds;
+	double ly = y->read_seconds - y->ideal_seconds;
+
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+uint32_t *table_worst_files(const struct layout *layout, uint64_t *n)
+{
+	uint32_t *idx = malloc((layout->nfiles + 1) * sizeof(*idx));
+	uint64_t i;
+
+	*n = 0;
+	if (!idx)
+		return NULL;
+	for (i = 0; i < layout->nfiles; i++)
+		if (layout->files[i].flags & LAYOUT_F_SELECTED)
+			idx[(*n)++] = i;
+	qsort_r(idx, *n, sizeof(*idx), cmp_loss, (void *)layout);
+	return idx;
+}
+
+/* --raw separates columns by spaces: a space in a name becomes \x20. */
+static void escape_spaces(char *buf, size_t len)
+{
+	char tmp[16384];
+	size_t i, pos = 0;
+
+	for (i = 0; buf[i] && pos + 5 < sizeof(tmp); i++) {
+		if (buf[i] == ' ') {
+			memcpy(tmp + pos, "\\x20", 4);
+			pos += 4;
+		} else {
+			tmp[pos++] = buf[i];
+		}
+	}
+	tmp[pos] = 0;
+	snprintf(buf, len, "%s", tmp);
+}
+
+static void cell(char *buf, size_t len, const struct layout *layout,
+		 const struct layout_file *f, int col, int raw)
+{
+	double lost = f->read_seconds - f->ideal_seconds;
+	double eff = f->read_seconds > 0 ? f->ideal_seconds / f->read_seconds : 1;
+	char raw_path[4096];
+
+	switch (col) {
+	case COL_INO: snprintf(buf, len, "%u", f->ino); break;
+	case COL_PATH:
+		layout_path(layout, f->ino, raw_path, sizeof(raw_path));
+		util_printable(raw_path, buf, len);
+		if (raw)
+			escape_spaces(buf, len);
+		break;
+	case COL_TYPE: snprintf(buf, len, "%s", layout_type_name(f->type)); break;
+	case COL_SIZE:
+		if (raw)
+			snprintf(buf, len, "%llu", (unsigned long long)f->size);
+		else
+			util_format_size(f->size, buf, len);
+		break;
+	case COL_BLOCKS: snprintf(buf, len, "%llu", (unsigned long long)f->blocks); break;
+	case COL_PIECES: snprintf(buf, len, "%u", f->pieces); break;
+	case COL_EXTENTS: snprintf(buf, len, "%u", f->extents); break;
+	case COL_BEST: snprintf(buf, len, "%u", f->best); break;
+	case COL_PIECES_BEST: snprintf(buf, len, "%u/%u", f->pieces, f->best); break;
+	case COL_PARTNERS: snprintf(buf, len, "%u", f->partners); break;
+	case COL_SET: snprintf(buf, len, "%u", f->interleave_set); break;
+	case COL_READ: snprintf(buf, len, "%.3f", f->read_seconds); break;
+	case COL_IDEAL: snprintf(buf, len, "%.3f", f->ideal_seconds); break;
+	case COL_EFFICIENCY:
+		snprintf(buf, len, raw ? "%.4f" : "%.1f%%", raw ? eff : eff * 100);
+		break;
+	case COL_LOST: snprintf(buf, len, "%.3f", lost); break;
+	case COL_SCORE:
+		snprintf(buf, len, "%.1f", readmodel_score(f->read_seconds, f->ideal_seconds));
+		break;
+	}
+}
+
+void table_print_files(FILE *out, const struct layout *layout,
+		       const struct report_opts *o, int indent)
+{
+	int cols[64], ncols, c, width[64];
+	const char *bad;
+	uint64_t n, i, shown;
+	uint32_t *idx = table_worst_files(layout, &n);
+	char buf[16384];
+
+	if (!idx)
+		return;
+	if (o->columns) {
+		ncols = table_parse_columns(o->columns, cols, 64, &bad);
+	} else {
+		ncols = sizeof(default_cols) / sizeof(default_cols[0]);
+		memcpy(cols, default_cols, sizeof(default_cols));
+	}
+	/* --raw lists every file unless --top says otherwise. */
+	shown = o->top && o->top < n ? o->top : n;
+	if (o->raw && !o->top_set)
+		shown = n;
+
+	/* Widths from the header and the rows shown. */
+	for (c = 0; c < ncols; c++)
+		width[c] = o->raw ? 0 : (int)strlen(infos[cols[c]].name);
+	if (!o->raw)
+		for (i = 0; i < shown; i++)
+			for (c = 0; c < ncols; c++) {
+				int w;
+
+				cell(buf, sizeof(buf), layout,
+				     &layout->files[idx[i]], cols[c], 0);
+				w = strlen(buf);
+				if (w > width[c])
+					width[c] = w;
+			}
+
+	fprintf(out, "%*s", indent, "");
+	for (c = 0; c < ncols; c++) {
+		const char *sep = c + 1 < ncols ? " " : "";
+		int w = c + 1 < ncols || infos[cols[c]].right ? width[c] : 0;
+
+		fprintf(out, infos[cols[c]].right ? "%*s%s" : "%-*s%s", w,
+			infos[cols[c]].name, o->raw ? sep : (*sep ? "  " : ""));
+	}
+	fputc('\n', out);
+	for (i = 0; i < shown; i++) {
+		fprintf(out, "%*s", indent, "");
+		for (c = 0; c < ncols; c++) {
+			const char *sep = c + 1 < ncols ? (o->raw ? " " : "  ") : "";
+			int w = c + 1 < ncols || infos[cols[c]].right ? width[c] : 0;
+
+			cell(buf, sizeof(buf), layout, &layout->files[idx[i]],
+			     cols[c], o->raw);
+			fprintf(out, infos[cols[c]].right ? "%*s%s" : "%-*s%s",
+				w, buf, sep);
+		}
+		fputc('\n', out);
+	}
+	free(idx);
+}

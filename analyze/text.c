@@ -1,0 +1,190 @@
+/*
+ * text.c --- the report a person reads: like e2fsck's closing summary,
+ * meant to be taken in within seconds, ending with a verdict that names
+ * the command to run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define SETS_SHOWN	5	/* without -i */
+#define MEMBERS_SHOWN	6	/* paths per set line without -i */
+
+static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
+{
+	char raw[4096], text[4096 * 4];
+
+	layout_path(layout, ino, raw, sizeof(raw));
+	util_printable(raw, text, sizeof(text));
+	fputs(text, out);
+}
+
+static int set_selected(const struct layout *layout, const struct layout_set *s)
+{
+	uint32_t m;
+
+	for (m = 0; m < s->members; m++)
+		if (layout->files[layout->set_members[s->first_member + m]].flags &
+		    LAYOUT_F_SELECTED)
+			return 1;
+	return 0;
+}
+
+static void print_set_detail(FILE *out, const struct layout *layout,
+			     const struct layout_set *s)
+{
+	char size[32];
+	uint32_t m;
+
+	for (m = 0; m < s->members; m++) {
+		const struct layout_file *f =
+			&layout->files[layout->set_members[s->first_member + m]];
+
+		fprintf(out, "                ");
+		print_path(out, layout, f->ino);
+		fprintf(out, "  %s, %u/%u pieces, %u partners, %u alternations\n",
+			util_format_size(f->size, size, sizeof(size)),
+			f->pieces, f->best, f->partners, f->alternations);
+	}
+}
+
+static void print_sets(FILE *out, const struct layout *layout,
+		       const struct report_opts *o)
+{
+	const struct layout_summary *sum = &layout->summary;
+	uint64_t i, shown = 0;
+	char size[32];
+
+	if (!sum->interleave_sets) {
+		fprintf(out, "Interleaving  none: no files were written into each other\n");
+		return;
+	}
+	fprintf(out, "Interleaving  %llu set%s of files written into each other (%llu files)\n",
+		(unsigned long long)sum->interleave_sets,
+		sum->interleave_sets == 1 ? "" : "s",
+		(unsigned long long)sum->interleaved_files);
+	for (i = 0; i < layout->nsets; i++) {
+		const struct layout_set *s = &layout->sets[i];
+		uint32_t m;
+
+		if (!set_selected(layout, s))
+			continue;
+		if (!o->show_sets && shown == SETS_SHOWN) {
+			fprintf(out, "              ... and %llu more (e2frag -i lists them)\n",
+				(unsigned long long)(sum->interleave_sets - shown));
+			break;
+		}
+		shown++;
+		fprintf(out, "              set %llu: %u files, %s, %llu alternations, "
+			"read in %.1f s instead of %.1f s\n",
+			(unsigned long long)(i + 1), s->members,
+			util_format_size((uint64_t)s->blocks * layout->fs->blocksize,
+					 size, sizeof(size)),
+			(unsigned long long)s->alternations, s->read_seconds,
+			s->ideal_seconds);
+		if (o->show_sets) {
+			print_set_detail(out, layout, s);
+			continue;
+		}
+		fprintf(out, "               ");
+		for (m = 0; m < s->members && m < MEMBERS_SHOWN; m++) {
+			fputc(' ', out);
+			print_path(out, layout, layout->files[
+				layout->set_members[s->first_member + m]].ino);
+		}
+		if (s->members > MEMBERS_SHOWN)
+			fprintf(out, " (+%u more)", s->members - MEMBERS_SHOWN);
+		fputc('\n', out);
+	}
+}
+
+static void print_groups(FILE *out, const struct layout *layout)
+{
+	ext2_filsys fs = layout->fs;
+	dgrp_t g;
+
+	fprintf(out, "\nGroup  First block    Blocks      Free  Free extents  Largest free\n");
+	for (g = 0; g < fs->group_desc_count; g++) {
+		const struct free_group *fg = &layout->free.groups[g];
+
+		fprintf(out, "%5u  %11llu  %8u  %8llu  %12llu  %12llu\n", g,
+			(unsigned long long)ext2fs_group_first_block2(fs, g),
+			ext2fs_group_blocks_count(fs, g),
+			(unsigned long long)fg->free_blocks,
+			(unsigned long long)fg->free_extents,
+			(unsigned long long)fg->largest_free);
+	}
+}
+
+static void print_histogram(FILE *out, const struct layout *layout)
+{
+	const struct free_space *fsp = &layout->free;
+	unsigned bs = layout->fs->blocksize, i, last = 0;
+	char lo[32], hi[32];
+
+	for (i = 0; i < FREE_BUCKETS; i++)
+		if (fsp->histogram[i].count)
+			last = i;
+	fprintf(out, "\nFree extents by size:\n");
+	fprintf(out, "      Extent size range   Free extents    Free blocks  Percent\n");
+	for (i = 0; i <= last && fsp->free_blocks; i++) {
+		const struct free_bucket *b = &fsp->histogram[i];
+
+		util_format_size(b->min_blocks * bs, lo, sizeof(lo));
+		util_format_size(b->min_blocks * 2 * bs, hi, sizeof(hi));
+		fprintf(out, "  %9s - %9s  %13llu  %13llu  %6.2f%%\n", lo, hi,
+			(unsigned long long)b->count, (unsigned long long)b->blocks,
+			100.0 * b->blocks / fsp->free_blocks);
+	}
+}
+
+void text_report(FILE *out, const struct layout *layout,
+		 const struct report_opts *o)
+{
+	const struct layout_summary *s = &layout->summary;
+	const struct readmodel *m = &layout->model;
+	ext2_filsys fs = layout->fs;
+	uint64_t bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
+	char size[32], free_size[32], largest[32];
+
+	fprintf(out, "%s: %s, %s, %u-byte blocks, %u block groups, "
+		"%llu of %u inodes in use\n",
+		o->device, fsopen_fs_type(fs), util_format_size(bytes, size, sizeof(size)),
+		fs->blocksize, fs->group_desc_count,
+		(unsigned long long)layout->inodes_used, fs->super->s_inodes_count);
+	fprintf(out, "Files         %llu with blocks: %llu fragmented, "
+		"%llu avoidably (more pieces than their best)\n",
+		(unsigned long long)s->files, (unsigned long long)s->fragmented_files,
+		(unsigned long long)s->avoidably_fragmented_files);
+	fprintf(out, "              %llu pieces where %llu would do; %llu extents\n",
+		(unsigned long long)s->pieces, (unsigned long long)s->best_pieces,
+		(unsigned long long)s->extents);
+	print_sets(out, layout, o);
+	fprintf(out, "Read time     %.1f s modeled, %.1f s ideal: %.0f%% efficiency "
+		"(%.0f rpm, %.0f MB/s, %.1f ms seek)\n",
+		s->modeled_read_seconds, s->ideal_read_seconds,
+		100 * s->read_efficiency, m->rpm, m->mbps, m->seek_ms);
+	fprintf(out, "Free space    %s in %llu extents, largest %s\n",
+		util_format_size(layout->free.free_blocks * (uint64_t)fs->blocksize,
+				 free_size, sizeof(free_size)),
+		(unsigned long long)layout->free.free_extents,
+		util_format_size(layout->free.largest_free_extent * (uint64_t)fs->blocksize,
+				 largest, sizeof(largest)));
+	if (o->show_groups)
+		print_groups(out, layout);
+	if (o->show_free)
+		print_histogram(out, layout);
+	if (s->files && o->top) {
+		fprintf(out, "\nWorst files by read time lost to layout:\n");
+		table_print_files(out, layout, o, 2);
+	}
+	fputc('\n', out);
+	if (s->score >= o->threshold && s->score > 0)
+		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
+			"recommended; run: e2defrag %s\n", s->score, o->threshold,
+			o->spec);
+	else
+		fprintf(out, "Score %.0f of 100 (threshold %.0f): the layout is fine, "
+			"nothing to do\n", s->score, o->threshold);
+}

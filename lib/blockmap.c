@@ -1,0 +1,218 @@
+/*
+ * blockmap.c --- walk one inode's blocks in logical order.
+ *
+ * Block-mapped files are walked by hand rather than with
+ * ext2fs_block_iterate3: it would read the inode again for every file,
+ * and a corrupt indirect block must stop the walk, not be trusted.  The
+ * order is the iterator's default (an indirect block before the blocks it
+ * maps), which is the order e2fsck checks contiguity in.
+ */
+#include <errno.h>
+
+#include "e2frag.h"
+
+struct walk {
+	ext2_filsys	fs;
+	const struct blockmap_visitor *v;
+	void		*priv;
+	char		*buf;		/* one block per indirection level */
+	blk64_t		visited;	/* bound: a map cannot hold more blocks than the fs */
+	blk64_t		limit;
+};
+
+static int valid_block(ext2_filsys fs, blk64_t blk)
+{
+	return blk >= fs->super->s_first_data_block &&
+	       blk < ext2fs_blocks_count(fs->super);
+}
+
+static errcode_t count_visit(struct walk *w, blk64_t n)
+{
+	w->visited += n;
+	return w->visited > w->limit ? E2F_ERR_CORRUPT_INODE : 0;
+}
+
+/*
+ * The blocks an indirect block of depth LEVEL (1 = IND) at BLK maps,
+ * starting at logical block LBLK.
+ */
+static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
+{
+	ext2_filsys fs = w->fs;
+	unsigned per_block = fs->blocksize / 4;
+	__u32 *entries = (__u32 *)(w->buf + (size_t)(level - 1) * fs->blocksize);
+	blk64_t span = 1, run_l = 0, run_p = 0, run_n = 0;
+	unsigned i;
+	errcode_t ret;
+	int l;
+
+	for (l = 1; l < level; l++)
+		span *= per_block;
+	if (!valid_block(fs, blk))
+		return E2F_ERR_CORRUPT_INODE;
+	ret = count_visit(w, 1);
+	if (ret)
+		return ret;
+	if (w->v->ind) {
+		ret = w->v->ind(w->priv, blk);
+		if (ret)
+			return ret;
+	}
+	ret = io_channel_read_blk64(fs->io, blk, 1, entries);
+	if (ret)
+		return ret;
+	for (i = 0; i < per_block; i++) {
+		blk64_t child = ext2fs_le32_to_cpu(entries[i]);
+		blk64_t child_l = lblk + i * span;
+
+		if (!child)
+			continue;
+		if (level > 1) {
+			ret = walk_ind(w, child, level - 1, child_l);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!valid_block(fs, child))
+			return E2F_ERR_CORRUPT_INODE;
+		/* Batch physically and logically consecutive data blocks. */
+		if (run_n && run_p + run_n == child && run_l + run_n == child_l) {
+			run_n++;
+			continue;
+		}
+		if (run_n && w->v->data) {
+			ret = w->v->data(w->priv, run_l, run_p, run_n, 0);
+			if (ret)
+				return ret;
+		}
+		ret = count_visit(w, run_n);
+		if (ret)
+			return ret;
+		run_l = child_l;
+		run_p = child;
+		run_n = 1;
+	}
+	if (run_n && w->v->data)
+		ret = w->v->data(w->priv, run_l, run_p, run_n, 0);
+	return ret ? ret : count_visit(w, run_n);
+}
+
+static errcode_t walk_blockmap(struct walk *w, struct ext2_inode *inode)
+{
+	ext2_filsys fs = w->fs;
+	blk64_t per_block = fs->blocksize / 4;
+	blk64_t lblk = EXT2_NDIR_BLOCKS;
+	errcode_t ret;
+	int i;
+
+	for (i = 0; i < EXT2_NDIR_BLOCKS; i++) {
+		blk64_t b = inode->i_block[i];
+
+		if (!b)
+			continue;
+		if (!valid_block(fs, b))
+			return E2F_ERR_CORRUPT_INODE;
+		if (w->v->data) {
+			ret = w->v->data(w->priv, i, b, 1, 0);
+			if (ret)
+				return ret;
+		}
+	}
+	for (i = 1; i <= 3; i++) {
+		blk64_t span = per_block;
+		int l;
+
+		for (l = 1; l < i; l++)
+			span *= per_block;
+		if (inode->i_block[EXT2_NDIR_BLOCKS + i - 1]) {
+			ret = walk_ind(w, inode->i_block[EXT2_NDIR_BLOCKS + i - 1],
+				       i, lblk);
+			if (ret)
+				return ret;
+		}
+		lblk += span;
+	}
+	return 0;
+}
+
+static errcode_t walk_extents(struct walk *w, ext2_ino_t ino,
+			      struct ext2_inode *inode)
+{
+	ext2_extent_handle_t handle;
+	struct ext2fs_extent ext;
+	blk64_t next_lblk = 0;
+	int op = EXT2_EXTENT_ROOT;
+	errcode_t ret;
+
+	ret = ext2fs_extent_open2(w->fs, ino, inode, &handle);
+	if (ret)
+		return E2F_ERR_CORRUPT_INODE;
+	for (;; op = EXT2_EXTENT_NEXT) {
+		ret = ext2fs_extent_get(handle, op, &ext);
+		if (ret == EXT2_ET_EXTENT_NO_NEXT) {
+			ret = 0;
+			break;
+		}
+		if (ret == EXT2_ET_EXTENT_CSUM_INVALID)
+			ret = 0;	/* analysis reads what is there */
+		if (ret) {
+			ret = E2F_ERR_CORRUPT_INODE;
+			break;
+		}
+		if (ext.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
+			continue;
+		ret = count_visit(w, 1);
+		if (ret)
+			break;
+		if (!(ext.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			if (!valid_block(w->fs, ext.e_pblk)) {
+				ret = E2F_ERR_CORRUPT_INODE;
+				break;
+			}
+			if (w->v->etb) {
+				ret = w->v->etb(w->priv, ext.e_pblk);
+				if (ret)
+					break;
+			}
+			continue;
+		}
+		if (!ext.e_len)
+			continue;
+		/*
+		 * Leaves must move forward: this also stops a tree whose
+		 * index blocks point back at each other.
+		 */
+		if (ext.e_lblk < next_lblk || !valid_block(w->fs, ext.e_pblk) ||
+		    !valid_block(w->fs, ext.e_pblk + ext.e_len - 1)) {
+			ret = E2F_ERR_CORRUPT_INODE;
+			break;
+		}
+		next_lblk = (blk64_t)ext.e_lblk + ext.e_len;
+		ret = count_visit(w, ext.e_len);
+		if (ret)
+			break;
+		if (w->v->data) {
+			ret = w->v->data(w->priv, ext.e_lblk, ext.e_pblk, ext.e_len,
+					 !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
+			if (ret)
+				break;
+		}
+	}
+	ext2fs_extent_free(handle);
+	return ret;
+}
+
+errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+			const struct blockmap_visitor *v, void *priv, char *buf)
+{
+	struct walk w = {
+		.fs = fs, .v = v, .priv = priv, .buf = buf,
+		.limit = ext2fs_blocks_count(fs->super),
+	};
+
+	if (!ext2fs_inode_has_valid_blocks2(fs, inode))
+		return 0;
+	if (inode->i_flags & EXT4_EXTENTS_FL)
+		return walk_extents(&w, ino, inode);
+	return walk_blockmap(&w, inode);
+}

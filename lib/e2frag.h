@@ -1,0 +1,409 @@
+/*
+ * e2frag.h --- the core library shared by e2frag, e2defrag, e2fragmap and
+ * e2fragimg.
+ *
+ * The core never prints, never exits and never calls curses.  Functions
+ * return errcode_t (0, an EXT2_ET_* code, an errno value or an E2F_ERR_*
+ * code from e2f_err.et) and report long work through a progress callback.
+ * The front ends turn errors into messages with com_err().
+ *
+ * The central object is the layout: what a scan found out about where every
+ * inode's blocks lie.  The scan fills it; the scores, the reports, the
+ * planner and the map only read it.  See ../DESIGN.md for the definitions
+ * of piece, extent, best, interleaving and modeled read time.
+ */
+#ifndef E2FRAG_H
+#define E2FRAG_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <ext2fs/ext2fs.h>
+
+#include "e2f_err.h"
+
+/* ---------------------------------------------------------------- progress */
+
+enum e2f_phase {
+	E2F_PHASE_INODES,	/* scanning inode tables; units: inodes */
+	E2F_PHASE_DIRS,		/* reading directories for names; units: blocks */
+	E2F_PHASE_BITMAPS,	/* reading bitmaps and fixed metadata; units: groups */
+	E2F_PHASE_MOVE,		/* e2defrag moving data; units: blocks */
+	E2F_PHASE_COUNT
+};
+
+/*
+ * Called now and then during long work.  Return 0 to go on, nonzero to
+ * cancel: the operation then stops at the next safe point and returns
+ * E2F_ERR_CANCELLED.
+ */
+typedef int (*e2f_progress_fn)(void *priv, enum e2f_phase phase,
+			       uint64_t done, uint64_t total);
+
+/* ------------------------------------------------------------------ fsopen.c */
+
+/* What fsopen_open() is asked for. */
+enum {
+	FSOPEN_WRITE	 = 1 << 0,	/* open read-write (e2defrag); default read-only */
+	FSOPEN_FORCE	 = 1 << 1,	/* -f: override "not checked since mount" only */
+};
+
+/* What fsopen_open() found out while opening; front ends warn with it. */
+struct fsopen_info {
+	char	*device;	/* resolved path (malloc'd; fsopen_close frees it) */
+	int	mount_flags;	/* EXT2_MF_* from ext2fs_check_mount_point */
+	char	mount_point[256];
+	int	needs_recovery;	/* journal has transactions to replay */
+	int	has_errors;	/* s_state has EXT2_ERROR_FS */
+	int	not_clean;	/* s_state lacks EXT2_VALID_FS */
+	char	unsupported[64]; /* first feature e2defrag cannot handle, or "" */
+};
+
+/*
+ * Resolve SPEC (a path, LABEL=..., UUID=...) to a device or image path.
+ * On success *device is malloc'd.  E2F_ERR_NOT_FOUND when no such tag.
+ */
+errcode_t fsopen_resolve(const char *spec, char **device);
+
+/*
+ * Open SPEC read-only or (FSOPEN_WRITE) read-write, always with 64-bit
+ * bitmaps.  Rejects non-ext input, directories, empty and truncated
+ * images, corrupt group descriptors.  For writing it also refuses a
+ * mounted, busy, dirty, erroneous, needs-recovery, orphan-carrying
+ * filesystem or one with an unsupported feature, with the E2F_ERR_* code
+ * naming why (info->unsupported names the feature).  IO may be NULL
+ * (unix_io_manager) or a stacked manager such as undo_io_manager.
+ * info is filled as far as the open got, even on failure.
+ */
+errcode_t fsopen_open(const char *spec, int flags, io_manager io,
+		      ext2_filsys *ret_fs, struct fsopen_info *info);
+
+/* Close (flushing when opened for writing) and free info->device. */
+errcode_t fsopen_close(ext2_filsys fs, struct fsopen_info *info);
+
+/*
+ * The first feature set in the superblock that e2defrag does not know how
+ * to move files on, or NULL.  Exposed for tests and the dry run.
+ */
+const char *fsopen_unsupported_feature(ext2_filsys fs);
+
+/* "ext2", "ext3" or "ext4", the way blkid would name the filesystem. */
+const char *fsopen_fs_type(ext2_filsys fs);
+
+/* ------------------------------------------------------------------ layout.c */
+
+enum layout_type { LAYOUT_FILE, LAYOUT_DIR, LAYOUT_SYMLINK, LAYOUT_OTHER };
+
+/* Flags of a struct layout_file. */
+enum {
+	LAYOUT_F_EXTENTS    = 1 << 0,	/* extent-mapped (else block-mapped) */
+	LAYOUT_F_CORRUPT    = 1 << 1,	/* map could not be read whole; counts are partial */
+	LAYOUT_F_HAS_XATTR_BLOCK = 1 << 2,
+	LAYOUT_F_SELECTED   = 1 << 3,	/* inside the PATH arguments of the report */
+	LAYOUT_F_UNINIT     = 1 << 4,	/* has uninitialized (unwritten) extents */
+};
+
+/* A run of physically consecutive blocks. */
+struct layout_piece {
+	blk64_t	start;
+	blk64_t	len;
+};
+
+/*
+ * One inode that owns blocks.  Its pieces are layout->pieces[first_piece ..
+ * first_piece + pieces - 1], in logical order (DESIGN.md: piece).
+ */
+struct layout_file {
+	ext2_ino_t	ino;
+	uint8_t		type;		/* enum layout_type */
+	uint8_t		flags;		/* LAYOUT_F_* */
+	uint16_t	links;
+	uint32_t	mtime;
+	uint64_t	size;		/* i_size, bytes */
+	blk64_t		blocks;		/* every block owned: data, IND/DIND/TIND, ETB (not the EA block) */
+	blk64_t		stream_blocks;	/* data and IND blocks: what a sequential read touches */
+	blk64_t		data_blocks;	/* data blocks alone */
+	uint64_t	first_piece;
+	uint32_t	pieces;
+	uint32_t	extents;	/* DESIGN.md: extent (filefrag's notion) */
+	uint32_t	best;		/* fewest pieces possible (zones.c) */
+	uint32_t	interleave_set;	/* 0: none; else 1-based index into layout->sets */
+	uint32_t	first_partner;	/* its interleave partners: layout->partners[...] */
+	uint32_t	partners;
+	uint32_t	alternations;	/* summed over its partners */
+	double		read_seconds;	/* modeled */
+	double		ideal_seconds;
+};
+
+/* Blocks an inode owns outside its data stream (for the map and planner). */
+enum layout_aux_kind { LAYOUT_AUX_ETB, LAYOUT_AUX_XATTR };
+struct layout_aux {
+	blk64_t		start;
+	blk64_t		len;
+	ext2_ino_t	ino;
+	uint8_t		kind;	/* enum layout_aux_kind */
+};
+
+/* A group of files written together: DESIGN.md, interleaving. */
+struct layout_set {
+	uint32_t	first_member;	/* layout->set_members[...]: file indexes, path order */
+	uint32_t	members;
+	uint64_t	alternations;	/* summed over member pairs */
+	blk64_t		blocks;		/* stream blocks of all members */
+	double		read_seconds;
+	double		ideal_seconds;
+};
+
+/* A reserved inode described under "filesystem" (journal, resize inode). */
+struct layout_reserved {
+	ext2_ino_t	ino;
+	blk64_t		blocks;
+	uint32_t	pieces;
+};
+
+/* A maximal run of blocks free of fixed metadata (zones.c). */
+struct layout_zone {
+	blk64_t	start;
+	blk64_t	len;
+};
+
+struct layout_summary {
+	uint64_t files, fragmented_files, avoidably_fragmented_files;
+	uint64_t fragmented_small_files;	/* fragmented and < one group: e2fsck's "non-contiguous" */
+	uint64_t pieces, best_pieces, extents, blocks;
+	uint64_t interleaved_files, interleave_sets;
+	uint64_t corrupt_files;
+	double modeled_read_seconds, ideal_read_seconds;
+	double read_efficiency;		/* ideal / modeled; 1 when nothing to read */
+	double score;			/* 0..100 */
+};
+
+struct free_group {
+	blk64_t	free_blocks;
+	blk64_t	free_extents;
+	blk64_t	largest_free;
+};
+
+struct free_bucket {		/* e2freefrag-style power-of-two histogram */
+	blk64_t	min_blocks;
+	uint64_t count;
+	blk64_t	blocks;
+};
+
+#define FREE_BUCKETS 48
+
+struct free_space {
+	blk64_t	free_blocks;
+	blk64_t	free_extents;
+	blk64_t	largest_free_extent;
+	struct free_bucket histogram[FREE_BUCKETS];	/* bucket i: [2^i, 2^(i+1)) blocks */
+	struct free_group *groups;			/* fs->group_desc_count entries */
+};
+
+/* The read model's parameters (readmodel.c).  Defaults: readmodel_defaults(). */
+struct readmodel {
+	double	rpm;		/* spindle speed */
+	double	mbps;		/* sustained transfer rate, 10^6 bytes per second */
+	double	seek_ms;	/* average seek: a jump over a third of the disk */
+	double	track_seek_ms;	/* shortest seek: to the next track */
+	double	disk_bytes;	/* capacity the seek curve spans (>= the filesystem) */
+};
+
+struct layout {
+	ext2_filsys		fs;		/* borrowed; the caller closes it */
+	struct layout_file	*files;		/* sorted by inode number */
+	uint64_t		nfiles;
+	struct layout_piece	*pieces;
+	uint64_t		npieces;
+	struct layout_aux	*aux;		/* sorted by start */
+	uint64_t		naux;
+	ext2_ino_t		*partners;	/* inode numbers, ascending per file */
+	uint64_t		npartners;
+	uint32_t		*set_members;	/* file indexes */
+	uint64_t		nset_members;
+	struct layout_set	*sets;
+	uint64_t		nsets;
+	struct layout_zone	*zones;		/* address order */
+	uint64_t		nzones;
+	blk64_t			*zone_prefix;	/* sums of zone lengths, largest first */
+	ext2fs_block_bitmap	fixed;		/* fixed metadata: superblocks .. journal */
+	struct layout_reserved	journal, resize;
+	struct free_space	free;
+	struct layout_summary	summary;
+	struct readmodel	model;
+	uint64_t		inodes_used;	/* in-use inodes, whether or not they own blocks */
+	uint64_t		unreadable_inodes;
+	/* names.c: the first name each inode was found under */
+	struct layout_name	*names;
+	uint64_t		nnames;
+	char			*name_pool;
+	uint64_t		name_pool_len, name_pool_size;
+};
+
+/* Options of a scan. */
+struct layout_opts {
+	struct readmodel model;
+	int		no_names;	/* skip reading directories (paths are "<ino N>") */
+	e2f_progress_fn	progress;
+	void		*progress_priv;
+};
+
+/*
+ * Scan FS into a new layout: every in-use inode that owns blocks, the fixed
+ * metadata, free space, best, interleaving, names, read times and the
+ * summary.  Corrupt inodes are kept with LAYOUT_F_CORRUPT and counted in
+ * summary.corrupt_files; unreadable inode table blocks are skipped and
+ * counted in unreadable_inodes.  The layout borrows FS.
+ */
+errcode_t layout_scan(ext2_filsys fs, const struct layout_opts *opts,
+		      struct layout **ret);
+void layout_free(struct layout *layout);
+
+/* Index of INO in layout->files, or -1. */
+int64_t layout_find(const struct layout *layout, ext2_ino_t ino);
+
+static inline const struct layout_piece *
+layout_file_pieces(const struct layout *layout, const struct layout_file *f)
+{
+	return layout->pieces + f->first_piece;
+}
+
+const char *layout_type_name(enum layout_type type);
+
+/*
+ * Recompute the summary over the files flagged LAYOUT_F_SELECTED, or over
+ * all files when ALL is set.
+ */
+void layout_summarize(struct layout *layout, int all);
+
+/* ---------------------------------------------------------------- blockmap.c */
+
+struct blockmap_visitor {
+	/* LEN data blocks at logical LBLK, physical PBLK */
+	errcode_t (*data)(void *priv, blk64_t lblk, blk64_t pblk, blk64_t len,
+			  int uninit);
+	/* an indirect block (IND, DIND or TIND), visited before what it maps */
+	errcode_t (*ind)(void *priv, blk64_t pblk);
+	/* an extent tree block below the inode */
+	errcode_t (*etb)(void *priv, blk64_t pblk);
+};
+
+/*
+ * Walk INODE's blocks in logical order, calling V.  Block numbers outside
+ * the filesystem, loops and disorder in the map end the walk with
+ * E2F_ERR_CORRUPT_INODE (what was visited stays visited).  BUF must hold
+ * three filesystem blocks.
+ */
+errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
+			const struct blockmap_visitor *v, void *priv, char *buf);
+
+/* ------------------------------------------------------------------ names.c */
+
+struct layout_name {
+	ext2_ino_t	ino;
+	ext2_ino_t	parent;		/* 0: no name found (disconnected) */
+	uint32_t	name;		/* offset into name_pool */
+	uint32_t	name_len;
+};
+
+/*
+ * Absolute path of INO ("/", "/a/b"), or "<ino N>" when no directory
+ * entry names it.  Writes at most LEN bytes (always terminated); returns
+ * the length the whole path needs, like snprintf.
+ */
+size_t layout_path(const struct layout *layout, ext2_ino_t ino,
+		   char *buf, size_t len);
+
+/*
+ * Mark the files under PATH (a file, or a directory and everything below)
+ * LAYOUT_F_SELECTED.  ENOENT when PATH names nothing.
+ */
+errcode_t layout_select_path(struct layout *layout, const char *path);
+
+/* ------------------------------------------------------------------ zones.c */
+
+/*
+ * Mark the fixed metadata of the filesystem (superblocks, descriptors,
+ * reserved GDT, bitmaps, inode tables, MMP block) and the RESERVED runs
+ * (blocks of the journal and the other reserved inodes) in layout->fixed,
+ * and derive the zones between them.
+ */
+errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved,
+		      uint64_t nreserved);
+
+/* Fewest pieces NBLOCKS could be laid out in, given the zones. */
+uint32_t zones_best(const struct layout *layout, blk64_t nblocks);
+
+/* --------------------------------------------------------------- readmodel.c */
+
+void readmodel_defaults(struct readmodel *m);
+
+/* Seconds to transfer NBYTES at the sustained rate. */
+double readmodel_transfer_seconds(const struct readmodel *m, double nbytes);
+
+/*
+ * Seconds one jump costs when the next piece starts GAP_BYTES after the
+ * end of the previous one (negative: behind it).  0 for 0.  A forward
+ * gap costs the time the platter takes to carry it past the head when
+ * that is less than repositioning; repositioning is a seek that grows with
+ * the square root of the distance, from track_seek_ms to the full stroke
+ * (where seek_ms is the seek over a third of the disk), plus half a
+ * rotation.  readmodel.c has the formulas.
+ */
+double readmodel_jump_seconds(const struct readmodel *m, double gap_bytes);
+
+/* Seconds a jump between two of the file's best zones is assumed to cost. */
+double readmodel_zone_jump_seconds(const struct readmodel *m);
+
+/* Modeled and ideal read time of FILE, set in f->read_seconds, ideal_seconds. */
+void readmodel_file(const struct readmodel *m, const struct layout *layout,
+		    struct layout_file *f);
+
+/* Score 0..100 from modeled and ideal seconds: 100 * (1 - ideal / modeled). */
+double readmodel_score(double modeled, double ideal);
+
+/* -------------------------------------------------------------- interleave.c */
+
+/*
+ * Find which files interleave (DESIGN.md), fill each file's partners and
+ * alternations, and group them into layout->sets.
+ */
+errcode_t interleave_find(struct layout *layout);
+
+/* --------------------------------------------------------------- freespace.c */
+
+/* Free extents, histogram and per-group figures from the block bitmap. */
+errcode_t freespace_scan(struct layout *layout);
+void freespace_free(struct free_space *fsp);
+
+/* -------------------------------------------------------------- report_json.c */
+
+#include <jansson.h>
+
+/* The "filesystem", "summary", one "files" entry, "groups", "free_space". */
+json_t *report_json_filesystem(const struct layout *layout, const char *device);
+json_t *report_json_summary(const struct layout *layout);
+json_t *report_json_file(const struct layout *layout, const struct layout_file *f);
+json_t *report_json_groups(const struct layout *layout);
+json_t *report_json_free_space(const struct layout *layout);
+json_t *report_json_sets(const struct layout *layout);
+
+/* ------------------------------------------------------------------- util.c */
+
+/*
+ * Parse a size such as "512M", "8G", "4096", "64k" into bytes (binary
+ * units).  EINVAL on junk, ERANGE on overflow.
+ */
+errcode_t util_parse_size(const char *s, uint64_t *bytes);
+
+/*
+ * Copy the string IN to OUT (OUTLEN bytes, always terminated) so that it
+ * is printable text: control characters, backslashes and bytes that are
+ * not UTF-8 become \xNN.  File names are arbitrary bytes; terminals and
+ * JSON want text.  Returns the length written.
+ */
+size_t util_printable(const char *in, char *out, size_t outlen);
+
+/* Format BYTES as "4.0 GiB" (or "512 B") into BUF. */
+const char *util_format_size(uint64_t bytes, char *buf, size_t len);
+
+#endif /* E2FRAG_H */

@@ -1,0 +1,287 @@
+/*
+ * fsopen.c --- find and open a filesystem, and decide whether it is safe
+ * to write to.
+ *
+ * Every program opens through here so that bad input gets the same clear
+ * refusal everywhere: a directory, an empty or truncated image, something
+ * that is not ext2/3/4, corrupt group descriptors.  For writing (e2defrag)
+ * the checks are those of DESIGN.md, Safety: they run on a read-only open,
+ * and only when all pass is the filesystem opened read-write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <blkid/blkid.h>
+#include <e2p/e2p.h>
+
+#include "e2frag.h"
+
+errcode_t fsopen_resolve(const char *spec, char **device)
+{
+	char *dev;
+
+	*device = NULL;
+	if (!spec || !*spec)
+		return E2F_ERR_NOT_FOUND;
+	if (!strncmp(spec, "LABEL=", 6) || !strncmp(spec, "UUID=", 5) ||
+	    !strncmp(spec, "PARTLABEL=", 10) || !strncmp(spec, "PARTUUID=", 9)) {
+		dev = blkid_evaluate_spec(spec, NULL);
+		if (!dev)
+			return E2F_ERR_NOT_FOUND;
+	} else {
+		dev = strdup(spec);
+		if (!dev)
+			return ENOMEM;
+	}
+	*device = dev;
+	return 0;
+}
+
+/* Reject what cannot hold a filesystem before libext2fs sees it. */
+static errcode_t check_file_kind(const char *device, struct stat *st)
+{
+	if (stat(device, st) < 0)
+		return errno;
+	if (S_ISDIR(st->st_mode))
+		return E2F_ERR_IS_DIR;
+	if (!S_ISREG(st->st_mode) && !S_ISBLK(st->st_mode))
+		return E2F_ERR_NOT_BLOCK_OR_FILE;	/* a FIFO would hang the open */
+	if (S_ISREG(st->st_mode) && st->st_size == 0)
+		return E2F_ERR_EMPTY;
+	return 0;
+}
+
+const char *fsopen_fs_type(ext2_filsys fs)
+{
+	if (ext2fs_has_feature_extents(fs->super) ||
+	    ext2fs_has_feature_64bit(fs->super) ||
+	    ext2fs_has_feature_flex_bg(fs->super) ||
+	    ext2fs_has_feature_huge_file(fs->super) ||
+	    ext2fs_has_feature_metadata_csum(fs->super) ||
+	    ext2fs_has_feature_gdt_csum(fs->super) ||
+	    ext2fs_has_feature_inline_data(fs->super))
+		return "ext4";
+	if (ext2fs_has_feature_journal(fs->super))
+		return "ext3";
+	return "ext2";
+}
+
+/*
+ * Features e2defrag knows how to move files on.  Everything else set in
+ * the superblock makes it refuse the filesystem; moving blocks under a
+ * feature we do not understand could corrupt it.
+ */
+static const __u32 known_compat =
+	EXT2_FEATURE_COMPAT_DIR_PREALLOC | EXT3_FEATURE_COMPAT_HAS_JOURNAL |
+	EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_RESIZE_INODE |
+	EXT2_FEATURE_COMPAT_DIR_INDEX | EXT4_FEATURE_COMPAT_SPARSE_SUPER2 |
+	EXT4_FEATURE_COMPAT_FAST_COMMIT | EXT4_FEATURE_COMPAT_STABLE_INODES |
+	EXT4_FEATURE_COMPAT_ORPHAN_FILE;
+static const __u32 known_ro_compat =
+	EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE |
+	EXT4_FEATURE_RO_COMPAT_HUGE_FILE | EXT4_FEATURE_RO_COMPAT_GDT_CSUM |
+	EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |
+	EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM |
+	EXT4_FEATURE_RO_COMPAT_PROJECT | EXT4_FEATURE_RO_COMPAT_VERITY |
+	EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT;	/* refused as "orphans" instead */
+static const __u32 known_incompat =
+	EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_RECOVER |
+	EXT2_FEATURE_INCOMPAT_META_BG | EXT3_FEATURE_INCOMPAT_EXTENTS |
+	EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_FLEX_BG |
+	EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_CSUM_SEED |
+	EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA |
+	EXT4_FEATURE_INCOMPAT_ENCRYPT | EXT4_FEATURE_INCOMPAT_CASEFOLD;
+
+const char *fsopen_unsupported_feature(ext2_filsys fs)
+{
+	static const struct { int type; const __u32 *known; } sets[] = {
+		{ E2P_FEATURE_COMPAT, &known_compat },
+		{ E2P_FEATURE_INCOMPAT, &known_incompat },
+		{ E2P_FEATURE_RO_INCOMPAT, &known_ro_compat },
+	};
+	const __u32 have[] = { fs->super->s_feature_compat,
+			       fs->super->s_feature_incompat,
+			       fs->super->s_feature_ro_compat };
+	unsigned i, bit;
+
+	for (i = 0; i < 3; i++) {
+		__u32 unknown = have[i] & ~*sets[i].known;
+		for (bit = 0; bit < 32; bit++)
+			if (unknown & (1U << bit))
+				return e2p_feature2string(sets[i].type, 1U << bit);
+	}
+	return NULL;
+}
+
+/* Size of the image or device, in bytes. */
+static errcode_t device_bytes(const char *device, const struct stat *st,
+			      ext2_filsys fs, uint64_t *bytes)
+{
+	blk64_t blocks;
+	errcode_t ret;
+
+	if (S_ISREG(st->st_mode)) {
+		*bytes = st->st_size;
+		return 0;
+	}
+	ret = ext2fs_get_device_size2(device, fs->blocksize, &blocks);
+	if (ret)
+		return ret;
+	*bytes = blocks * fs->blocksize;
+	return 0;
+}
+
+static void fill_state(ext2_filsys fs, struct fsopen_info *info)
+{
+	const char *feature;
+
+	info->needs_recovery = ext2fs_has_feature_journal_needs_recovery(fs->super);
+	info->has_errors = !!(fs->super->s_state & EXT2_ERROR_FS);
+	info->not_clean = !(fs->super->s_state & EXT2_VALID_FS);
+	feature = fsopen_unsupported_feature(fs);
+	snprintf(info->unsupported, sizeof(info->unsupported), "%s",
+		 feature ? feature : "");
+}
+
+/*
+ * Why FS must not be written, or 0.  The order matters: the most
+ * fundamental reason is the one reported.
+ */
+static errcode_t write_refusal(ext2_filsys fs, const struct fsopen_info *info,
+			       int flags)
+{
+	struct ext2_super_block *sb = fs->super;
+
+	if (info->mount_flags & (EXT2_MF_MOUNTED | EXT2_MF_SWAP))
+		return E2F_ERR_MOUNTED;
+	if (info->mount_flags & EXT2_MF_BUSY)
+		return E2F_ERR_BUSY;
+	if (info->needs_recovery)
+		return E2F_ERR_NEEDS_RECOVERY;
+	if (ext2fs_has_feature_journal_dev(sb))
+		return EXT2_ET_UNSUPP_FEATURE;
+	if (info->unsupported[0])
+		return E2F_ERR_UNSUPPORTED_FEATURE;
+	if (ext2fs_has_feature_journal(sb) && sb->s_journal_inum == 0)
+		return E2F_ERR_EXTERNAL_JOURNAL;
+	if (info->has_errors)
+		return E2F_ERR_HAS_ERRORS;
+	if (info->not_clean)
+		return E2F_ERR_NOT_CLEAN;
+	if (sb->s_last_orphan || ext2fs_has_feature_orphan_present(sb))
+		return E2F_ERR_ORPHANS;
+	if (!(flags & FSOPEN_FORCE) && sb->s_lastcheck < sb->s_mtime)
+		return E2F_ERR_NOT_CHECKED;
+	return 0;
+}
+
+static errcode_t open_checked(const char *device, int flags, io_manager io,
+			      ext2_filsys *ret_fs, struct fsopen_info *info)
+{
+	struct stat st;
+	ext2_filsys fs = NULL;
+	uint64_t have, need;
+	errcode_t ret;
+	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
+
+	ret = check_file_kind(device, &st);
+	if (ret)
+		return ret;
+	if (flags & FSOPEN_WRITE) {
+		oflags |= EXT2_FLAG_RW;
+		if (S_ISBLK(st.st_mode))
+			oflags |= EXT2_FLAG_EXCLUSIVE;
+	} else {
+		/* Analysis reads what is there, checksums or not. */
+		oflags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
+	}
+	ret = ext2fs_open2(device, NULL, oflags, 0, 0,
+			   io ? io : unix_io_manager, &fs);
+	if (ret == EXT2_ET_BAD_MAGIC || ret == EXT2_ET_SHORT_READ ||
+	    ret == EXT2_ET_UNEXPECTED_BLOCK_SIZE)
+		ret = E2F_ERR_NOT_EXT;
+	if (ret == EBUSY)
+		ret = E2F_ERR_BUSY;
+	if (ret)
+		return ret;
+
+	ret = device_bytes(device, &st, fs, &have);
+	if (ret)
+		goto errout;
+	need = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
+	if (have < need) {
+		ret = E2F_ERR_TRUNCATED;
+		goto errout;
+	}
+	if (ext2fs_check_desc(fs)) {
+		ret = E2F_ERR_BAD_DESC;
+		goto errout;
+	}
+	fill_state(fs, info);
+	*ret_fs = fs;
+	return 0;
+errout:
+	ext2fs_close_free(&fs);
+	return ret;
+}
+
+errcode_t fsopen_open(const char *spec, int flags, io_manager io,
+		      ext2_filsys *ret_fs, struct fsopen_info *info)
+{
+	ext2_filsys fs = NULL;
+	errcode_t ret;
+
+	memset(info, 0, sizeof(*info));
+	*ret_fs = NULL;
+	ret = fsopen_resolve(spec, &info->device);
+	if (ret)
+		return ret;
+	ret = ext2fs_check_mount_point(info->device, &info->mount_flags,
+				       info->mount_point,
+				       sizeof(info->mount_point));
+	if (ret)
+		return ret;
+	if ((flags & FSOPEN_WRITE) &&
+	    (info->mount_flags & (EXT2_MF_MOUNTED | EXT2_MF_SWAP)))
+		return E2F_ERR_MOUNTED;
+
+	/* Decide on a read-only open; only then open for writing. */
+	ret = open_checked(info->device, flags & ~FSOPEN_WRITE, NULL, &fs, info);
+	if (ret || !(flags & FSOPEN_WRITE)) {
+		*ret_fs = fs;
+		return ret;
+	}
+	ret = write_refusal(fs, info, flags);
+	ext2fs_close_free(&fs);
+	if (ret)
+		return ret;
+	ret = open_checked(info->device, flags, io, &fs, info);
+	if (ret)
+		return ret;
+	/* The state may have changed between the two opens. */
+	ret = write_refusal(fs, info, flags);
+	if (ret) {
+		fs->flags &= ~EXT2_FLAG_DIRTY;
+		ext2fs_close_free(&fs);
+		return ret;
+	}
+	*ret_fs = fs;
+	return 0;
+}
+
+errcode_t fsopen_close(ext2_filsys fs, struct fsopen_info *info)
+{
+	errcode_t ret = 0;
+
+	if (fs)
+		ret = ext2fs_close_free(&fs);
+	if (info) {
+		free(info->device);
+		info->device = NULL;
+	}
+	return ret;
+}

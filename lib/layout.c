@@ -1,0 +1,106 @@
+/*
+ * layout.c --- the layout model's lifetime, lookups and summary.
+ */
+#include <stdlib.h>
+
+#include "layout_int.h"
+
+void layout_free(struct layout *layout)
+{
+	if (!layout)
+		return;
+	free(layout->files);
+	free(layout->pieces);
+	free(layout->aux);
+	free(layout->partners);
+	free(layout->set_members);
+	free(layout->sets);
+	free(layout->zones);
+	free(layout->zone_prefix);
+	if (layout->fixed)
+		ext2fs_free_block_bitmap(layout->fixed);
+	freespace_free(&layout->free);
+	names_free(layout);
+	free(layout);
+}
+
+int64_t layout_find(const struct layout *layout, ext2_ino_t ino)
+{
+	uint64_t lo = 0, hi = layout->nfiles;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (layout->files[mid].ino == ino)
+			return mid;
+		if (layout->files[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+const char *layout_type_name(enum layout_type type)
+{
+	static const char *const names[] = {
+		[LAYOUT_FILE] = "file", [LAYOUT_DIR] = "dir",
+		[LAYOUT_SYMLINK] = "symlink", [LAYOUT_OTHER] = "other",
+	};
+
+	return type <= LAYOUT_OTHER ? names[type] : "other";
+}
+
+void layout_summarize(struct layout *layout, int all)
+{
+	struct layout_summary *s = &layout->summary;
+	blk64_t bpg = layout->fs->super->s_blocks_per_group;
+	uint64_t i, corrupt = s->corrupt_files;
+
+	memset(s, 0, sizeof(*s));
+	s->corrupt_files = corrupt;
+	for (i = 0; i < layout->nfiles; i++) {
+		const struct layout_file *f = &layout->files[i];
+
+		if (!all && !(f->flags & LAYOUT_F_SELECTED))
+			continue;
+		s->files++;
+		s->pieces += f->pieces;
+		s->best_pieces += f->best;
+		s->extents += f->extents;
+		s->blocks += f->blocks;
+		if (f->pieces > 1)
+			s->fragmented_files++;
+		/* e2fsck counts the EA block too when it compares with a group. */
+		if (f->pieces > 1 &&
+		    f->blocks + !!(f->flags & LAYOUT_F_HAS_XATTR_BLOCK) < bpg)
+			s->fragmented_small_files++;
+		if (f->pieces > f->best)
+			s->avoidably_fragmented_files++;
+		if (f->partners)
+			s->interleaved_files++;
+		s->modeled_read_seconds += f->read_seconds;
+		s->ideal_read_seconds += f->ideal_seconds;
+	}
+	if (all) {
+		s->interleave_sets = layout->nsets;
+	} else {
+		/* Sets with at least one selected member. */
+		for (i = 0; i < layout->nsets; i++) {
+			const struct layout_set *set = &layout->sets[i];
+			uint32_t m;
+
+			for (m = 0; m < set->members; m++) {
+				uint32_t fi = layout->set_members[set->first_member + m];
+
+				if (layout->files[fi].flags & LAYOUT_F_SELECTED) {
+					s->interleave_sets++;
+					break;
+				}
+			}
+		}
+	}
+	s->read_efficiency = s->modeled_read_seconds > 0 ?
+		s->ideal_read_seconds / s->modeled_read_seconds : 1.0;
+	s->score = readmodel_score(s->modeled_read_seconds, s->ideal_read_seconds);
+}

@@ -1,0 +1,264 @@
+/*
+ * names.c --- give every inode in the layout the name it is found under.
+ *
+ * Directory blocks are read once, in physical order and in large reads,
+ * the way e2fsck's pass 2 does; every entry names its inode if nothing
+ * named it before (so a hard-linked file keeps the first name found).
+ * Paths are put together on demand by walking parents up to the root.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_int.h"
+
+/* At most this many blocks per read of directory data. */
+#define DIR_READ_BLOCKS 64
+/* Deeper than any real tree: a longer parent chain is a loop. */
+#define MAX_DEPTH 4096
+
+static int cmp_name_ino(const void *a, const void *b)
+{
+	const struct layout_name *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static struct layout_name *find_name(const struct layout *layout, ext2_ino_t ino)
+{
+	struct layout_name key = { .ino = ino };
+
+	return bsearch(&key, layout->names, layout->nnames, sizeof(key),
+		       cmp_name_ino);
+}
+
+static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
+			  ext2_ino_t ino, const char *name, unsigned len)
+{
+	struct layout_name *n = find_name(layout, ino);
+	errcode_t ret;
+
+	if (!n || n->parent || ino == EXT2_ROOT_INO || ino == parent)
+		return 0;
+	ret = vec_reserve(&layout->name_pool, &layout->name_pool_size,
+			  layout->name_pool_len + len, 1);
+	if (ret)
+		return ret;
+	memcpy(layout->name_pool + layout->name_pool_len, name, len);
+	n->parent = parent;
+	n->name = layout->name_pool_len;
+	n->name_len = len;
+	layout->name_pool_len += len;
+	return 0;
+}
+
+/* Every well-formed entry of one directory block. */
+static errcode_t parse_dir_block(struct layout *layout, ext2_ino_t dir,
+				 char *buf)
+{
+	ext2_filsys fs = layout->fs;
+	unsigned offset = 0, rec_len, name_len;
+	errcode_t ret;
+
+	while (offset + 8 <= fs->blocksize) {
+		struct ext2_dir_entry *de = (struct ext2_dir_entry *)(buf + offset);
+
+		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
+		    rec_len % 4 || offset + rec_len > fs->blocksize)
+			break;
+		name_len = ext2fs_dirent_name_len(de);
+		if (name_len + 8 > rec_len)
+			break;
+		if (de->inode && !(name_len == 1 && de->name[0] == '.') &&
+		    !(name_len == 2 && de->name[0] == '.' && de->name[1] == '.')) {
+			ret = set_name(layout, dir, de->inode, de->name, name_len);
+			if (ret)
+				return ret;
+		}
+		offset += rec_len;
+	}
+	return 0;
+}
+
+static int cmp_dir_run(const void *a, const void *b)
+{
+	const struct dir_run *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static errcode_t read_dir_runs(struct layout *layout, struct scan_extra *x,
+			       const struct layout_opts *opts)
+{
+	ext2_filsys fs = layout->fs;
+	uint64_t i, done = 0, total = 0;
+	char *buf;
+	errcode_t ret = 0;
+
+	qsort(x->dir_runs, x->ndir_runs, sizeof(*x->dir_runs), cmp_dir_run);
+	for (i = 0; i < x->ndir_runs; i++)
+		total += x->dir_runs[i].len;
+	ret = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * fs->blocksize, &buf);
+	if (ret)
+		return ret;
+	for (i = 0; i < x->ndir_runs; i++) {
+		const struct dir_run *r = &x->dir_runs[i];
+		blk64_t off, n, b;
+
+		for (off = 0; off < r->len; off += n) {
+			n = r->len - off < DIR_READ_BLOCKS ? r->len - off : DIR_READ_BLOCKS;
+			if (io_channel_read_blk64(fs->io, r->start + off, n, buf))
+				continue;	/* unreadable: its entries stay nameless */
+			for (b = 0; b < n; b++) {
+				ret = parse_dir_block(layout, r->ino,
+						      buf + b * fs->blocksize);
+				if (ret)
+					goto out;
+			}
+			done += n;
+		}
+		if (opts->progress && opts->progress(opts->progress_priv,
+						     E2F_PHASE_DIRS, done, total)) {
+			ret = E2F_ERR_CANCELLED;
+			goto out;
+		}
+	}
+out:
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+struct inline_ctx {
+	struct layout	*layout;
+	ext2_ino_t	dir;
+	errcode_t	ret;
+};
+
+static int inline_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+			int offset, int blocksize, char *buf, void *priv)
+{
+	struct inline_ctx *c = priv;
+	unsigned len = ext2fs_dirent_name_len(de);
+
+	(void)dir; (void)entry; (void)offset; (void)blocksize; (void)buf;
+	if (!de->inode || (len == 1 && de->name[0] == '.') ||
+	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	c->ret = set_name(c->layout, c->dir, de->inode, de->name, len);
+	return c->ret ? DIRENT_ABORT : 0;
+}
+
+errcode_t names_build(struct layout *layout, struct scan_extra *x,
+		      const struct layout_opts *opts)
+{
+	uint64_t i, n = layout->nfiles + x->ninline_dirs;
+	errcode_t ret;
+
+	layout->names = calloc(n ? n : 1, sizeof(*layout->names));
+	if (!layout->names)
+		return ENOMEM;
+	for (i = 0; i < layout->nfiles; i++)
+		layout->names[i].ino = layout->files[i].ino;
+	for (i = 0; i < x->ninline_dirs; i++)
+		layout->names[layout->nfiles + i].ino = x->inline_dirs[i];
+	layout->nnames = n;
+	qsort(layout->names, n, sizeof(*layout->names), cmp_name_ino);
+	if (opts->no_names)
+		return 0;
+
+	ret = read_dir_runs(layout, x, opts);
+	if (ret)
+		return ret;
+	for (i = 0; i < x->ninline_dirs; i++) {
+		struct inline_ctx c = { layout, x->inline_dirs[i], 0 };
+
+		/* A corrupt inline directory just leaves its entries nameless. */
+		ext2fs_dir_iterate2(layout->fs, c.dir, 0, NULL, inline_entry, &c);
+		if (c.ret)
+			return c.ret;
+	}
+	return 0;
+}
+
+void names_free(struct layout *layout)
+{
+	free(layout->names);
+	free(layout->name_pool);
+	layout->names = NULL;
+	layout->name_pool = NULL;
+}
+
+size_t layout_path(const struct layout *layout, ext2_ino_t ino,
+		   char *buf, size_t len)
+{
+	const struct layout_name *chain[MAX_DEPTH];
+	const struct layout_name *n;
+	ext2_ino_t top = ino;
+	size_t need = 0, pos = 0;
+	int depth = 0, i;
+
+	if (ino == EXT2_ROOT_INO)
+		return snprintf(buf, len, "/");
+	/* Collect the names from INO up to the root or a nameless ancestor. */
+	while (top != EXT2_ROOT_INO && depth < MAX_DEPTH) {
+		n = find_name(layout, top);
+		if (!n || !n->parent)
+			break;
+		chain[depth++] = n;
+		top = n->parent;
+	}
+	if (top != EXT2_ROOT_INO) {
+		need = snprintf(buf, len, "<ino %u>", top);
+		pos = need < len ? need : (len ? len - 1 : 0);
+	} else if (len) {
+		buf[0] = 0;
+	}
+	for (i = depth - 1; i >= 0; i--) {
+		n = chain[i];
+		need += 1 + n->name_len;
+		/* Once a component does not fit, the path stays cut there. */
+		if (need < len) {
+			buf[pos++] = '/';
+			memcpy(buf + pos, layout->name_pool + n->name, n->name_len);
+			pos += n->name_len;
+			buf[pos] = 0;
+		}
+	}
+	return need;
+}
+
+/* Whether ANCESTOR is INO or one of its parents. */
+static int is_below(const struct layout *layout, ext2_ino_t ino,
+		    ext2_ino_t ancestor)
+{
+	int depth;
+
+	for (depth = 0; depth < MAX_DEPTH; depth++) {
+		const struct layout_name *n;
+
+		if (ino == ancestor)
+			return 1;
+		if (ino == EXT2_ROOT_INO)
+			return 0;
+		n = find_name(layout, ino);
+		if (!n || !n->parent)
+			return 0;
+		ino = n->parent;
+	}
+	return 0;
+}
+
+errcode_t layout_select_path(struct layout *layout, const char *path)
+{
+	ext2_ino_t ino;
+	uint64_t i;
+	errcode_t ret;
+
+	ret = ext2fs_namei(layout->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (ret)
+		return ret == EXT2_ET_FILE_NOT_FOUND ? ENOENT : ret;
+	for (i = 0; i < layout->nfiles; i++)
+		if (is_below(layout, layout->files[i].ino, ino))
+			layout->files[i].flags |= LAYOUT_F_SELECTED;
+	return 0;
+}

@@ -1,0 +1,410 @@
+/*
+ * scan.c --- fill a layout from a filesystem: one pass over the inode
+ * tables, then the derived figures (zones and best, names, interleaving,
+ * read times, free space, summary).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_int.h"
+
+/* Inode scan buffer: large sequential reads of the inode tables. */
+#define SCAN_BUFFER_BLOCKS	256
+
+struct scan_state {
+	struct layout		*layout;
+	struct scan_extra	*extra;
+	uint64_t		files_cap, pieces_cap, aux_cap;
+	char			*block_buf;
+};
+
+/* What is being learned about the inode at hand. */
+struct file_acc {
+	struct scan_state	*s;
+	struct layout		*layout;
+	struct scan_extra	*extra;
+	struct layout_file	*f;
+	blk64_t			stream_end;	/* one past the last stream block */
+	blk64_t			data_lend;	/* one past the last data block, logical */
+	blk64_t			data_pend;	/* ... and physical */
+	int			reserved;	/* a reserved inode: blocks are fixed metadata */
+};
+
+/* Append LEN stream blocks at PBLK: extends the last piece or starts one. */
+static errcode_t acc_stream(struct file_acc *a, blk64_t pblk, blk64_t len)
+{
+	struct layout *layout = a->layout;
+	struct layout_piece *p;
+	errcode_t ret;
+
+	a->f->stream_blocks += len;
+	a->f->blocks += len;
+	if (a->f->pieces && a->stream_end == pblk) {
+		layout->pieces[layout->npieces - 1].len += len;
+		a->stream_end += len;
+		return 0;
+	}
+	ret = vec_reserve(&layout->pieces, &a->s->pieces_cap, layout->npieces + 1,
+			  sizeof(*layout->pieces));
+	if (ret)
+		return ret;
+	p = &layout->pieces[layout->npieces++];
+	p->start = pblk;
+	p->len = len;
+	a->f->pieces++;
+	a->stream_end = pblk + len;
+	return 0;
+}
+
+static errcode_t acc_data(void *priv, blk64_t lblk, blk64_t pblk, blk64_t len,
+			  int uninit)
+{
+	struct file_acc *a = priv;
+	struct scan_extra *x = a->extra;
+	errcode_t ret;
+
+	if (!a->f->data_blocks || lblk != a->data_lend || pblk != a->data_pend)
+		a->f->extents++;
+	a->data_lend = lblk + len;
+	a->data_pend = pblk + len;
+	a->f->data_blocks += len;
+	if (uninit)
+		a->f->flags |= LAYOUT_F_UNINIT;
+	if (a->f->type == LAYOUT_DIR && !a->reserved) {
+		struct dir_run *r;
+
+		if (x->ndir_runs && x->dir_runs[x->ndir_runs - 1].ino == a->f->ino &&
+		    x->dir_runs[x->ndir_runs - 1].start +
+		    x->dir_runs[x->ndir_runs - 1].len == pblk) {
+			x->dir_runs[x->ndir_runs - 1].len += len;
+		} else {
+			ret = vec_reserve(&x->dir_runs, &x->dir_runs_cap,
+					  x->ndir_runs + 1, sizeof(*x->dir_runs));
+			if (ret)
+				return ret;
+			r = &x->dir_runs[x->ndir_runs++];
+			r->start = pblk;
+			r->len = len;
+			r->ino = a->f->ino;
+		}
+	}
+	return acc_stream(a, pblk, len);
+}
+
+static errcode_t acc_ind(void *priv, blk64_t pblk)
+{
+	return acc_stream(priv, pblk, 1);
+}
+
+static errcode_t add_aux(struct layout *layout, uint64_t *cap, blk64_t blk,
+			 ext2_ino_t ino, enum layout_aux_kind kind)
+{
+	struct layout_aux *x;
+	errcode_t ret;
+
+	ret = vec_reserve(&layout->aux, cap, layout->naux + 1, sizeof(*x));
+	if (ret)
+		return ret;
+	x = &layout->aux[layout->naux++];
+	x->start = blk;
+	x->len = 1;
+	x->ino = ino;
+	x->kind = kind;
+	return 0;
+}
+
+static errcode_t acc_etb(void *priv, blk64_t pblk)
+{
+	struct file_acc *a = priv;
+
+	a->f->blocks++;
+	return add_aux(a->layout, &a->s->aux_cap, pblk, a->f->ino, LAYOUT_AUX_ETB);
+}
+
+static const struct blockmap_visitor acc_visitor = {
+	.data = acc_data, .ind = acc_ind, .etb = acc_etb,
+};
+
+static enum layout_type inode_type(const struct ext2_inode *inode)
+{
+	if (LINUX_S_ISREG(inode->i_mode))
+		return LAYOUT_FILE;
+	if (LINUX_S_ISDIR(inode->i_mode))
+		return LAYOUT_DIR;
+	if (LINUX_S_ISLNK(inode->i_mode))
+		return LAYOUT_SYMLINK;
+	return LAYOUT_OTHER;
+}
+
+/* Inodes the superblock names for its own use: never files to report or move. */
+static int special_inode(ext2_filsys fs, ext2_ino_t ino)
+{
+	struct ext2_super_block *sb = fs->super;
+
+	if (ino == EXT2_ROOT_INO)
+		return 0;
+	if (ino < EXT2_FIRST_INODE(sb))
+		return 1;
+	return ino == sb->s_journal_inum || ino == sb->s_usr_quota_inum ||
+	       ino == sb->s_grp_quota_inum || ino == sb->s_prj_quota_inum ||
+	       ino == sb->s_orphan_file_inum;
+}
+
+/* Move a reserved inode's pieces out of the file list, into the fixed set. */
+static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
+			       struct layout_file *f, uint64_t first)
+{
+	struct layout_reserved *r = NULL;
+	uint64_t i;
+	errcode_t ret;
+
+	if (f->ino == layout->fs->super->s_journal_inum)
+		r = &layout->journal;
+	else if (f->ino == EXT2_RESIZE_INO)
+		r = &layout->resize;
+	if (r) {
+		r->ino = f->ino;
+		r->blocks = f->blocks;
+		r->pieces = f->pieces;
+	}
+	ret = vec_reserve(&x->reserved_runs, &x->reserved_runs_cap,
+			  x->nreserved_runs + f->pieces, sizeof(*x->reserved_runs));
+	if (ret)
+		return ret;
+	for (i = first; i < layout->npieces; i++)
+		x->reserved_runs[x->nreserved_runs++] = layout->pieces[i];
+	layout->npieces = first;
+	return 0;
+}
+
+static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
+			    struct ext2_inode *inode)
+{
+	struct layout *layout = s->layout;
+	ext2_filsys fs = layout->fs;
+	struct layout_file *f;
+	struct file_acc a;
+	uint64_t first_piece = layout->npieces, first_aux = layout->naux;
+	blk64_t ea;
+	errcode_t ret;
+	int reserved = special_inode(fs, ino);
+
+	if (!inode->i_links_count && !reserved)
+		return 0;
+	if (!reserved)
+		layout->inodes_used++;
+	if (!ext2fs_inode_has_valid_blocks2(fs, inode)) {
+		if (LINUX_S_ISDIR(inode->i_mode) && !reserved) {
+			struct scan_extra *x = s->extra;
+
+			ret = vec_reserve(&x->inline_dirs, &x->inline_dirs_cap,
+					  x->ninline_dirs + 1, sizeof(ext2_ino_t));
+			if (ret)
+				return ret;
+			x->inline_dirs[x->ninline_dirs++] = ino;
+		}
+		if (!ext2fs_file_acl_block(fs, inode))
+			return 0;
+	}
+
+	ret = vec_reserve(&layout->files, &s->files_cap, layout->nfiles + 1,
+			  sizeof(*layout->files));
+	if (ret)
+		return ret;
+	f = &layout->files[layout->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->ino = ino;
+	f->type = inode_type(inode);
+	f->links = inode->i_links_count;
+	f->mtime = inode->i_mtime;
+	f->size = EXT2_I_SIZE(inode);
+	f->first_piece = first_piece;
+	if (inode->i_flags & EXT4_EXTENTS_FL)
+		f->flags |= LAYOUT_F_EXTENTS;
+
+	memset(&a, 0, sizeof(a));
+	a.s = s;
+	a.layout = layout;
+	a.extra = s->extra;
+	a.f = f;
+	a.reserved = reserved;
+	ret = blockmap_walk(fs, ino, inode, &acc_visitor, &a, s->block_buf);
+	if (ret == E2F_ERR_CORRUPT_INODE || ret == EXT2_ET_SHORT_READ) {
+		f->flags |= LAYOUT_F_CORRUPT;
+		ret = 0;
+	}
+	if (ret)
+		return ret;
+
+	ea = ext2fs_file_acl_block(fs, inode);
+	if (ea && ea >= fs->super->s_first_data_block &&
+	    ea < ext2fs_blocks_count(fs->super)) {
+		f->flags |= LAYOUT_F_HAS_XATTR_BLOCK;
+		ret = add_aux(layout, &s->aux_cap, ea, ino, LAYOUT_AUX_XATTR);
+		if (ret)
+			return ret;
+	}
+
+	if (reserved) {
+		uint64_t i;
+
+		/* Their extent tree and EA blocks are fixed metadata too. */
+		for (i = first_aux; i < layout->naux; i++) {
+			ret = vec_reserve(&s->extra->reserved_runs,
+					  &s->extra->reserved_runs_cap,
+					  s->extra->nreserved_runs + 1,
+					  sizeof(struct layout_piece));
+			if (ret)
+				return ret;
+			s->extra->reserved_runs[s->extra->nreserved_runs].start =
+				layout->aux[i].start;
+			s->extra->reserved_runs[s->extra->nreserved_runs++].len =
+				layout->aux[i].len;
+		}
+		layout->naux = first_aux;
+		return take_reserved(layout, s->extra, f, first_piece);
+	}
+	if (!f->blocks) {
+		/* Only an EA block: nothing to report, but the map shows it. */
+		return 0;
+	}
+	if (f->flags & LAYOUT_F_CORRUPT)
+		layout->summary.corrupt_files++;
+	layout->nfiles++;
+	return 0;
+}
+
+static int cmp_aux(const void *a, const void *b)
+{
+	const struct layout_aux *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
+			     const struct layout_opts *opts)
+{
+	ext2_filsys fs = layout->fs;
+	ext2_inode_scan scan = NULL;
+	struct scan_state s;
+	struct ext2_inode *inode = NULL;
+	int isize = EXT2_INODE_SIZE(fs->super);
+	uint64_t total = fs->super->s_inodes_count, seen = 0;
+	ext2_ino_t ino;
+	errcode_t ret;
+
+	memset(&s, 0, sizeof(s));
+	s.layout = layout;
+	s.extra = extra;
+	ret = ext2fs_get_mem(3 * fs->blocksize, &s.block_buf);
+	if (ret)
+		return ret;
+	ret = ext2fs_get_memzero(isize, &inode);
+	if (ret)
+		goto out;
+	ret = ext2fs_open_inode_scan(fs, SCAN_BUFFER_BLOCKS, &scan);
+	if (ret)
+		goto out;
+	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE |
+				EXT2_SF_DO_LAZY, 0);
+	for (;;) {
+		ret = ext2fs_get_next_inode_full(scan, &ino, inode, isize);
+		if (ret == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE ||
+		    ret == EXT2_ET_INODE_IS_GARBAGE) {
+			layout->unreadable_inodes++;
+			continue;
+		}
+		if (ret == EXT2_ET_INODE_CSUM_INVALID)
+			ret = 0;	/* read what is there */
+		if (ret)
+			goto out;
+		if (!ino)
+			break;
+		if (++seen % 4096 == 0 && opts->progress &&
+		    opts->progress(opts->progress_priv, E2F_PHASE_INODES, ino, total)) {
+			ret = E2F_ERR_CANCELLED;
+			goto out;
+		}
+		ret = scan_inode(&s, ino, inode);
+		if (ret)
+			goto out;
+	}
+	qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
+out:
+	if (scan)
+		ext2fs_close_inode_scan(scan);
+	ext2fs_free_mem(&inode);
+	ext2fs_free_mem(&s.block_buf);
+	return ret;
+}
+
+static void compute_read_times(struct layout *layout)
+{
+	uint64_t i;
+
+	for (i = 0; i < layout->nfiles; i++) {
+		struct layout_file *f = &layout->files[i];
+
+		f->best = zones_best(layout, f->stream_blocks);
+		readmodel_file(&layout->model, layout, f);
+	}
+}
+
+static void free_extra(struct scan_extra *x)
+{
+	free(x->dir_runs);
+	free(x->inline_dirs);
+	free(x->reserved_runs);
+}
+
+errcode_t layout_scan(ext2_filsys fs, const struct layout_opts *opts,
+		      struct layout **ret_layout)
+{
+	struct layout *layout;
+	struct scan_extra extra;
+	uint64_t i;
+	errcode_t ret;
+
+	*ret_layout = NULL;
+	layout = calloc(1, sizeof(*layout));
+	if (!layout)
+		return ENOMEM;
+	memset(&extra, 0, sizeof(extra));
+	layout->fs = fs;
+	layout->model = opts->model;
+
+	ret = scan_inodes(layout, &extra, opts);
+	if (ret)
+		goto errout;
+	ret = zones_build(layout, extra.reserved_runs, extra.nreserved_runs);
+	if (ret)
+		goto errout;
+	if (opts->progress &&
+	    opts->progress(opts->progress_priv, E2F_PHASE_BITMAPS, 0, 1)) {
+		ret = E2F_ERR_CANCELLED;
+		goto errout;
+	}
+	ret = freespace_scan(layout);
+	if (ret)
+		goto errout;
+	ret = names_build(layout, &extra, opts);
+	if (ret)
+		goto errout;
+	compute_read_times(layout);
+	ret = interleave_find(layout);
+	if (ret)
+		goto errout;
+	for (i = 0; i < layout->nfiles; i++)
+		layout->files[i].flags |= LAYOUT_F_SELECTED;
+	layout_summarize(layout, 1);
+	free_extra(&extra);
+	*ret_layout = layout;
+	return 0;
+errout:
+	free_extra(&extra);
+	layout_free(layout);
+	return ret;
+}

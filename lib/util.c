@@ -1,0 +1,128 @@
+/*
+ * util.c --- small helpers the front ends share: sizes in and out.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2frag.h"
+
+errcode_t util_parse_size(const char *s, uint64_t *bytes)
+{
+	char *end;
+	unsigned long long n;
+	unsigned shift = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno)
+		return ERANGE;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	case 'T': shift = 40; break;
+	case 'P': shift = 50; break;
+	default:
+		return EINVAL;
+	}
+	if (*end) {
+		end++;
+		/* Accept "64k", "64K", "64KiB", "64KB". */
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'b' || *end == 'B')
+			end++;
+		if (*end)
+			return EINVAL;
+	}
+	if (shift && n > (UINT64_MAX >> shift))
+		return ERANGE;
+	*bytes = (uint64_t)n << shift;
+	return 0;
+}
+
+const char *util_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+		return buf;
+	}
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+/* Length of the valid UTF-8 sequence at S (at most N bytes), or 0. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2; cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3; cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4; cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and beyond U+10FFFF are not text. */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+size_t util_printable(const char *in, char *out, size_t outlen)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t n = strlen(in), i = 0, pos = 0;
+
+	if (!outlen)
+		return 0;
+	while (i < n) {
+		size_t len = utf8_seq_len(s + i, n - i);
+
+		if (len == 1 && s[i] >= 0x20 && s[i] != 0x7f && s[i] != '\\') {
+			if (pos + 1 >= outlen)
+				break;
+			out[pos++] = s[i++];
+		} else if (len > 1) {
+			if (pos + len >= outlen)
+				break;
+			memcpy(out + pos, s + i, len);
+			pos += len;
+			i += len;
+		} else {
+			if (pos + 4 >= outlen)
+				break;
+			pos += snprintf(out + pos, outlen - pos, "\\x%02x", s[i++]);
+		}
+	}
+	out[pos] = 0;
+	return pos;
+}
