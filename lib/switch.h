@@ -1,0 +1,63 @@
+/*
+ * switch.h --- switching a file from its old blocks to its new ones so that
+ * a power cut at any instant leaves either the old layout or the new one.
+ *
+ * CONTRACT between e2defrag's mover (defrag/) and the metadata writer
+ * (lib/switch.c, lib/journal*.c).  The mover, before calling switch_file():
+ *   - chose new blocks that are free both on disk and in fs->block_map,
+ *     and has NOT marked them in fs->block_map (switch_file does that);
+ *   - copied the data into them and wrote every new mapping block (IND,
+ *     DIND, TIND, or extent tree blocks with their checksums) into new
+ *     blocks too, never over a block the file still uses;
+ *   - flushed (io_channel_flush) so all of that is durable.
+ * switch_file() then makes the switch durable in one step:
+ *   - with an internal journal (ext3, ext4): one JBD2 transaction holding
+ *     the inode table block with the new inode, the block bitmap blocks,
+ *     group descriptor blocks and superblock that change; data stays out of
+ *     the journal (ordered mode).  Committed, then checkpointed in place.
+ *     After a cut, replaying the journal alone (e2fsck, or the kernel)
+ *     leaves a clean filesystem;
+ *   - without a journal (ext2): ordered writes: mark GAINED in the bitmaps
+ *     and counts, flush; write the inode, flush; release RELEASED, flush.
+ *     A cut leaves at worst leaked blocks and counts that e2fsck fixes.
+ * Superblocks go out as whole blocks through the io channel: never through
+ * libext2fs' write_byte path, whose several small writes a cut can tear.
+ * Only the primary superblock and group descriptors are written (as the
+ * kernel does); backups are left as they are.
+ */
+#ifndef SWITCH_H
+#define SWITCH_H
+
+#include "e2frag.h"
+
+struct switch_ctx;
+
+enum {
+	/* Test hook: commit transactions but never checkpoint them, so that a
+	 * test can check that e2fsck replays what we wrote. */
+	SWITCH_NO_CHECKPOINT = 1 << 0,
+};
+
+/*
+ * Prepare to switch files on FS (opened read-write).  Opens and validates
+ * the internal journal when there is one; E2F_ERR_EXTERNAL_JOURNAL for an
+ * external journal device, E2F_ERR_NEEDS_RECOVERY if it is not empty.
+ */
+errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret);
+
+/*
+ * Switch INO to INODE (its new i_block, i_blocks, flags; the checksum is
+ * set here).  GAINED: block runs the inode owns after the switch and did
+ * not before (data and mapping blocks).  RELEASED: runs it owned before and
+ * no longer does.  On success fs->block_map, the group descriptors and the
+ * superblock counts in memory agree with what is on disk.
+ */
+errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
+		      struct ext2_inode_large *inode,
+		      const struct layout_piece *gained, size_t ngained,
+		      const struct layout_piece *released, size_t nreleased);
+
+/* Checkpoint whatever is left and leave the journal empty; frees C. */
+errcode_t switch_close(struct switch_ctx *c);
+
+#endif /* SWITCH_H */
