@@ -30,6 +30,8 @@ static const char * const text[] = {
 	N_(	"Not enough free space"),
 	N_(	"Journal is corrupt"),
 	N_(	"Transaction does not fit in the journal"),
+	N_(	"Blocks to switch to are not free, or blocks to release are not in use"),
+	N_(	"Journal uses a format or feature this program cannot write"),
     0
 };
 
@@ -44,7 +46,7 @@ struct et_list {
 };
 extern struct et_list *_et_list;
 
-const struct error_table et_e2f_error_table = { text, 33415168L, 22 };
+const struct error_table et_e2f_error_table = { text, 33415168L, 24 };
 
 static struct et_list link = { 0, 0 };
 

@@ -27,6 +27,8 @@
 #define E2F_ERR_NO_SPACE                         (33415187L)
 #define E2F_ERR_JOURNAL_CORRUPT                  (33415188L)
 #define E2F_ERR_JOURNAL_FULL                     (33415189L)
+#define E2F_ERR_SWITCH_RUNS                      (33415190L)
+#define E2F_ERR_JOURNAL_UNSUPPORTED              (33415191L)
 extern const struct error_table et_e2f_error_table;
 extern void initialize_e2f_error_table(void);
 
