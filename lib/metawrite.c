@@ -119,6 +119,38 @@ static void clip_to_group(ext2_filsys fs, dgrp_t g, blk64_t start, blk64_t end,
 	*clen = end - start;
 }
 
+errcode_t metawrite_groups_of(ext2_filsys fs, const struct layout_piece *runs,
+			      size_t n, struct metawrite_groups *gs)
+{
+	size_t i;
+	errcode_t ret;
+
+	for (i = 0; i < n; i++) {
+		dgrp_t g, glast = group_of(fs, runs[i].start + runs[i].len - 1);
+
+		for (g = group_of(fs, runs[i].start); g <= glast; g++) {
+			ret = groups_add(gs, g);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+size_t metawrite_gdt_blocks_of(ext2_filsys fs, const struct metawrite_groups *gs)
+{
+	blk64_t last = ~(blk64_t)0, idx;
+	size_t i, n = 0;
+
+	for (i = 0; i < gs->n; i++) {
+		idx = gs->g[i] / EXT2_DESC_PER_BLOCK(fs->super);
+		if (idx != last)
+			n++;
+		last = idx;
+	}
+	return n;
+}
+
 errcode_t metawrite_account(ext2_filsys fs, const struct layout_piece *runs,
 			    size_t n, int alloc, struct metawrite_groups *touched)
 {

@@ -35,6 +35,13 @@ void metawrite_groups_free(struct metawrite_groups *gs);
 errcode_t metawrite_check_runs(ext2_filsys fs, const struct layout_piece *runs,
 			       size_t n, int want_used);
 
+/* Add the groups RUNS lie in to GS, changing nothing else. */
+errcode_t metawrite_groups_of(ext2_filsys fs, const struct layout_piece *runs,
+			      size_t n, struct metawrite_groups *gs);
+
+/* How many descriptor blocks hold the groups of GS. */
+size_t metawrite_gdt_blocks_of(ext2_filsys fs, const struct metawrite_groups *gs);
+
 /*
  * Mark (ALLOC) or unmark RUNS in fs->block_map and carry the change into
  * the group descriptors (free count, BLOCK_UNINIT cleared, bitmap and

@@ -13,20 +13,21 @@
  * the superblock says "not clean" from switch_open to switch_close, as
  * the kernel's ext2 does while mounted.
  *
- * Filesystems with a journal use the same ordered steps for now; the
- * journalled form (one JBD2 transaction per switch) comes next.
+ * With a journal the same blocks form one JBD2 transaction (journal.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iowrap.h"
+#include "journal.h"
 #include "metawrite.h"
 #include "switch.h"
 
 struct switch_ctx {
 	ext2_filsys	fs;
 	int		flags;
+	struct journal	*journal;	/* NULL: ordered writes */
 	char		*buf;		/* one block */
 	struct metawrite_groups groups;	/* touched by the switch at hand */
 	int		marked_unclean;	/* ordered: VALID_FS cleared on disk */
@@ -86,6 +87,11 @@ static errcode_t emit_in_place(struct switch_ctx *c, blk64_t blk, char *buf)
 	return io_channel_write_blk64(c->fs->io, blk, 1, buf);
 }
 
+static errcode_t emit_to_journal(struct switch_ctx *c, blk64_t blk, char *buf)
+{
+	return journal_add(c->journal, blk, buf);
+}
+
 /* Ordered steps 1 and 3: RUNS change hands, made durable. */
 static errcode_t ordered_account(struct switch_ctx *c,
 				 const struct layout_piece *runs, size_t n,
@@ -114,9 +120,12 @@ static errcode_t inode_block(struct switch_ctx *c, ext2_ino_t ino,
 	ret = metawrite_inode_location(c->fs, ino, blk, &offset);
 	if (ret)
 		return ret;
-	ret = io_channel_read_blk64(c->fs->io, *blk, 1, c->buf);
-	if (ret)
-		return ret;
+	/* A block logged but not yet checkpointed is newer than the disk. */
+	if (!c->journal || !journal_peek(c->journal, *blk, c->buf)) {
+		ret = io_channel_read_blk64(c->fs->io, *blk, 1, c->buf);
+		if (ret)
+			return ret;
+	}
 	return metawrite_inode_block(c->fs, ino, inode, c->buf);
 }
 
@@ -144,6 +153,60 @@ static errcode_t switch_ordered(struct switch_ctx *c, ext2_ino_t ino,
 }
 
 /*
+ * Whether the transaction of this switch fits in the journal: checked
+ * before anything changes, so that a refusal leaves all as it was.
+ */
+static errcode_t journal_fits(struct switch_ctx *c,
+			      const struct layout_piece *gained, size_t ngained,
+			      const struct layout_piece *released,
+			      size_t nreleased)
+{
+	size_t nblocks;
+	errcode_t ret;
+
+	metawrite_groups_clear(&c->groups);
+	ret = metawrite_groups_of(c->fs, gained, ngained, &c->groups);
+	if (!ret)
+		ret = metawrite_groups_of(c->fs, released, nreleased, &c->groups);
+	if (ret)
+		return ret;
+	/* Bitmaps, descriptor blocks, the inode table block, the superblock. */
+	nblocks = c->groups.n + metawrite_gdt_blocks_of(c->fs, &c->groups) + 2;
+	return journal_reserve(c->journal, nblocks);
+}
+
+static errcode_t switch_journalled(struct switch_ctx *c, ext2_ino_t ino,
+				   struct ext2_inode_large *inode,
+				   const struct layout_piece *gained,
+				   size_t ngained,
+				   const struct layout_piece *released,
+				   size_t nreleased)
+{
+	blk64_t blk;
+	errcode_t ret;
+
+	/* Before anything changes in memory: the superblock may go out. */
+	ret = journal_start(c->journal);
+	if (ret)
+		return ret;
+	metawrite_groups_clear(&c->groups);
+	ret = metawrite_account(c->fs, gained, ngained, 1, &c->groups);
+	if (!ret)
+		ret = metawrite_account(c->fs, released, nreleased, 0, &c->groups);
+	if (!ret)
+		ret = inode_block(c, ino, inode, &blk);
+	if (!ret)
+		ret = journal_add(c->journal, blk, c->buf);
+	if (!ret)
+		ret = emit_groups(c, emit_to_journal);
+	if (!ret)
+		ret = journal_revoke(c->journal, released, nreleased);
+	if (!ret)
+		ret = journal_commit(c->journal);
+	return ret;
+}
+
+/*
  * After a failed write memory and disk disagree, and the disk is in a
  * state a power cut could have left.  Make sure nothing more is written,
  * not even by ext2fs_close: the next e2fsck (or mount) repairs it.
@@ -168,9 +231,16 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	ret = metawrite_check_runs(c->fs, gained, ngained, 0);
 	if (!ret)
 		ret = metawrite_check_runs(c->fs, released, nreleased, 1);
+	if (!ret && c->journal)
+		ret = journal_fits(c, gained, ngained, released, nreleased);
 	if (ret)
 		return ret;
-	ret = switch_ordered(c, ino, inode, gained, ngained, released, nreleased);
+	if (c->journal)
+		ret = switch_journalled(c, ino, inode, gained, ngained,
+					released, nreleased);
+	else
+		ret = switch_ordered(c, ino, inode, gained, ngained,
+				     released, nreleased);
 	/* libext2fs' inode cache may hold the old inode. */
 	ext2fs_flush_icache(c->fs);
 	if (ret)
@@ -182,6 +252,7 @@ static void ctx_free(struct switch_ctx *c)
 {
 	if (!c)
 		return;
+	journal_free(c->journal);
 	metawrite_groups_free(&c->groups);
 	ext2fs_free_mem(&c->buf);
 	free(c);
@@ -227,7 +298,12 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 	/* Should anything flush, the backups stay as they are. */
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 
-	if (sb->s_state & EXT2_VALID_FS) {
+	if (ext2fs_has_feature_journal(sb)) {
+		ret = journal_open(fs, flags & SWITCH_NO_CHECKPOINT ?
+				   JOURNAL_NO_CHECKPOINT : 0, &c->journal);
+		if (ret)
+			goto errout;
+	} else if (sb->s_state & EXT2_VALID_FS) {
 		sb->s_state &= ~EXT2_VALID_FS;
 		ret = write_super(c);
 		if (!ret)
@@ -254,7 +330,9 @@ errcode_t switch_close(struct switch_ctx *c)
 		return 0;
 	fs = c->fs;
 	ret = c->failed;
-	if (!ret && c->marked_unclean) {
+	if (!ret && c->journal) {
+		ret = journal_close(c->journal);
+	} else if (!ret && c->marked_unclean) {
 		fs->super->s_state |= EXT2_VALID_FS;
 		ret = write_super(c);
 		if (!ret)

@@ -1,9 +1,10 @@
 #!/bin/sh
-# switch_file without a journal (ordered writes): fragmented files moved
-# by the test mover come out contiguous, byte-identical, the filesystem
-# e2fsck-clean, and nothing but the blocks a switch may touch has changed
-# on disk: the files' new blocks, block bitmaps, inode tables, the primary
-# descriptors and superblock; never a backup superblock or descriptor.
+# switch_file, without a journal (ordered writes) and with one
+# (transactions, checkpointed): fragmented files moved by the test mover
+# come out contiguous, byte-identical, the filesystem e2fsck-clean, and
+# nothing but the blocks a switch may touch has changed on disk: the
+# files' new blocks, block bitmaps, inode tables, the primary descriptors
+# and superblock, the journal; never a backup superblock or descriptor.
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp
 mkwork
@@ -23,6 +24,10 @@ check_run() {
 	testmove "$img" /s0 /s1 /s2 /s3 > "$WORK/move.out" 2>&1 ||
 		{ cat "$WORK/move.out"; fail "$name: testmove failed"; }
 	clean "$img" || { cat "$WORK/fsck.out"; fail "$name: e2fsck -fn not clean"; }
+	dumpe2fs -h "$img" 2>/dev/null > "$WORK/sb"
+	! grep -q needs_recovery "$WORK/sb" || fail "$name: needs_recovery left set"
+	! grep -q '^Journal start: *[1-9]' "$WORK/sb" || fail "$name: journal not empty"
+	grep -q '^Filesystem state: *clean$' "$WORK/sb" || fail "$name: not clean"
 	snapshot "$img" "$WORK/after"
 	cmp -s "$WORK/before" "$WORK/after" || fail "$name: contents changed"
 	for k in 0 1 2 3; do
@@ -33,12 +38,13 @@ check_run() {
 	for k in 0 1 2 3; do
 		file_blocks "$img" /s$k | sed 's/^/file /'
 	done >> "$WORK/meta"
+	file_blocks "$img" "<8>" | sed 's/^/journal /' >> "$WORK/meta"
 	changed_blocks "$WORK/orig.img" "$img" > "$WORK/changed"
 	[ -s "$WORK/changed" ] || fail "$name: nothing changed"
 	bad=$(awk 'FNR == NR { kind[$2] = $1; next }
 		   { k = ($1 in kind) ? kind[$1] : "free";
 		     if (k != "file" && k != "bitmap" && k != "itable" &&
-			 k != "gdt" && k != "super")
+			 k != "gdt" && k != "super" && k != "journal")
 			print $1 " (" k ")" }' "$WORK/meta" "$WORK/changed" | head -20)
 	[ -z "$bad" ] || fail "$name: blocks written that a switch must not touch: $bad"
 	grep -q bitmap "$WORK/meta" || fail "$name: dumpe2fs listing not understood"
