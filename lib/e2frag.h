@@ -45,6 +45,8 @@ typedef int (*e2f_progress_fn)(void *priv, enum e2f_phase phase,
 enum {
 	FSOPEN_WRITE	 = 1 << 0,	/* open read-write (e2defrag); default read-only */
 	FSOPEN_FORCE	 = 1 << 1,	/* -f: override "not checked since mount" only */
+	FSOPEN_CHECK	 = 1 << 2,	/* with FSOPEN_WRITE: refuse as for writing, but
+					 * open read-only (e2defrag -n) */
 };
 
 /* What fsopen_open() found out while opening; front ends warn with it. */

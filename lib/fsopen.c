@@ -256,6 +256,10 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 		return ret;
 	}
 	ret = write_refusal(fs, info, flags);
+	if (!ret && (flags & FSOPEN_CHECK)) {
+		*ret_fs = fs;	/* a dry run: checked as for writing, kept read-only */
+		return 0;
+	}
 	ext2fs_close_free(&fs);
 	if (ret)
 		return ret;

@@ -1,0 +1,189 @@
+/*
+ * defrag.h --- e2defrag's engine: which files to move (select.c), where
+ * to put them (plan.c, place.c, window.c), and moving them (move.c,
+ * run.c).  Like resize2fs' engine it prints nothing and exits nowhere: it
+ * returns errcode_t, keeps its state in the structs below, and reports
+ * progress through a callback.  main.c and the report files are the front
+ * end.
+ */
+#ifndef DEFRAG_DEFRAG_H
+#define DEFRAG_DEFRAG_H
+
+#include <time.h>
+
+#include "e2frag.h"
+#include "e2d_err.h"
+
+/* ----------------------------------------------------------------- select.c */
+
+/* Why a file is not moved (or not moved as far as asked). */
+enum skip_reason {
+	SKIP_NONE = 0,
+	SKIP_SHARED,		/* shares blocks with another inode */
+	SKIP_METADATA,		/* blocks overlap fixed metadata */
+	SKIP_CORRUPT,		/* block map cannot be trusted */
+	SKIP_INLINE,		/* inline data: no blocks to move */
+	SKIP_NO_BLOCKS,		/* no blocks at all (fast symlink, empty file) */
+	SKIP_RESERVED,		/* journal, resize inode, other reserved inodes */
+	SKIP_QUOTA,		/* would change its block count under quota */
+	SKIP_FLAGS,		/* inode flags e2defrag does not handle (compression) */
+	SKIP_COUNT
+};
+
+const char *skip_reason_text(enum skip_reason r);
+
+struct select_opts {
+	char		**paths;	/* restrict to these files and trees */
+	int		npaths;
+	double		min_score;	/* 0: any avoidably fragmented file */
+	int64_t		newer_than;	/* mtime at least this; INT64_MIN: any */
+	int		interleaved_only;
+};
+
+/* Per file of the layout. */
+enum {
+	SEL_CANDIDATE	= 1 << 0,	/* meets the selection and needs moving */
+	SEL_UNMOVABLE	= 1 << 1,	/* never moved, not even out of the way */
+};
+
+/* A skipped inode that is not in the layout (reserved, inline, no blocks). */
+struct sel_extra {
+	ext2_ino_t	ino;
+	uint8_t		reason;		/* enum skip_reason */
+	char		*name;		/* path argument or description */
+};
+
+struct selection {
+	uint8_t		*flags;		/* SEL_*, per layout file */
+	uint8_t		*reason;	/* enum skip_reason, per layout file */
+	struct sel_extra *extra;
+	size_t		nextra, extra_cap;
+	uint64_t	candidates;	/* selected and movable */
+	uint64_t	skipped;	/* selected but unmovable (extras are only named) */
+};
+
+/*
+ * Decide which files of LAYOUT to move.  ENOENT (with *bad_path set to
+ * the argument) when a PATH names nothing.
+ */
+errcode_t select_files(struct layout *layout, const struct select_opts *opts,
+		       struct selection *sel, const char **bad_path);
+void select_free(struct selection *sel);
+
+/* ------------------------------------------------------------------ plan.c */
+
+enum plan_move_kind {
+	MOVE_PLACE,		/* to its final place, best pieces */
+	MOVE_PARTIAL,		/* fewer pieces, not best: no room for more */
+	MOVE_EVACUATE,		/* out of the way of another file */
+};
+
+/* One file move: new homes for its stream and for its extent tree. */
+struct plan_move {
+	uint32_t	file;		/* index into layout->files */
+	uint8_t		kind;		/* enum plan_move_kind */
+	uint64_t	first_run;	/* plan->runs: the stream, in order */
+	uint32_t	nruns;
+	uint64_t	first_meta;	/* plan->runs: extent tree blocks */
+	uint32_t	nmeta;
+	blk64_t		copy_blocks;	/* blocks this move writes (estimate) */
+};
+
+enum plan_outcome {
+	OUT_NONE = 0,		/* not considered */
+	OUT_BEST,		/* will reach best */
+	OUT_PARTIAL,		/* fewer pieces, but not best */
+	OUT_NO_ROOM,		/* left as it is: free space too short */
+	OUT_SKIPPED,		/* selected but skipped, reason says why */
+	OUT_EVACUATED,		/* not selected, moved out of the way */
+};
+
+/* What the plan does to one file (selected, skipped or evacuated). */
+struct plan_file {
+	uint32_t	file;		/* index into layout->files */
+	uint8_t		outcome;	/* enum plan_outcome */
+	uint8_t		reason;		/* enum skip_reason when skipped */
+	uint32_t	pieces_before, pieces_after, best;
+	double		read_before, read_after, ideal;
+	blk64_t		moved_blocks;	/* written by its moves */
+	uint32_t	moves;
+};
+
+struct plan_opts {
+	e2f_progress_fn	progress;	/* unused for now: planning is quick */
+	void		*progress_priv;
+};
+
+struct plan {
+	struct plan_move *moves;
+	uint64_t	nmoves, moves_cap;
+	struct layout_piece *runs;
+	uint64_t	nruns, runs_cap;
+	struct plan_file *files;	/* by layout index; outcome OUT_NONE if untouched */
+	uint64_t	nfiles;
+	/* Totals */
+	uint64_t	selected, best, partial, no_room, skipped, evacuated;
+	blk64_t		copy_blocks;	/* all moves */
+	blk64_t		needed_blocks;	/* stream blocks of the files that needed moving */
+	uint64_t	pieces_before, pieces_after;
+	double		read_before, read_after, ideal;
+	uint64_t	free_extents_before, free_extents_after;
+	blk64_t		largest_free_before, largest_free_after, free_blocks;
+};
+
+/* Plan the moves for the files SEL selected in LAYOUT. */
+errcode_t plan_build(struct layout *layout, const struct selection *sel,
+		     const struct plan_opts *opts, struct plan **ret);
+void plan_free(struct plan *plan);
+
+/* Modeled read time of a stream laid out in RUNS (stream order). */
+double plan_read_seconds(const struct layout *layout,
+			 const struct layout_piece *runs, size_t nruns);
+
+/* Pieces RUNS make: runs that continue each other count once. */
+uint32_t plan_pieces(const struct layout_piece *runs, size_t nruns);
+
+/* ------------------------------------------------------------------- run.c */
+
+struct switch_ctx;
+
+/* How one move went. */
+struct run_result {
+	errcode_t	err;		/* 0: done */
+	int		done;		/* switched */
+	blk64_t		copied;		/* data blocks copied */
+	blk64_t		written;	/* all blocks written: data and mapping */
+};
+
+struct run_opts {
+	e2f_progress_fn	progress;	/* E2F_PHASE_MOVE, units: blocks; nonzero: cancel */
+	void		*progress_priv;
+	double		max_seconds;	/* 0: no limit; checked between moves */
+	size_t		buffer_bytes;	/* copy buffer; 0: default */
+};
+
+struct run_state {
+	struct run_result *results;	/* per plan move */
+	uint64_t	done, failed;	/* moves */
+	uint64_t	files_failed;
+	blk64_t		copied, written;
+	int		cancelled;	/* stopped by the progress callback */
+	int		timed_out;	/* stopped by max_seconds */
+	int		switch_failed;	/* a switch failed: the run stopped there */
+	uint64_t	next;		/* first move not attempted */
+	double		seconds;
+};
+
+/*
+ * Carry out PLAN on FS through SW, in order.  A move that fails leaves
+ * its file as it was; later moves go on (each checks that its blocks are
+ * free).  Stops cleanly between moves when cancelled or out of time, and
+ * within a move before its switch when cancelled.  ST->results has one
+ * entry per move.
+ */
+errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
+		   const struct plan *plan, const struct run_opts *opts,
+		   struct run_state *st);
+void run_free(struct run_state *st);
+
+#endif /* DEFRAG_DEFRAG_H */

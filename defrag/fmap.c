@@ -1,0 +1,300 @@
+/*
+ * fmap.c --- read one file's block map with its shape: data runs with
+ * logical addresses, mapping blocks with the slot that points at them,
+ * extent tree blocks.
+ *
+ * blockmap_walk() (lib/) gives the pieces; a mover must also know which
+ * pointer in which indirect block refers to each block, so that it can
+ * write the same tree at new locations.  Everything read here is checked:
+ * a map that points outside the filesystem or loops is refused, never
+ * followed, since e2defrag would otherwise copy garbage and free blocks
+ * that are not the file's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmap.h"
+#include "e2d_err.h"
+
+struct fwalk {
+	ext2_filsys	fs;
+	struct fmap	*m;
+	char		*buf;		/* one block per indirection level */
+	blk64_t		visited, limit;
+};
+
+static int valid_block(ext2_filsys fs, blk64_t blk)
+{
+	return blk >= fs->super->s_first_data_block &&
+	       blk < ext2fs_blocks_count(fs->super);
+}
+
+static errcode_t add_item(struct fmap *m, const struct fmap_item *it)
+{
+	if (m->nitems == m->items_cap) {
+		uint32_t cap = m->items_cap ? m->items_cap * 2 : 64;
+		struct fmap_item *p;
+
+		if (cap < m->items_cap)
+			return E2D_ERR_TOO_BIG;
+		p = realloc(m->items, (size_t)cap * sizeof(*p));
+		if (!p)
+			return ENOMEM;
+		m->items = p;
+		m->items_cap = cap;
+	}
+	m->items[m->nitems++] = *it;
+	m->stream_blocks += it->len;
+	if (it->kind == FMAP_DATA)
+		m->data_blocks += it->len;
+	return 0;
+}
+
+/* One data block at SLOT of PARENT: extends the last run when it can. */
+static errcode_t add_data(struct fwalk *w, uint32_t parent, uint32_t slot,
+			  blk64_t lblk, blk64_t pblk)
+{
+	struct fmap *m = w->m;
+	struct fmap_item it = { 0 };
+
+	if (!valid_block(w->fs, pblk) || ++w->visited > w->limit)
+		return E2F_ERR_CORRUPT_INODE;
+	if (m->nitems) {
+		struct fmap_item *last = &m->items[m->nitems - 1];
+
+		if (last->kind == FMAP_DATA && last->parent == parent &&
+		    last->slot + last->len == slot &&
+		    last->pblk + last->len == pblk &&
+		    last->lblk + last->len == lblk) {
+			last->len++;
+			m->stream_blocks++;
+			m->data_blocks++;
+			return 0;
+		}
+	}
+	it.kind = FMAP_DATA;
+	it.pblk = pblk;
+	it.lblk = lblk;
+	it.len = 1;
+	it.parent = parent;
+	it.slot = slot;
+	return add_item(m, &it);
+}
+
+/* An indirect block of LEVEL (1 = IND) at BLK mapping from logical LBLK. */
+static errcode_t walk_ind(struct fwalk *w, int level, blk64_t blk, blk64_t lblk,
+			  uint32_t parent, uint32_t slot)
+{
+	ext2_filsys fs = w->fs;
+	unsigned per_block = fs->blocksize / 4, i;
+	__u32 *entries = (__u32 *)(w->buf + (size_t)(level - 1) * fs->blocksize);
+	struct fmap_item it = { 0 };
+	blk64_t span = 1;
+	uint32_t self;
+	errcode_t ret;
+	int l;
+
+	for (l = 1; l < level; l++)
+		span *= per_block;
+	if (!valid_block(fs, blk) || ++w->visited > w->limit)
+		return E2F_ERR_CORRUPT_INODE;
+	it.kind = level == 1 ? FMAP_IND : level == 2 ? FMAP_DIND : FMAP_TIND;
+	it.pblk = blk;
+	it.len = 1;
+	it.parent = parent;
+	it.slot = slot;
+	self = w->m->nitems;
+	ret = add_item(w->m, &it);
+	if (ret)
+		return ret;
+	ret = io_channel_read_blk64(fs->io, blk, 1, entries);
+	if (ret)
+		return ret;
+	for (i = 0; i < per_block; i++) {
+		blk64_t child = ext2fs_le32_to_cpu(entries[i]);
+
+		if (!child)
+			continue;
+		if (level > 1)
+			ret = walk_ind(w, level - 1, child, lblk + i * span, self, i);
+		else
+			ret = add_data(w, self, i, lblk + i, child);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static errcode_t read_blockmap(struct fwalk *w, struct ext2_inode *inode)
+{
+	blk64_t per_block = w->fs->blocksize / 4, lblk = EXT2_NDIR_BLOCKS, span;
+	errcode_t ret;
+	int i, level;
+
+	for (i = 0; i < EXT2_NDIR_BLOCKS; i++) {
+		if (!inode->i_block[i])
+			continue;
+		ret = add_data(w, FMAP_ROOT, i, i, inode->i_block[i]);
+		if (ret)
+			return ret;
+	}
+	for (level = 1, span = per_block; level <= 3; level++, span *= per_block) {
+		blk64_t blk = inode->i_block[EXT2_NDIR_BLOCKS + level - 1];
+
+		if (blk) {
+			ret = walk_ind(w, level, blk, lblk, FMAP_ROOT,
+				       EXT2_NDIR_BLOCKS + level - 1);
+			if (ret)
+				return ret;
+		}
+		lblk += span;
+	}
+	return 0;
+}
+
+static errcode_t add_etb(struct fmap *m, blk64_t blk)
+{
+	if (m->netb == m->etb_cap) {
+		uint32_t cap = m->etb_cap ? m->etb_cap * 2 : 16;
+		blk64_t *p = realloc(m->etb, (size_t)cap * sizeof(*p));
+
+		if (!p)
+			return ENOMEM;
+		m->etb = p;
+		m->etb_cap = cap;
+	}
+	m->etb[m->netb++] = blk;
+	return 0;
+}
+
+static errcode_t read_extents(struct fwalk *w, struct ext2_inode *inode)
+{
+	ext2_extent_handle_t h;
+	struct ext2_extent_info info;
+	struct ext2fs_extent ext;
+	blk64_t next_lblk = 0;
+	int op = EXT2_EXTENT_ROOT;
+	errcode_t ret;
+
+	ret = ext2fs_extent_open2(w->fs, w->m->ino, inode, &h);
+	if (ret)
+		return E2F_ERR_CORRUPT_INODE;
+	ret = ext2fs_extent_get_info(h, &info);
+	if (ret)
+		goto out;
+	w->m->depth = info.max_depth;
+	for (;; op = EXT2_EXTENT_NEXT) {
+		struct fmap_item it = { 0 };
+
+		ret = ext2fs_extent_get(h, op, &ext);
+		if (ret == EXT2_ET_EXTENT_NO_NEXT) {
+			ret = 0;
+			break;
+		}
+		if (ret) {
+			/* Bad checksums too: we will not rewrite what we cannot trust. */
+			ret = E2F_ERR_CORRUPT_INODE;
+			break;
+		}
+		if (ext.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
+			continue;
+		if (++w->visited > w->limit) {
+			ret = E2F_ERR_CORRUPT_INODE;
+			break;
+		}
+		if (!(ext.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			if (!valid_block(w->fs, ext.e_pblk)) {
+				ret = E2F_ERR_CORRUPT_INODE;
+				break;
+			}
+			ret = add_etb(w->m, ext.e_pblk);
+			if (ret)
+				break;
+			continue;
+		}
+		if (!ext.e_len)
+			continue;
+		if (ext.e_lblk < next_lblk || !valid_block(w->fs, ext.e_pblk) ||
+		    !valid_block(w->fs, ext.e_pblk + ext.e_len - 1)) {
+			ret = E2F_ERR_CORRUPT_INODE;
+			break;
+		}
+		next_lblk = ext.e_lblk + ext.e_len;
+		w->visited += ext.e_len;
+		it.kind = FMAP_DATA;
+		it.pblk = ext.e_pblk;
+		it.lblk = ext.e_lblk;
+		it.len = ext.e_len;
+		it.parent = FMAP_ROOT;
+		it.uninit = !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT);
+		ret = add_item(w->m, &it);
+		if (ret)
+			break;
+	}
+out:
+	ext2fs_extent_free(h);
+	return ret;
+}
+
+errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m)
+{
+	unsigned isize = EXT2_INODE_SIZE(fs->super);
+	struct ext2_inode *inode;
+	struct fwalk w;
+	errcode_t ret;
+
+	memset(m, 0, sizeof(*m));
+	m->ino = ino;
+	m->inode_size = isize > sizeof(struct ext2_inode_large) ?
+		isize : sizeof(struct ext2_inode_large);
+	m->inode = calloc(1, m->inode_size);
+	if (!m->inode)
+		return ENOMEM;
+	inode = (struct ext2_inode *)m->inode;
+	/*
+	 * A switch may have rewritten the inode table behind libext2fs'
+	 * inode cache: always read the inode from the disk.
+	 */
+	ext2fs_flush_icache(fs);
+	ret = ext2fs_read_inode_full(fs, ino, inode, isize);
+	if (ret)
+		goto errout;
+	if (inode->i_flags & EXT4_INLINE_DATA_FL) {
+		ret = EXT2_ET_INLINE_DATA_NO_BLOCK;
+		goto errout;
+	}
+	if (!ext2fs_inode_has_valid_blocks2(fs, inode)) {
+		ret = EXT2_ET_INLINE_DATA_NO_BLOCK;
+		goto errout;
+	}
+	memset(&w, 0, sizeof(w));
+	w.fs = fs;
+	w.m = m;
+	w.limit = ext2fs_blocks_count(fs->super);
+	ret = ext2fs_get_mem(3 * fs->blocksize, &w.buf);
+	if (ret)
+		goto errout;
+	if (inode->i_flags & EXT4_EXTENTS_FL) {
+		m->extents = 1;
+		ret = read_extents(&w, inode);
+	} else {
+		ret = read_blockmap(&w, inode);
+	}
+	ext2fs_free_mem(&w.buf);
+	if (ret)
+		goto errout;
+	return 0;
+errout:
+	fmap_free(m);
+	m->ino = ino;
+	return ret;
+}
+
+void fmap_free(struct fmap *m)
+{
+	free(m->items);
+	free(m->etb);
+	free(m->inode);
+	memset(m, 0, sizeof(*m));
+}

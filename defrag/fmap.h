@@ -1,0 +1,146 @@
+/*
+ * fmap.h --- one file's block map as e2defrag needs it, and the rebuilt
+ * map at new locations.
+ *
+ * The layout (lib/) knows where a file's pieces lie; to move a file we
+ * need more: every data run with its logical address, every mapping block
+ * (IND/DIND/TIND) with the pointer slot that refers to it, and the extent
+ * tree blocks.  With that the map can be rebuilt with the same shape at
+ * new locations (mapbuild.c).
+ */
+#ifndef DEFRAG_FMAP_H
+#define DEFRAG_FMAP_H
+
+#include "e2frag.h"
+
+/* ------------------------------------------------------------------ fmap.c */
+
+enum fmap_kind { FMAP_DATA, FMAP_IND, FMAP_DIND, FMAP_TIND };
+
+/* Parent of an item whose pointer lives in the inode's i_block[]. */
+#define FMAP_ROOT UINT32_MAX
+
+/*
+ * One item of the stream: a run of data blocks, or one mapping block.
+ * Items are in stream order (DESIGN.md: piece): an indirect block comes
+ * before the blocks it maps, exactly as blockmap_walk() visits them.
+ */
+struct fmap_item {
+	blk64_t		pblk;	/* where it is now */
+	blk64_t		lblk;	/* data: logical block of the first block; mapping: 0 */
+	blk64_t		len;	/* data: blocks in the run; mapping: 1 */
+	uint32_t	parent;	/* item holding its pointer(s), or FMAP_ROOT */
+	uint32_t	slot;	/* index of the (first) pointer in the parent / i_block */
+	uint8_t		kind;	/* enum fmap_kind */
+	uint8_t		uninit;	/* an uninitialized extent */
+};
+
+struct fmap {
+	ext2_ino_t	ino;
+	int		extents;	/* extent-mapped (else block-mapped) */
+	int		depth;		/* extent tree depth; 0: all in the inode */
+	struct fmap_item *items;
+	uint32_t	nitems, items_cap;
+	blk64_t		stream_blocks;	/* data and mapping blocks: the stream */
+	blk64_t		data_blocks;
+	blk64_t		*etb;		/* extent tree blocks below the inode */
+	uint32_t	netb, etb_cap;
+	char		*inode;		/* the inode as read, inode_size bytes */
+	unsigned	inode_size;	/* >= sizeof(struct ext2_inode_large) */
+};
+
+/*
+ * Read INO's inode and whole map into M (which fmap_free releases).
+ * E2F_ERR_CORRUPT_INODE when the map cannot be trusted: block numbers
+ * outside the filesystem, loops, bad extent tree checksums.  Inodes
+ * without a block map (inline data, fast symlinks) give EXT2_ET_INLINE_DATA_NO_BLOCK.
+ */
+errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m);
+void fmap_free(struct fmap *m);
+
+/* ---------------------------------------------------------------- mapbuild.c */
+
+/*
+ * Where the stream goes: runs of new physical blocks covering stream
+ * positions 0 .. stream_blocks-1 in order.  A stream block whose new home
+ * is where it is now stays (it is neither copied nor reallocated).
+ */
+struct target {
+	const struct layout_piece *runs;
+	size_t		nruns;
+};
+
+struct mapbuild_extent {
+	blk64_t		lblk;
+	blk64_t		pblk;
+	uint32_t	len;
+	uint8_t		uninit;
+};
+
+/* A copy of LEN data blocks from SRC to DST. */
+struct copy_op {
+	blk64_t		src;
+	blk64_t		dst;
+	blk64_t		len;
+};
+
+/* A mapping block (IND or extent tree block) to write before the switch. */
+struct map_write {
+	blk64_t		pblk;
+	char		*buf;	/* one filesystem block */
+};
+
+/* What it takes to put a file at its target: mapbuild_rebuild()'s output. */
+struct rebuild {
+	struct copy_op	*copies;
+	size_t		ncopies, copies_cap;
+	blk64_t		copy_blocks;
+	struct map_write *writes;
+	size_t		nwrites, writes_cap;
+	struct mapbuild_extent *extents;	/* extent files: the new extents */
+	size_t		nextents, extents_cap;
+	struct layout_piece *gained;		/* sorted, merged */
+	size_t		ngained, gained_cap;
+	struct layout_piece *released;		/* sorted, merged */
+	size_t		nreleased, released_cap;
+	blk64_t		gained_blocks, released_blocks;
+	__u32		i_block[EXT2_N_BLOCKS];	/* the inode's new block array */
+};
+
+/* Tree blocks below the inode that NEXTENTS extents need (0: fit in the inode). */
+uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents);
+
+/*
+ * The fewest extents M's data makes at TARGET: runs merged where both
+ * logically and physically contiguous and alike in being uninitialized,
+ * split at the maximum extent length.  OUT (may be NULL: count only) gets
+ * them; *COUNT their number.
+ */
+errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
+			   struct mapbuild_extent **out, size_t *count);
+
+/*
+ * Work out everything moving M to TARGET takes: the data copies, the new
+ * mapping blocks (IND/DIND/TIND in their stream slots; for extent files a
+ * new tree in the first blocks of META), the new i_block, and the runs
+ * gained and released.  Reads old indirect blocks where one would stay in
+ * place, to prove its contents do not change.  E2F_ERR_PLAN_CONFLICT when
+ * TARGET does not fit M (wrong length, a changed mapping block left in
+ * place, too few META blocks).  R must be zeroed; rebuild_free() frees it.
+ */
+errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
+			   const struct target *t,
+			   const struct layout_piece *meta, size_t nmeta,
+			   struct rebuild *r);
+void rebuild_free(struct rebuild *r);
+
+/*
+ * Whether TARGET keeps every mapping block of block-mapped M that stays
+ * where it is unchanged (so the move is possible), without reading blocks:
+ * a mapping block may stay only if everything below it stays.  Always 1
+ * for extent files (their tree is rebuilt in new blocks).
+ */
+int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
+			 const struct target *t);
+
+#endif /* DEFRAG_FMAP_H */

@@ -1,0 +1,186 @@
+/*
+ * json.c --- e2defrag --json: the plan (dry run) or the plan and what the
+ * run did, as one JSON document on stdout.  Documented in e2defrag(8):
+ *
+ *   { "filesystem": {...as e2frag's...},
+ *     "dry_run": bool,
+ *     "plan": { files_selected, files_best, files_partial, files_no_room,
+ *               files_skipped, files_evacuated, moves, bytes_to_write,
+ *               bytes_needing_move, pieces_before, pieces_after,
+ *               read_seconds_before, read_seconds_after, ideal_read_seconds,
+ *               free_extents_before, free_extents_after,
+ *               largest_free_before, largest_free_after },
+ *     "files": [ { ino, path, type, size, blocks, outcome, reason,
+ *                  pieces_before, pieces_after, best, read_seconds_before,
+ *                  read_seconds_after, ideal_read_seconds, bytes_to_write,
+ *                  interleave_set } ],
+ *     "skipped": [ { ino, name, reason } ],
+ *     "result": { moves_done, moves_failed, files_failed, bytes_written,
+ *                 bytes_copied, seconds, cancelled, timed_out,
+ *                 pieces_after, read_seconds_after,
+ *                 avoidably_fragmented_before, avoidably_fragmented_after,
+ *                 interleave_sets_before, interleave_sets_after,
+ *                 free_extents_after, largest_free_after } | null,
+ *     "exit_status": N }
+ */
+#include <math.h>
+
+#include "report.h"
+
+static json_t *real6(double x)
+{
+	return json_real(round(x * 1e6) / 1e6);
+}
+
+static const char *outcome_name(const struct report *r, uint64_t i)
+{
+	static const char *const names[] = {
+		[OUT_NONE] = "none", [OUT_BEST] = "best", [OUT_PARTIAL] = "partial",
+		[OUT_NO_ROOM] = "no_room", [OUT_SKIPPED] = "skipped",
+		[OUT_EVACUATED] = "evacuated",
+	};
+
+	if (r->result && r->result[i] == FR_FAILED)
+		return "failed";
+	if (r->result && r->result[i] == FR_NOT_REACHED)
+		return "not_reached";
+	return names[r->plan->files[i].outcome];
+}
+
+static json_t *plan_json(const struct report *r)
+{
+	const struct plan *p = r->plan;
+	json_int_t bs = r->layout->fs->blocksize;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "files_selected", json_integer(p->selected));
+	json_object_set_new(o, "files_best", json_integer(p->best));
+	json_object_set_new(o, "files_partial", json_integer(p->partial));
+	json_object_set_new(o, "files_no_room", json_integer(p->no_room));
+	json_object_set_new(o, "files_skipped", json_integer(p->skipped));
+	json_object_set_new(o, "files_evacuated", json_integer(p->evacuated));
+	json_object_set_new(o, "moves", json_integer(p->nmoves));
+	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
+	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
+	json_object_set_new(o, "pieces_before", json_integer(p->pieces_before));
+	json_object_set_new(o, "pieces_after", json_integer(p->pieces_after));
+	json_object_set_new(o, "read_seconds_before", real6(p->read_before));
+	json_object_set_new(o, "read_seconds_after", real6(p->read_after));
+	json_object_set_new(o, "ideal_read_seconds", real6(p->ideal));
+	json_object_set_new(o, "free_extents_before", json_integer(p->free_extents_before));
+	json_object_set_new(o, "free_extents_after", json_integer(p->free_extents_after));
+	json_object_set_new(o, "largest_free_before", json_integer(p->largest_free_before * bs));
+	json_object_set_new(o, "largest_free_after", json_integer(p->largest_free_after * bs));
+	return o;
+}
+
+static json_t *file_json(const struct report *r, uint64_t i)
+{
+	const struct layout_file *f = &r->layout->files[i];
+	const struct plan_file *pf = &r->plan->files[i];
+	json_int_t bs = r->layout->fs->blocksize;
+	char raw[4096], text[4096 * 4];
+	json_t *o = json_object();
+
+	layout_path(r->layout, f->ino, raw, sizeof(raw));
+	util_printable(raw, text, sizeof(text));
+	json_object_set_new(o, "ino", json_integer(f->ino));
+	json_object_set_new(o, "path", json_string(text));
+	json_object_set_new(o, "type", json_string(layout_type_name(f->type)));
+	json_object_set_new(o, "size", json_integer(f->size));
+	json_object_set_new(o, "blocks", json_integer(f->blocks));
+	json_object_set_new(o, "outcome", json_string(outcome_name(r, i)));
+	json_object_set_new(o, "reason", pf->outcome == OUT_SKIPPED ?
+			    json_string(skip_reason_text(pf->reason)) : json_null());
+	json_object_set_new(o, "pieces_before", json_integer(pf->pieces_before));
+	json_object_set_new(o, "pieces_after", json_integer(pf->pieces_after));
+	json_object_set_new(o, "best", json_integer(pf->best));
+	json_object_set_new(o, "read_seconds_before", real6(pf->read_before));
+	json_object_set_new(o, "read_seconds_after", real6(pf->read_after));
+	json_object_set_new(o, "ideal_read_seconds", real6(pf->ideal));
+	json_object_set_new(o, "bytes_to_write", json_integer(pf->moved_blocks * bs));
+	json_object_set_new(o, "interleave_set", json_integer(f->interleave_set));
+	return o;
+}
+
+static json_t *result_json(const struct report *r)
+{
+	const struct run_state *st = r->run;
+	json_int_t bs = r->layout->fs->blocksize;
+	json_t *o;
+	uint64_t i, pieces = 0;
+	double read = 0;
+
+	if (!st)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "moves_done", json_integer(st->done));
+	json_object_set_new(o, "moves_failed", json_integer(st->failed));
+	json_object_set_new(o, "files_failed", json_integer(st->files_failed));
+	json_object_set_new(o, "bytes_written", json_integer(st->written * bs));
+	json_object_set_new(o, "bytes_copied", json_integer(st->copied * bs));
+	json_object_set_new(o, "seconds", real6(st->seconds));
+	json_object_set_new(o, "cancelled", json_boolean(st->cancelled));
+	json_object_set_new(o, "timed_out", json_boolean(st->timed_out));
+	if (!r->after)
+		return o;
+	for (i = 0; i < r->layout->nfiles; i++) {
+		const struct plan_file *pf = &r->plan->files[i];
+		int64_t k;
+
+		if (pf->outcome == OUT_NONE || pf->outcome == OUT_EVACUATED)
+			continue;
+		k = layout_find(r->after, r->layout->files[i].ino);
+		if (k < 0)
+			continue;
+		pieces += r->after->files[k].pieces;
+		read += r->after->files[k].read_seconds;
+	}
+	json_object_set_new(o, "pieces_after", json_integer(pieces));
+	json_object_set_new(o, "read_seconds_after", real6(read));
+	json_object_set_new(o, "avoidably_fragmented_before",
+			    json_integer(r->layout->summary.avoidably_fragmented_files));
+	json_object_set_new(o, "avoidably_fragmented_after",
+			    json_integer(r->after->summary.avoidably_fragmented_files));
+	json_object_set_new(o, "interleave_sets_before",
+			    json_integer(r->layout->summary.interleave_sets));
+	json_object_set_new(o, "interleave_sets_after",
+			    json_integer(r->after->summary.interleave_sets));
+	json_object_set_new(o, "free_extents_after",
+			    json_integer(r->after->free.free_extents));
+	json_object_set_new(o, "largest_free_after",
+			    json_integer(r->after->free.largest_free_extent * bs));
+	return o;
+}
+
+int json_output(FILE *out, const struct report *r)
+{
+	json_t *doc = json_object(), *files = json_array(), *skipped = json_array();
+	uint64_t i;
+	int ret;
+
+	json_object_set_new(doc, "filesystem",
+			    report_json_filesystem(r->layout, r->device));
+	json_object_set_new(doc, "dry_run", json_boolean(r->dry_run));
+	json_object_set_new(doc, "plan", plan_json(r));
+	for (i = 0; i < r->layout->nfiles; i++)
+		if (r->plan->files[i].outcome != OUT_NONE)
+			json_array_append_new(files, file_json(r, i));
+	json_object_set_new(doc, "files", files);
+	for (i = 0; i < r->sel->nextra; i++) {
+		char text[1024];
+
+		util_printable(r->sel->extra[i].name, text, sizeof(text));
+		json_array_append_new(skipped, json_pack("{s:I, s:s, s:s}",
+			"ino", (json_int_t)r->sel->extra[i].ino, "name", text,
+			"reason", skip_reason_text(r->sel->extra[i].reason)));
+	}
+	json_object_set_new(doc, "skipped", skipped);
+	json_object_set_new(doc, "result", result_json(r));
+	json_object_set_new(doc, "exit_status", json_integer(r->status));
+	ret = json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			 JSON_REAL_PRECISION(12));
+	fputc('\n', out);
+	json_decref(doc);
+	return ret;
+}

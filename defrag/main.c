@@ -1,0 +1,534 @@
+/*
+ * main.c --- e2defrag: offline defragmenter for ext2/ext3/ext4.
+ *
+ * The front end: parses options, opens the filesystem through the core
+ * (which refuses what must not be written), sets up the undo file,
+ * signals and progress, and runs the engine: scan, select, plan, move.
+ * Exit codes are DESIGN.md's: 0 done or nothing to do, 1 some files could
+ * not reach best, 4 some files failed to move, 8 operational error or
+ * refusal, 16 usage error, 32 cancelled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
+
+#include "config.h"
+#include "report.h"
+#include "switch.h"
+
+enum {
+	EXIT_OK = 0, EXIT_NOT_BEST = 1, EXIT_FAILED = 4, EXIT_OPERATIONAL = 8,
+	EXIT_USAGE = 16, EXIT_CANCELLED = 32,
+};
+
+enum {
+	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
+	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER,
+};
+
+static const struct option long_options[] = {
+	{ "dry-run",	     no_argument,	NULL, 'n' },
+	{ "json",	     no_argument,	NULL, 'j' },
+	{ "progress",	     no_argument,	NULL, 'p' },
+	{ "progress-fd",     required_argument, NULL, 'C' },
+	{ "undo",	     required_argument, NULL, 'z' },
+	{ "force",	     no_argument,	NULL, 'f' },
+	{ "min-score",	     required_argument, NULL, OPT_MIN_SCORE },
+	{ "newer-than",	     required_argument, NULL, OPT_NEWER_THAN },
+	{ "interleaved-only", no_argument,	NULL, OPT_INTERLEAVED_ONLY },
+	{ "max-time",	     required_argument, NULL, OPT_MAX_TIME },
+	{ "rpm",	     required_argument, NULL, OPT_RPM },
+	{ "mbps",	     required_argument, NULL, OPT_MBPS },
+	{ "seek-ms",	     required_argument, NULL, OPT_SEEK },
+	{ "track-seek-ms",   required_argument, NULL, OPT_TRACK_SEEK },
+	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
+	{ "verbose",	     no_argument,	NULL, 'v' },
+	{ "version",	     no_argument,	NULL, 'V' },
+	{ "help",	     no_argument,	NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Set by SIGINT/SIGTERM; the engine polls it through the progress callback. */
+static volatile sig_atomic_t cancel_requested;
+
+static void usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+"Usage: %s [options] SPEC [PATH...]\n"
+"Defragment an unmounted ext2/ext3/ext4 filesystem: rewrite fragmented and\n"
+"interleaved files contiguously (an interleave set one file after another,\n"
+"in path order) and leave free space in few large runs.  Every file move is\n"
+"crash-safe.\n"
+"\n"
+"SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
+"(inside the filesystem) restrict the run to those files and trees.\n"
+"\n"
+"Selection (default: every avoidably fragmented or interleaved file):\n"
+"      --min-score N       only files whose score is at least N (0-100)\n"
+"      --newer-than WHEN   only files modified since WHEN: a date\n"
+"                          (2024-05-01, '2024-05-01 20:00', @EPOCH) or a\n"
+"                          duration ago (90s, 30m, 12h, 7d, 2w)\n"
+"      --interleaved-only  only files interleaved with others\n"
+"      --max-time SECONDS  stop cleanly, between files, after SECONDS\n"
+"\n"
+"Run:\n"
+"  -n, --dry-run           print the plan, write nothing\n"
+"  -j, --json              print the plan or the result as JSON\n"
+"  -p, --progress          progress bar on stderr even when not a terminal\n"
+"  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD\n"
+"  -z, --undo FILE         save what is overwritten in an e2undo file\n"
+"  -f, --force             run even if not checked since last mounted\n"
+"  -v, --verbose           list every file of the plan and the skipped ones\n"
+"      --buffer SIZE       copy buffer (default 8M)\n"
+"\n"
+"Read model for the scores (7200 rpm SATA disk by default):\n"
+"      --rpm N, --mbps N, --seek-ms MS, --track-seek-ms MS\n"
+"\n"
+"  -V, --version           print the version and exit\n"
+"  -h, --help              print this help and exit\n"
+"\n"
+"Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
+"best layout, 4 some files failed to move, 8 operational error or refusal\n"
+"(mounted, needs recovery, errors, not clean, orphans, unsupported feature),\n"
+"16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", prog);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	cancel_requested = 1;
+}
+
+static int parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= min) || !(v <= max))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/*
+ * --newer-than: a duration before now (90s, 30m, 12h, 7d, 2w), @EPOCH, or
+ * a date (YYYY-MM-DD, optionally with " HH:MM[:SS]" or "THH:MM[:SS]",
+ * local time).
+ */
+static int parse_when(const char *s, time_t now, int64_t *out)
+{
+	static const char *const formats[] = {
+		"%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M",
+		"%Y-%m-%dT%H:%M", "%Y-%m-%d",
+	};
+	struct tm tm;
+	char *end;
+	unsigned i;
+	double n;
+
+	if (*s == '@') {
+		long long v;
+
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (errno || end == s + 1 || *end)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	errno = 0;
+	n = strtod(s, &end);
+	if (!errno && end != s && n >= 0 && (!strcmp(end, "s") || !strcmp(end, "m") ||
+					       !strcmp(end, "h") || !strcmp(end, "d") ||
+					       !strcmp(end, "w"))) {
+		double mult = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 :
+			*end == 'd' ? 86400 : 604800;
+
+		if (n * mult > 1e12)
+			return -1;
+		*out = (int64_t)now - (int64_t)(n * mult);
+		return 0;
+	}
+	for (i = 0; i < sizeof(formats) / sizeof(*formats); i++) {
+		memset(&tm, 0, sizeof(tm));
+		end = strptime(s, formats[i], &tm);
+		if (end && !*end) {
+			tm.tm_isdst = -1;
+			*out = mktime(&tm);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct cli {
+	struct select_opts sel;
+	struct readmodel model;
+	int		dry_run, json, bar, verbose, force;
+	int		progress_fd;
+	const char	*undo_file;
+	double		max_time;
+	uint64_t	buffer;
+	char		*spec;
+};
+
+static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
+{
+	int opt;
+	double d;
+
+	while ((opt = getopt_long(argc, argv, "njpC:z:fvVh", long_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'n': c->dry_run = 1; break;
+		case 'j': c->json = 1; break;
+		case 'p': c->bar = 1; break;
+		case 'C':
+			if (parse_double(optarg, 0, 1 << 20, &d) || d != (int)d ||
+			    fcntl((int)d, F_GETFD) < 0) {
+				fprintf(stderr, "%s: -C wants an open file descriptor, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			c->progress_fd = (int)d;
+			break;
+		case 'z':
+			if (!*optarg) {
+				fprintf(stderr, "%s: -z wants a file name\n", prog);
+				return -1;
+			}
+			c->undo_file = optarg;
+			break;
+		case 'f': c->force = 1; break;
+		case 'v': c->verbose = 1; break;
+		case OPT_MIN_SCORE:
+			if (parse_double(optarg, 0, 100, &c->sel.min_score)) {
+				fprintf(stderr, "%s: --min-score wants a score from 0 to 100, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			break;
+		case OPT_NEWER_THAN:
+			if (parse_when(optarg, time(NULL), &c->sel.newer_than)) {
+				fprintf(stderr, "%s: --newer-than wants a date (2024-05-01, '2024-05-01 20:00', @EPOCH) or a duration (90s, 30m, 12h, 7d, 2w), not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			break;
+		case OPT_INTERLEAVED_ONLY: c->sel.interleaved_only = 1; break;
+		case OPT_MAX_TIME:
+			if (parse_double(optarg, 0, 1e9, &c->max_time)) {
+				fprintf(stderr, "%s: --max-time wants seconds, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			break;
+		case OPT_RPM:
+		case OPT_MBPS:
+		case OPT_SEEK:
+		case OPT_TRACK_SEEK: {
+			double *field = opt == OPT_RPM ? &c->model.rpm :
+				opt == OPT_MBPS ? &c->model.mbps :
+				opt == OPT_SEEK ? &c->model.seek_ms : &c->model.track_seek_ms;
+
+			if (parse_double(optarg, opt == OPT_RPM || opt == OPT_MBPS ? 1e-3 : 0,
+					 1e9, field)) {
+				fprintf(stderr, "%s: %s wants a positive number, not '%s'\n",
+					prog, argv[optind - 1], optarg);
+				return -1;
+			}
+			break;
+		}
+		case OPT_BUFFER:
+			if (util_parse_size(optarg, &c->buffer) || c->buffer < 4096 ||
+			    c->buffer > (1ULL << 30)) {
+				fprintf(stderr, "%s: --buffer wants a size from 4k to 1G, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			break;
+		case 'V':
+			printf("e2defrag %s\n", PACKAGE_VERSION);
+			exit(EXIT_OK);
+		case 'h':
+			usage(stdout, prog);
+			exit(EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+			return -1;
+		}
+	}
+	if (c->model.seek_ms < c->model.track_seek_ms) {
+		fprintf(stderr, "%s: the average seek cannot be shorter than the track-to-track seek\n",
+			prog);
+		return -1;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no filesystem given\n", prog);
+		fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+		return -1;
+	}
+	c->spec = argv[optind];
+	c->sel.paths = argv + optind + 1;
+	c->sel.npaths = argc - optind - 1;
+	return 0;
+}
+
+/* A refusal or failure to open, said plainly. */
+static void open_error(const char *prog, const char *spec, errcode_t ret,
+		       const struct fsopen_info *info)
+{
+	if (ret == E2F_ERR_MOUNTED)
+		fprintf(stderr, "%s: %s is mounted%s%s; e2defrag works only on unmounted filesystems. Nothing was changed.\n",
+			prog, info->device ? info->device : spec,
+			info->mount_point[0] ? " on " : "", info->mount_point);
+	else if (ret == E2F_ERR_UNSUPPORTED_FEATURE)
+		fprintf(stderr, "%s: %s uses the feature '%s', which e2defrag cannot handle. Nothing was changed.\n",
+			prog, info->device ? info->device : spec, info->unsupported);
+	else
+		com_err(prog, ret, "while opening %s for defragmentation. Nothing was changed.",
+			spec);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;	/* the I/O in flight finishes; we stop after it */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Per file: did all its moves go through? */
+static uint8_t *file_results(const struct plan *plan, const struct run_state *st)
+{
+	uint8_t *res = calloc(plan->nfiles + 1, 1);
+	uint64_t i;
+
+	if (!res)
+		return NULL;
+	for (i = 0; i < plan->nmoves; i++) {
+		uint32_t f = plan->moves[i].file;
+
+		if (i >= st->next) {
+			if (res[f] != FR_FAILED)
+				res[f] = FR_NOT_REACHED;
+		} else if (st->results[i].err) {
+			res[f] = FR_FAILED;
+		} else if (res[f] == FR_PLANNED) {
+			res[f] = FR_DONE;
+		}
+	}
+	return res;
+}
+
+static int exit_status(const struct plan *plan, const struct run_state *st)
+{
+	if (st && st->cancelled)
+		return EXIT_CANCELLED;
+	if (st && st->failed)
+		return EXIT_FAILED;
+	if (plan->partial || plan->no_room || plan->skipped || (st && st->timed_out))
+		return EXIT_NOT_BEST;
+	return EXIT_OK;
+}
+
+static int run(struct cli *c, const char *prog)
+{
+	struct fsopen_info info;
+	struct layout_opts lo;
+	struct layout *layout = NULL, *after = NULL;
+	struct selection sel;
+	struct plan *plan = NULL;
+	struct run_state st;
+	struct run_opts ro;
+	struct progress pr;
+	struct report r;
+	struct switch_ctx *sw = NULL;
+	ext2_filsys fs = NULL;
+	io_manager io = NULL;
+	FILE *out = c->json ? stderr : stdout;	/* human notes when JSON owns stdout */
+	const char *bad_path;
+	int flags = FSOPEN_WRITE, status = EXIT_OPERATIONAL;
+	errcode_t ret;
+
+	memset(&sel, 0, sizeof(sel));
+	memset(&st, 0, sizeof(st));
+	memset(&r, 0, sizeof(r));
+	if (c->force)
+		flags |= FSOPEN_FORCE;
+	if (c->dry_run)
+		flags |= FSOPEN_CHECK;
+	if (c->undo_file && !c->dry_run) {
+		ret = set_undo_io_backing_manager(unix_io_manager);
+		if (!ret)
+			ret = set_undo_io_backup_file((char *)c->undo_file);
+		if (ret) {
+			com_err(prog, ret, "while setting up the undo file %s", c->undo_file);
+			return EXIT_OPERATIONAL;
+		}
+		io = undo_io_manager;
+	}
+	install_signals();
+	ret = fsopen_open(c->spec, flags, io, &fs, &info);
+	if (ret) {
+		open_error(prog, c->spec, ret, &info);
+		fsopen_close(NULL, &info);
+		return EXIT_OPERATIONAL;
+	}
+
+	memset(&pr, 0, sizeof(pr));
+	pr.prog = prog;
+	pr.device = info.device;
+	pr.fd = c->progress_fd;
+	pr.bar = c->bar || (isatty(STDERR_FILENO) && !c->json);
+	pr.blocksize = fs->blocksize;
+	pr.cancel = &cancel_requested;
+	pr.last_phase = -1;
+	memset(&lo, 0, sizeof(lo));
+	lo.model = c->model;
+	if ((double)ext2fs_blocks_count(fs->super) * fs->blocksize > lo.model.disk_bytes)
+		lo.model.disk_bytes = (double)ext2fs_blocks_count(fs->super) * fs->blocksize;
+	lo.progress = progress_update;
+	lo.progress_priv = &pr;
+
+	ret = layout_scan(fs, &lo, &layout);
+	progress_end(&pr);
+	if (ret == E2F_ERR_CANCELLED) {
+		fprintf(stderr, "%s: cancelled while scanning; nothing was changed\n", prog);
+		status = EXIT_CANCELLED;
+		goto out;
+	}
+	if (ret) {
+		com_err(prog, ret, "while scanning %s", info.device);
+		goto out;
+	}
+	ret = select_files(layout, &c->sel, &sel, &bad_path);
+	if (ret == ENOENT) {
+		fprintf(stderr, "%s: %s: no such file or directory in %s\n", prog,
+			bad_path, info.device);
+		goto out;
+	}
+	if (ret) {
+		com_err(prog, ret, "while selecting files on %s", info.device);
+		goto out;
+	}
+	ret = plan_build(layout, &sel, NULL, &plan);
+	if (ret) {
+		com_err(prog, ret, "while planning the moves on %s", info.device);
+		goto out;
+	}
+	r.prog = prog;
+	r.device = info.device;
+	r.verbose = c->verbose;
+	r.dry_run = c->dry_run;
+	r.layout = layout;
+	r.sel = &sel;
+	r.plan = plan;
+
+	if (c->dry_run || !plan->nmoves) {
+		r.status = status = exit_status(plan, NULL);
+		if (c->json)
+			json_output(stdout, &r);
+		else
+			text_plan(stdout, &r);
+		goto out;
+	}
+	if (c->undo_file)
+		fprintf(out, "Overwriting existing filesystem; this can be undone using the command:\n"
+			"    e2undo %s %s\n\n", c->undo_file, info.device);
+	ret = switch_open(fs, 0, &sw);
+	if (ret) {
+		com_err(prog, ret, "while preparing to write %s. Nothing was changed.",
+			info.device);
+		goto out;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.progress = progress_update;
+	ro.progress_priv = &pr;
+	ro.max_seconds = c->max_time;
+	ro.buffer_bytes = c->buffer;
+	ret = run_plan(fs, sw, layout, plan, &ro, &st);
+	progress_end(&pr);
+	if (ret) {
+		com_err(prog, ret, "while moving files on %s", info.device);
+		switch_close(sw);
+		goto out;
+	}
+	if (st.switch_failed) {
+		switch_close(sw);
+		fprintf(stderr, "%s: writing the metadata of a file switch failed; the filesystem is as a power cut would leave it: run e2fsck -f %s\n",
+			prog, info.device);
+		r.run = &st;
+		text_failures(stderr, &r);
+		goto out;
+	}
+	ret = switch_close(sw);
+	if (ret) {
+		com_err(prog, ret, "while finishing the writes to %s; run e2fsck -f",
+			info.device);
+		goto out;
+	}
+	if (st.cancelled)
+		fprintf(stderr, "%s: cancelled; the file at hand was finished or left as it was, the filesystem is consistent\n",
+			prog);
+	/* Measure the outcome afresh rather than trust the plan. */
+	lo.progress = NULL;
+	if (layout_scan(fs, &lo, &after))
+		after = NULL;
+	r.after = after;
+	r.run = &st;
+	r.result = file_results(plan, &st);
+	r.status = status = exit_status(plan, &st);
+	text_failures(stderr, &r);
+	if (c->json)
+		json_output(stdout, &r);
+	else
+		text_result(stdout, &r);
+out:
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "%s: error writing the report: %s\n", prog, strerror(errno));
+		if (status == EXIT_OK)
+			status = EXIT_OPERATIONAL;
+	}
+	free(r.result);
+	run_free(&st);
+	plan_free(plan);
+	select_free(&sel);
+	layout_free(after);
+	layout_free(layout);
+	ret = fsopen_close(fs, &info);
+	if (ret) {
+		com_err(prog, ret, "while closing the filesystem; run e2fsck -f");
+		status = EXIT_OPERATIONAL;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *prog = "e2defrag";
+	struct cli c;
+
+	initialize_e2f_error_table();
+	initialize_e2d_error_table();
+	initialize_ext2_error_table();
+	memset(&c, 0, sizeof(c));
+	c.progress_fd = -1;
+	c.sel.newer_than = INT64_MIN;
+	readmodel_defaults(&c.model);
+	if (parse_args(argc, argv, &c, prog))
+		return EXIT_USAGE;
+	return run(&c, prog);
+}

@@ -1,0 +1,191 @@
+/*
+ * move.c --- move one file to its planned blocks, crash-safe.
+ *
+ * The order is DESIGN.md's: the new blocks are chosen free (on disk and in
+ * fs->block_map; switch_file() marks them), the data is copied and the
+ * new mapping blocks written into them, everything is flushed, and only
+ * then does switch_file() make the file use them and release the old ones
+ * in one durable step.  Until that step the file is untouched on disk, so
+ * a cancel (or a crash) before it leaves the old layout whole.
+ *
+ * The map is read again here, not taken from the plan: what is on disk
+ * decides which blocks are copied and which stay, and every block the
+ * file gains is checked free in the bitmap before anything is written.
+ * Data moves in large I/O: consecutive destination runs are gathered in
+ * one buffer (several reads of the source pieces) and written at once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "move.h"
+#include "switch.h"
+
+errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
+		    size_t buffer_bytes)
+{
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	c->sw = sw;
+	if (!buffer_bytes)
+		buffer_bytes = MOVE_DEFAULT_BUFFER;
+	c->buf_blocks = buffer_bytes / fs->blocksize;
+	if (!c->buf_blocks)
+		c->buf_blocks = 1;
+	return ext2fs_get_mem(c->buf_blocks * fs->blocksize, &c->buf);
+}
+
+void move_fini(struct move_ctx *c)
+{
+	ext2fs_free_mem(&c->buf);
+}
+
+static int report(struct move_ctx *c)
+{
+	return c->progress && c->progress(c->progress_priv, E2F_PHASE_MOVE,
+					  c->done, c->total);
+}
+
+/* Every gained block free in the bitmap and inside the filesystem. */
+static errcode_t check_free(ext2_filsys fs, const struct rebuild *r)
+{
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t end = ext2fs_blocks_count(fs->super);
+	size_t i;
+
+	for (i = 0; i < r->ngained; i++) {
+		const struct layout_piece *g = &r->gained[i];
+
+		if (g->start < first || g->start + g->len > end || !g->len)
+			return E2D_ERR_NOT_FREE;
+		if (!ext2fs_test_block_bitmap_range2(fs->block_map, g->start, g->len))
+			return E2D_ERR_NOT_FREE;
+	}
+	return 0;
+}
+
+static int cmp_copy_dst(const void *a, const void *b)
+{
+	const struct copy_op *x = a, *y = b;
+
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* Write what the buffer holds for destination DST, N blocks. */
+static errcode_t flush_batch(struct move_ctx *c, blk64_t dst, blk64_t n)
+{
+	errcode_t ret;
+
+	if (!n)
+		return 0;
+	ret = io_channel_write_blk64(c->fs->io, dst, (int)n, c->buf);
+	if (ret)
+		return ret;
+	c->done += n;
+	c->written += n;
+	return report(c) ? E2F_ERR_CANCELLED : 0;
+}
+
+static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
+{
+	ext2_filsys fs = c->fs;
+	blk64_t batch_dst = 0, batch_n = 0;
+	size_t i;
+	errcode_t ret;
+
+	qsort(r->copies, r->ncopies, sizeof(*r->copies), cmp_copy_dst);
+	for (i = 0; i < r->ncopies; i++) {
+		blk64_t src = r->copies[i].src, dst = r->copies[i].dst;
+		blk64_t left = r->copies[i].len;
+
+		while (left) {
+			blk64_t n;
+
+			if (batch_n && (batch_dst + batch_n != dst ||
+					batch_n == c->buf_blocks)) {
+				ret = flush_batch(c, batch_dst, batch_n);
+				if (ret)
+					return ret;
+				batch_n = 0;
+			}
+			if (!batch_n)
+				batch_dst = dst;
+			n = c->buf_blocks - batch_n < left ? c->buf_blocks - batch_n : left;
+			ret = io_channel_read_blk64(fs->io, src, (int)n,
+						    c->buf + batch_n * fs->blocksize);
+			if (ret)
+				return ret;
+			batch_n += n;
+			src += n;
+			dst += n;
+			left -= n;
+			c->copied += n;
+		}
+	}
+	return flush_batch(c, batch_dst, batch_n);
+}
+
+errcode_t move_file(struct move_ctx *c, ext2_ino_t ino, const struct target *t,
+		    const struct layout_piece *meta, size_t nmeta,
+		    struct move_stats *st)
+{
+	ext2_filsys fs = c->fs;
+	struct fmap m;
+	struct rebuild r;
+	struct ext2_inode_large *inode;
+	blk64_t copied0 = c->copied, written0 = c->written;
+	size_t i;
+	errcode_t ret;
+
+	memset(st, 0, sizeof(*st));
+	memset(&r, 0, sizeof(r));
+	ret = fmap_read(fs, ino, &m);
+	if (ret)
+		return ret;
+	ret = mapbuild_rebuild(fs, &m, t, meta, nmeta, &r);
+	if (ret)
+		goto out;
+	if (!r.ngained && !r.nreleased)
+		goto out;	/* already there */
+	ret = check_free(fs, &r);
+	if (ret)
+		goto out;
+
+	ret = copy_data(c, &r);
+	if (ret)
+		goto out;
+	for (i = 0; i < r.nwrites; i++) {
+		ret = io_channel_write_blk64(fs->io, r.writes[i].pblk, 1,
+					     r.writes[i].buf);
+		if (ret)
+			goto out;
+		c->written++;
+	}
+	/* Everything the new map points at is on disk before the switch. */
+	ret = io_channel_flush(fs->io);
+	if (ret)
+		goto out;
+
+	inode = (struct ext2_inode_large *)m.inode;
+	memcpy(inode->i_block, r.i_block, sizeof(inode->i_block));
+	ret = ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)inode,
+				     r.released_blocks);
+	if (!ret)
+		ret = ext2fs_iblk_add_blocks(fs, (struct ext2_inode *)inode,
+					     r.gained_blocks);
+	if (ret)
+		goto out;
+	ret = switch_file(c->sw, ino, inode, r.gained, r.ngained,
+			  r.released, r.nreleased);
+	if (ret) {
+		st->switch_failed = 1;
+		goto out;
+	}
+	st->switched = 1;
+out:
+	st->copied = c->copied - copied0;
+	st->written = c->written - written0;
+	rebuild_free(&r);
+	fmap_free(&m);
+	return ret;
+}

@@ -1,0 +1,45 @@
+/*
+ * move.h --- moving one file to its planned blocks (move.c).
+ */
+#ifndef DEFRAG_MOVE_H
+#define DEFRAG_MOVE_H
+
+#include "defrag.h"
+#include "fmap.h"
+
+/* Copy buffer: large sequential I/O, MiBs at a time. */
+#define MOVE_DEFAULT_BUFFER	(8u << 20)
+
+struct move_ctx {
+	ext2_filsys	fs;
+	struct switch_ctx *sw;
+	char		*buf;
+	blk64_t		buf_blocks;
+	e2f_progress_fn	progress;	/* E2F_PHASE_MOVE; nonzero cancels before the switch */
+	void		*progress_priv;
+	blk64_t		done, total;	/* progress, blocks */
+	blk64_t		copied, written;	/* so far, blocks */
+};
+
+struct move_stats {
+	int		switched;
+	int		switch_failed;	/* switch_file() failed: stop, run e2fsck */
+	blk64_t		copied;		/* data blocks copied */
+	blk64_t		written;	/* data and mapping blocks written */
+};
+
+errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
+		    size_t buffer_bytes);
+void move_fini(struct move_ctx *c);
+
+/*
+ * Move INO so that its stream lies at T and its extent tree (extent files)
+ * in META.  E2F_ERR_CANCELLED when the progress callback asked to stop
+ * before the switch: the file is untouched.  Any other error also leaves
+ * the file as it was, unless it came from switch_file() itself.
+ */
+errcode_t move_file(struct move_ctx *c, ext2_ino_t ino, const struct target *t,
+		    const struct layout_piece *meta, size_t nmeta,
+		    struct move_stats *st);
+
+#endif /* DEFRAG_MOVE_H */

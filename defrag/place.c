@@ -1,0 +1,489 @@
+/*
+ * place.c --- where one unit goes.
+ *
+ * In order of preference:
+ *   1. a free run that holds the whole unit (best fit), or, for a single
+ *      file, a place around one of its own large pieces, which then stays
+ *      where it is and only the rest is copied (less to write);
+ *   2. a window cleared by moving smaller files out of the way (window.c);
+ *   3. for an interleave set that does not fit as a whole, each member on
+ *      its own;
+ *   4. fewer pieces in the largest free runs, when nothing better exists.
+ * Extent tree blocks go just before the data they map.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+/* Candidates for keeping a piece in place: the longest few pieces. */
+#define IN_PLACE_CANDIDATES 8
+
+errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
+{
+	struct fmap *m;
+	errcode_t ret;
+
+	ret = planner_fmap(p, file, &m);
+	if (ret)
+		return ret;
+	*need = m->stream_blocks;
+	if (m->extents)
+		*need += mapbuild_tree_blocks(p->fs, p->pf[file].extents_contig + splits);
+	return 0;
+}
+
+/* Take LEN blocks from the window cursor into RUNS (appending). */
+static int take(const struct layout_piece *w, size_t nw, size_t *wi, blk64_t *wo,
+		blk64_t len, struct layout_piece *runs, size_t *nruns, size_t cap)
+{
+	while (len) {
+		blk64_t n;
+
+		while (*wi < nw && *wo >= w[*wi].len) {
+			(*wi)++;
+			*wo = 0;
+		}
+		if (*wi >= nw || *nruns >= cap)
+			return -1;
+		n = w[*wi].len - *wo < len ? w[*wi].len - *wo : len;
+		if (*nruns && runs[*nruns - 1].start + runs[*nruns - 1].len ==
+		    w[*wi].start + *wo)
+			runs[*nruns - 1].len += n;
+		else
+			runs[(*nruns)++] = (struct layout_piece){ w[*wi].start + *wo, n };
+		*wo += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Extent tree blocks FILE needs at stream target RUNS. */
+static errcode_t tree_need(struct planner *p, uint32_t file,
+			   const struct layout_piece *runs, size_t nruns,
+			   uint32_t *need)
+{
+	struct target t = { runs, nruns };
+	struct fmap *m;
+	size_t n;
+	errcode_t ret;
+
+	ret = planner_fmap(p, file, &m);
+	if (ret)
+		return ret;
+	*need = 0;
+	if (!m->extents)
+		return 0;
+	ret = mapbuild_extents(m, &t, NULL, &n);
+	if (ret)
+		return ret;
+	*need = mapbuild_tree_blocks(p->fs, n);
+	return 0;
+}
+
+errcode_t place_members(struct planner *p, const struct unit *u,
+			const struct layout_piece *w, size_t nw)
+{
+	size_t wi = 0, cap = nw + 2;
+	blk64_t wo = 0;
+	uint32_t k;
+	struct layout_piece *runs, *meta;
+	errcode_t ret = 0;
+
+	runs = malloc(cap * sizeof(*runs));
+	meta = malloc(cap * sizeof(*meta));
+	if (!runs || !meta) {
+		ret = ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < u->n; k++) {
+		uint32_t file = p->members[u->first + k], need, e;
+		size_t nruns = 0, nmeta = 0, used, i;
+		blk64_t room;
+
+		ret = place_need(p, file, (int)nw - 1, &room);
+		if (ret)
+			goto out;
+		e = room - p->layout->files[file].stream_blocks;
+		if (take(w, nw, &wi, &wo, e, meta, &nmeta, cap) ||
+		    take(w, nw, &wi, &wo, p->layout->files[file].stream_blocks,
+			 runs, &nruns, cap)) {
+			ret = E2D_ERR_PLAN_CONFLICT;
+			goto out;
+		}
+		ret = tree_need(p, file, runs, nruns, &need);
+		if (ret)
+			goto out;
+		if (need > e || (p->quota && need != p->pf[file].etb_now)) {
+			ret = E2D_ERR_PLAN_CONFLICT;
+			goto out;
+		}
+		/* Fewer tree blocks than room was made for: leave the rest free. */
+		for (i = 0, used = 0; i < nmeta; i++) {
+			if (used + meta[i].len > need)
+				meta[i].len = need - used;
+			used += meta[i].len;
+		}
+		while (nmeta && !meta[nmeta - 1].len)
+			nmeta--;
+		ret = planner_commit(p, file, MOVE_PLACE, runs, nruns, meta, nmeta);
+		if (ret)
+			goto out;
+	}
+out:
+	free(runs);
+	free(meta);
+	return ret;
+}
+
+errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
+			blk64_t excl_start, blk64_t excl_end, int *ok)
+{
+	struct layout_piece run;
+	struct unit one;
+	blk64_t need, stretch;
+	errcode_t ret;
+
+	*ok = 0;
+	ret = place_need(p, file, 0, &need);
+	if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
+	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK)
+		return 0;	/* cannot move it: the window is not usable */
+	if (ret)
+		return ret;
+	if (p->quota && p->pf[file].etb_contig != p->pf[file].etb_now)
+		return 0;
+	if (!at && spacemap_best_fit(&p->sm, need, planner_limit(p, file),
+				     excl_start, excl_end, &at, &stretch))
+		return 0;
+	if (!spacemap_is(&p->sm, at, need, SM_FREE))
+		return 0;
+	run.start = at;
+	run.len = need;
+	/* place_members wants a unit: this file alone. */
+	for (one.first = 0; one.first < p->nmembers; one.first++)
+		if (p->members[one.first] == file)
+			break;
+	if (one.first == p->nmembers) {
+		/* Not a candidate: commit directly, as an evacuation. */
+		struct layout_piece meta = { at, need - p->layout->files[file].stream_blocks };
+		struct layout_piece data = { at + meta.len, p->layout->files[file].stream_blocks };
+
+		ret = planner_commit(p, file, MOVE_EVACUATE, &data, 1, &meta,
+				     meta.len ? 1 : 0);
+	} else {
+		one.n = 1;
+		one.blocks = p->layout->files[file].stream_blocks;
+		ret = place_members(p, &one, &run, 1);
+	}
+	if (ret == E2D_ERR_PLAN_CONFLICT)
+		return 0;
+	if (!ret)
+		*ok = 1;
+	return ret;
+}
+
+/* Stream offsets of FILE's current runs (same order). */
+static blk64_t run_offset(const struct layout_piece *r, uint32_t i)
+{
+	blk64_t o = 0;
+	uint32_t k;
+
+	for (k = 0; k < i; k++)
+		o += r[k].len;
+	return o;
+}
+
+/*
+ * Cost (blocks to write) of laying FILE out at [T, T+N) keeping whatever
+ * of it is already at the right place there; ~0 when impossible.
+ */
+static blk64_t in_place_cost(struct planner *p, uint32_t file, blk64_t t,
+			     blk64_t n)
+{
+	const struct layout_piece *r;
+	const struct spacemap *sm = &p->sm;
+	uint32_t nr, i;
+	blk64_t own = 0, kept = 0, o = 0;
+	size_t s;
+	struct fmap *m;
+
+	if (t < sm->first || t + n > planner_limit(p, file) ||
+	    planner_zone_of(p, t) < 0 ||
+	    planner_zone_of(p, t) != planner_zone_of(p, t + n - 1))
+		return ~(blk64_t)0;
+	for (s = spacemap_find(sm, t); s < sm->n && sm->seg[s].start < t + n; s++) {
+		const struct sm_seg *g = &sm->seg[s];
+		blk64_t a = g->start > t ? g->start : t;
+		blk64_t b = g->start + g->len < t + n ? g->start + g->len : t + n;
+
+		if (g->owner == SM_FILE0 + file)
+			own += b - a;
+		else if (g->owner != SM_FREE)
+			return ~(blk64_t)0;
+	}
+	r = planner_runs(p, file, &nr);
+	for (i = 0; i < nr; o += r[i].len, i++)
+		if (r[i].start >= o && r[i].start - o == t)
+			kept += r[i].len;
+	if (own != kept)
+		return ~(blk64_t)0;	/* its own blocks at other offsets are in the way */
+	if (planner_fmap(p, file, &m))
+		return ~(blk64_t)0;
+	if (!m->extents) {
+		struct layout_piece one = { t, n };
+		struct target tg = { &one, 1 };
+
+		if (!mapbuild_stays_valid(p->fs, m, &tg))
+			return ~(blk64_t)0;
+	}
+	return n - kept;
+}
+
+/* Best place keeping one of FILE's pieces: *T and its cost. */
+static void best_in_place(struct planner *p, uint32_t file, blk64_t *best_t,
+			  blk64_t *best_cost)
+{
+	const struct layout_piece *r;
+	uint32_t nr, i, k, pick[IN_PLACE_CANDIDATES], npick = 0;
+	blk64_t n = p->layout->files[file].stream_blocks;
+
+	*best_cost = ~(blk64_t)0;
+	r = planner_runs(p, file, &nr);
+	/* The longest pieces, longest first. */
+	for (i = 0; i < nr; i++) {
+		for (k = npick; k > 0 && r[pick[k - 1]].len < r[i].len; k--)
+			if (k < IN_PLACE_CANDIDATES)
+				pick[k] = pick[k - 1];
+		if (k < IN_PLACE_CANDIDATES) {
+			pick[k] = i;
+			if (npick < IN_PLACE_CANDIDATES)
+				npick++;
+		}
+	}
+	for (k = 0; k < npick; k++) {
+		blk64_t o = run_offset(r, pick[k]), t, cost;
+
+		if (r[pick[k]].start < o)
+			continue;
+		t = r[pick[k]].start - o;
+		cost = in_place_cost(p, file, t, n);
+		if (cost < *best_cost || (cost == *best_cost && t < *best_t)) {
+			*best_cost = cost;
+			*best_t = t;
+		}
+	}
+}
+
+/* Place FILE around its own piece at T, tree blocks wherever they fit best. */
+static errcode_t commit_in_place(struct planner *p, uint32_t file, blk64_t t,
+				 int *ok)
+{
+	blk64_t n = p->layout->files[file].stream_blocks, at, stretch;
+	struct layout_piece run = { t, n }, meta = { 0, 0 };
+	uint32_t need;
+	errcode_t ret;
+
+	*ok = 0;
+	ret = tree_need(p, file, &run, 1, &need);
+	if (ret)
+		return ret;
+	if (p->quota && need != p->pf[file].etb_now)
+		return 0;
+	if (need) {
+		if (spacemap_best_fit(&p->sm, need, ext2fs_blocks_count(p->fs->super),
+				      t, t + n, &at, &stretch))
+			return 0;
+		meta.start = at;
+		meta.len = need;
+	}
+	ret = planner_commit(p, file, MOVE_PLACE, &run, 1, &meta, need ? 1 : 0);
+	if (!ret)
+		*ok = 1;
+	return ret;
+}
+
+/* Step 1: one free run for the whole unit, or (one file) around its own piece. */
+static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
+{
+	blk64_t need = 0, limit = ext2fs_blocks_count(p->fs->super), start, stretch;
+	blk64_t t = 0, cost = ~(blk64_t)0;
+	struct layout_piece w;
+	uint32_t k;
+	errcode_t ret;
+
+	*placed = 0;
+	for (k = 0; k < u->n; k++) {
+		uint32_t file = p->members[u->first + k];
+		blk64_t n;
+
+		ret = place_need(p, file, 0, &n);
+		if (ret)
+			return ret;
+		need += n;
+		if (planner_limit(p, file) < limit)
+			limit = planner_limit(p, file);
+	}
+	if (need > p->largest_zone)
+		return 0;
+	if (u->n == 1)
+		best_in_place(p, p->members[u->first], &t, &cost);
+	if (!spacemap_best_fit(&p->sm, need, limit, 0, 0, &start, &stretch) &&
+	    need <= cost) {
+		w.start = start;
+		w.len = need;
+		ret = place_members(p, u, &w, 1);
+		if (ret == E2D_ERR_PLAN_CONFLICT)
+			return 0;
+		*placed = !ret;
+		return ret;
+	}
+	if (cost != ~(blk64_t)0)
+		return commit_in_place(p, p->members[u->first], t, placed);
+	return 0;
+}
+
+/* The largest free stretch below LIMIT in SM, or -1. */
+static int largest_free(const struct spacemap *sm, blk64_t limit,
+			blk64_t *start, blk64_t *len)
+{
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < sm->n && sm->seg[i].start < limit; i++) {
+		const struct sm_seg *g = &sm->seg[i];
+		blk64_t l = g->start + g->len > limit ? limit - g->start : g->len;
+
+		if (g->owner == SM_FREE && (!found || l > *len)) {
+			*start = g->start;
+			*len = l;
+			found = 1;
+		}
+	}
+	return found ? 0 : -1;
+}
+
+static int cmp_piece_start(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Step 4: the fewest free runs that hold FILE, largest first and the last
+ * one a best fit, in address order so that reading runs forward.  Only
+ * when that means fewer pieces than it has.
+ */
+static errcode_t place_partial(struct planner *p, uint32_t file)
+{
+	struct spacemap scratch;
+	struct layout_piece *runs = NULL, meta = { 0, 0 };
+	blk64_t left = p->layout->files[file].stream_blocks, s, l;
+	blk64_t limit = planner_limit(p, file);
+	uint32_t before = p->layout->files[file].pieces, nruns = 0, need = 0;
+	errcode_t ret;
+
+	ret = spacemap_copy(&scratch, &p->sm);
+	if (ret)
+		return ret;
+	runs = malloc(before * sizeof(*runs) + sizeof(*runs));
+	if (!runs) {
+		ret = ENOMEM;
+		goto out;
+	}
+	while (left) {
+		if (nruns + 1 >= before)
+			goto out;	/* no fewer pieces than now: leave it */
+		if (!spacemap_best_fit(&scratch, left, limit, 0, 0, &s, &l))
+			l = left;
+		else if (largest_free(&scratch, limit, &s, &l))
+			goto out;
+		runs[nruns++] = (struct layout_piece){ s, l };
+		ret = spacemap_assign(&scratch, s, l, SM_FILE0 + file);
+		if (ret)
+			goto out;
+		left -= l;
+	}
+	qsort(runs, nruns, sizeof(*runs), cmp_piece_start);
+	ret = tree_need(p, file, runs, nruns, &need);
+	if (ret)
+		goto out;
+	if (p->quota && need != p->pf[file].etb_now)
+		goto out;
+	if (need) {
+		if (spacemap_best_fit(&scratch, need, ext2fs_blocks_count(p->fs->super),
+				      0, 0, &s, &l))
+			goto out;
+		meta.start = s;
+		meta.len = need;
+	}
+	ret = planner_commit(p, file, MOVE_PARTIAL, runs, nruns, &meta, need ? 1 : 0);
+out:
+	free(runs);
+	spacemap_free(&scratch);
+	return ret;
+}
+
+/* One file, all steps. */
+static errcode_t place_single(struct planner *p, const struct unit *u)
+{
+	uint32_t file = p->members[u->first];
+	uint32_t best = p->layout->files[file].best;
+	blk64_t need;
+	int placed = 0;
+	errcode_t ret;
+
+	if (best <= 1) {
+		ret = place_fit(p, u, &placed);
+		if (!ret && !placed) {
+			ret = place_need(p, file, 0, &need);
+			if (!ret)
+				ret = window_place(p, u, need, 0, &placed);
+		}
+	} else {
+		ret = place_need(p, file, best - 1, &need);
+		if (!ret)
+			ret = window_place(p, u, need, best - 1, &placed);
+	}
+	if (!ret && !placed)
+		ret = place_partial(p, file);
+	return ret;
+}
+
+errcode_t place_unit(struct planner *p, const struct unit *u, int *placed)
+{
+	uint32_t k;
+	blk64_t need = 0, n;
+	errcode_t ret;
+
+	*placed = 0;
+	if (u->n == 1)
+		return place_single(p, u);
+	for (k = 0; k < u->n; k++) {
+		ret = place_need(p, p->members[u->first + k], 0, &n);
+		if (ret)
+			return ret;
+		need += n;
+	}
+	ret = place_fit(p, u, placed);
+	if (!ret && !*placed && need <= p->largest_zone)
+		ret = window_place(p, u, need, 0, placed);
+	if (ret || *placed)
+		return ret;
+	/* The set as a whole has no room: each member on its own. */
+	for (k = 0; k < u->n; k++)
+		p->pf[p->members[u->first + k]].flags &= ~PF_IN_SET;
+	for (k = 0; k < u->n; k++) {
+		struct unit one = { u->first + k, 1,
+			p->layout->files[p->members[u->first + k]].stream_blocks };
+
+		if (!(p->pf[p->members[one.first]].flags & PF_PENDING))
+			continue;
+		ret = place_single(p, &one);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

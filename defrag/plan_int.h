@@ -1,0 +1,107 @@
+/*
+ * plan_int.h --- what the planner's files (plan.c, place.c, window.c)
+ * share: the planner's state while it decides one move after another.
+ */
+#ifndef DEFRAG_PLAN_INT_H
+#define DEFRAG_PLAN_INT_H
+
+#include "defrag.h"
+#include "fmap.h"
+#include "spacemap.h"
+
+/* Per layout file, where the plan has it now. */
+enum {
+	PF_PENDING	= 1 << 0,	/* a candidate not yet placed */
+	PF_PLACED	= 1 << 1,	/* the plan moved it */
+	PF_UNMOVABLE	= 1 << 2,	/* never moved (select.c) */
+	PF_IN_SET	= 1 << 3,	/* pending member of a multi-file unit */
+	PF_IN_PLAN	= 1 << 4,	/* runs/meta index plan->runs (else the layout) */
+	PF_IN_UNIT	= 1 << 5,	/* member of the unit being placed (window.c) */
+};
+
+struct pfile {
+	uint64_t	run_off;	/* stream runs: layout->pieces or plan->runs */
+	uint32_t	nruns;
+	uint64_t	meta_off;	/* extent tree runs: planner->etb or plan->runs */
+	uint32_t	nmeta;
+	uint32_t	etb_now;	/* extent tree blocks it owns now */
+	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
+	uint64_t	extents_contig;	/* extents it would have when contiguous */
+	uint8_t		flags;		/* PF_* */
+	struct fmap	*fmap;		/* read when first needed */
+};
+
+/* Files placed as one: an interleave set (path order) or a single file. */
+struct unit {
+	uint32_t	first;		/* planner->members[...] */
+	uint32_t	n;
+	blk64_t		blocks;		/* stream blocks of all members */
+};
+
+struct planner {
+	struct layout	*layout;
+	ext2_filsys	fs;
+	const struct selection *sel;
+	struct plan	*plan;
+	struct spacemap	sm;
+	struct pfile	*pf;
+	struct layout_piece *etb;	/* every file's extent tree blocks, by file */
+	uint64_t	netb;
+	struct unit	*units;
+	uint64_t	nunits;
+	uint32_t	*members;
+	uint64_t	nmembers;
+	int		quota;		/* the quota feature: block counts must not change */
+	blk64_t		largest_zone;
+	/* window.c scratch, sized once */
+	uint32_t	*owner_count;	/* per spacemap owner */
+};
+
+/* plan.c */
+const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
+					uint32_t *n);
+const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
+					uint32_t *n);
+errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);
+/* Blocks a file's stream may not reach: 2^32 for block-mapped files. */
+blk64_t planner_limit(const struct planner *p, uint32_t file);
+/* Zone index holding BLK, or -1 when BLK is fixed metadata. */
+int64_t planner_zone_of(const struct planner *p, blk64_t blk);
+/*
+ * Record a move of FILE to RUNS (stream order) and META and update the
+ * space map.  Every new block must be free or the file's own.
+ */
+errcode_t planner_commit(struct planner *p, uint32_t file,
+			 enum plan_move_kind kind,
+			 const struct layout_piece *runs, size_t nruns,
+			 const struct layout_piece *meta, size_t nmeta);
+
+/* place.c */
+/* Place unit U; *placed says whether all its files reached best. */
+errcode_t place_unit(struct planner *p, const struct unit *u, int *placed);
+/*
+ * Move FILE, contiguous, into free space outside [EXCL_START, EXCL_END)
+ * at AT when AT is nonzero (a position window.c checked), else best-fit.
+ */
+errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
+			blk64_t excl_start, blk64_t excl_end, int *ok);
+/* Lay members of U out one after another over the window RUNS (physical). */
+errcode_t place_members(struct planner *p, const struct unit *u,
+			const struct layout_piece *runs, size_t nruns);
+/*
+ * Blocks FILE needs when laid out in at most 1 + SPLITS runs: its stream
+ * plus the extent tree that many extents need.  Reads its map.
+ */
+errcode_t place_need(struct planner *p, uint32_t file, int splits,
+		     blk64_t *need);
+
+/* window.c */
+/*
+ * Make room for U (NEED blocks, crossing at most MAXCROSS zone
+ * boundaries) by moving other, smaller files out of the way; then place
+ * U there.  *placed is 0 when no window works.
+ */
+errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
+		       int maxcross, int *placed);
+
+#endif /* DEFRAG_PLAN_INT_H */

@@ -1,0 +1,196 @@
+/*
+ * text.c --- e2defrag's report for people: the plan (what -n prints, and
+ * with -v before a run) and the outcome of a run.
+ */
+#include <string.h>
+
+#include <et/com_err.h>
+
+#include "report.h"
+
+static const char *outcome_word(const struct report *r, uint64_t i)
+{
+	const struct plan_file *pf = &r->plan->files[i];
+
+	if (r->result) {
+		if (r->result[i] == FR_FAILED)
+			return "FAILED";
+		if (r->result[i] == FR_NOT_REACHED)
+			return "not reached";
+	}
+	switch (pf->outcome) {
+	case OUT_BEST: return "best";
+	case OUT_PARTIAL: return "fewer pieces (no room for best)";
+	case OUT_NO_ROOM: return "unchanged (no room)";
+	case OUT_SKIPPED: return skip_reason_text(pf->reason);
+	case OUT_EVACUATED: return "moved out of the way";
+	default: return "";
+	}
+}
+
+static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
+{
+	char path[4096], shown[4096 * 4];
+
+	layout_path(layout, ino, path, sizeof(path));
+	util_printable(path, shown, sizeof(shown));
+	fputs(shown, out);
+}
+
+/* One line per file the plan touches or skips. */
+static void file_lines(FILE *out, const struct report *r)
+{
+	const struct layout *layout = r->layout;
+	unsigned bs = layout->fs->blocksize;
+	uint64_t i;
+	int header = 0;
+
+	for (i = 0; i < layout->nfiles; i++) {
+		const struct plan_file *pf = &r->plan->files[i];
+		const struct layout_file *f = &layout->files[i];
+		char size[32];
+
+		if (pf->outcome == OUT_NONE)
+			continue;
+		if (!header) {
+			fprintf(out, "\n  %-20s %-19s %10s  %s\n", "pieces (best)",
+				"read time (s)", "size", "path: outcome");
+			header = 1;
+		}
+		util_format_size(f->stream_blocks * (uint64_t)bs, size, sizeof(size));
+		fprintf(out, "  %6u -> %-6u (%u)  %8.3f -> %-8.3f %10s  ",
+			pf->pieces_before, pf->pieces_after, pf->best,
+			pf->read_before, pf->read_after, size);
+		print_path(out, layout, f->ino);
+		fprintf(out, ": %s\n", outcome_word(r, i));
+	}
+	for (i = 0; r->verbose && i < r->sel->nextra; i++) {
+		char shown[1024];
+
+		if (!header) {
+			fputc('\n', out);
+			header = 1;
+		}
+		util_printable(r->sel->extra[i].name, shown, sizeof(shown));
+		fprintf(out, "  %-51s %s: skipped, %s\n", "", shown,
+			skip_reason_text(r->sel->extra[i].reason));
+	}
+}
+
+void text_plan(FILE *out, const struct report *r)
+{
+	const struct plan *p = r->plan;
+	const struct layout *layout = r->layout;
+	unsigned bs = layout->fs->blocksize;
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(out, "%s: plan for %s (%s, %u-byte blocks)\n", r->prog, r->device,
+		fsopen_fs_type(layout->fs), bs);
+	if (!p->selected) {
+		fprintf(out, "  nothing to do: no file is avoidably fragmented or interleaved%s\n",
+			layout->summary.files ? "" : " (no files)");
+		if (r->verbose)
+			file_lines(out, r);
+		return;
+	}
+	fprintf(out, "  files selected:     %llu: %llu to best pieces, %llu to fewer pieces, "
+		"%llu left (no room), %llu skipped\n",
+		(unsigned long long)p->selected, (unsigned long long)p->best,
+		(unsigned long long)p->partial, (unsigned long long)p->no_room,
+		(unsigned long long)p->skipped);
+	util_format_size(p->copy_blocks * (uint64_t)bs, a, sizeof(a));
+	util_format_size(p->needed_blocks * (uint64_t)bs, b, sizeof(b));
+	fprintf(out, "  to write:           %s for %s of files that need it", a, b);
+	if (p->evacuated)
+		fprintf(out, " (%llu other files moved out of the way)",
+			(unsigned long long)p->evacuated);
+	fputc('\n', out);
+	fprintf(out, "  pieces:             %llu -> %llu\n",
+		(unsigned long long)p->pieces_before, (unsigned long long)p->pieces_after);
+	fprintf(out, "  modeled read time:  %.3f s -> %.3f s (ideal %.3f s)\n",
+		p->read_before, p->read_after, p->ideal);
+	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
+	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
+	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s\n",
+		(unsigned long long)p->free_extents_before, c,
+		(unsigned long long)p->free_extents_after, d);
+	file_lines(out, r);
+}
+
+/* Figures of the selected files in the rescanned layout. */
+static void after_figures(const struct report *r, uint64_t *pieces,
+			  double *read)
+{
+	uint64_t i;
+
+	*pieces = 0;
+	*read = 0;
+	for (i = 0; i < r->layout->nfiles; i++) {
+		const struct plan_file *pf = &r->plan->files[i];
+		int64_t k;
+
+		if (pf->outcome == OUT_NONE || pf->outcome == OUT_EVACUATED)
+			continue;
+		k = layout_find(r->after, r->layout->files[i].ino);
+		if (k < 0)
+			continue;
+		*pieces += r->after->files[k].pieces;
+		*read += r->after->files[k].read_seconds;
+	}
+}
+
+void text_result(FILE *out, const struct report *r)
+{
+	const struct run_state *st = r->run;
+	const struct layout *layout = r->layout;
+	unsigned bs = layout->fs->blocksize;
+	char a[32], b[32];
+	uint64_t pieces = r->plan->pieces_before;
+	double read = r->plan->read_before;
+
+	if (r->verbose)
+		text_plan(out, r);
+	util_format_size(st->written * (uint64_t)bs, a, sizeof(a));
+	util_format_size(st->seconds > 0 ? (uint64_t)(st->written * (double)bs /
+						      st->seconds) : 0, b, sizeof(b));
+	fprintf(out, "%s: %s: %llu moves done, %llu failed; %s written in %.1f s (%s/s)%s\n",
+		r->prog, r->device, (unsigned long long)st->done,
+		(unsigned long long)st->failed, a, st->seconds, b,
+		st->cancelled ? "; cancelled" : st->timed_out ? "; stopped at --max-time" : "");
+	if (!r->after)
+		return;
+	after_figures(r, &pieces, &read);
+	fprintf(out, "  selected files:     %llu, pieces %llu -> %llu, modeled read time %.3f s -> %.3f s (ideal %.3f s)\n",
+		(unsigned long long)r->plan->selected,
+		(unsigned long long)r->plan->pieces_before, (unsigned long long)pieces,
+		r->plan->read_before, read, r->plan->ideal);
+	fprintf(out, "  filesystem:         avoidably fragmented files %llu -> %llu, interleave sets %llu -> %llu\n",
+		(unsigned long long)layout->summary.avoidably_fragmented_files,
+		(unsigned long long)r->after->summary.avoidably_fragmented_files,
+		(unsigned long long)layout->summary.interleave_sets,
+		(unsigned long long)r->after->summary.interleave_sets);
+	util_format_size(layout->free.largest_free_extent * (uint64_t)bs, a, sizeof(a));
+	util_format_size(r->after->free.largest_free_extent * (uint64_t)bs, b, sizeof(b));
+	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s\n",
+		(unsigned long long)layout->free.free_extents, a,
+		(unsigned long long)r->after->free.free_extents, b);
+}
+
+void text_failures(FILE *out, const struct report *r)
+{
+	uint64_t i;
+
+	if (!r->run)
+		return;
+	for (i = 0; i < r->plan->nmoves; i++) {
+		const struct run_result *res = &r->run->results[i];
+		uint32_t f = r->plan->moves[i].file;
+
+		if (!res->err)
+			continue;
+		fprintf(out, "%s: ", r->prog);
+		print_path(out, r->layout, r->layout->files[f].ino);
+		fprintf(out, " (inode %u) not moved: %s\n", r->layout->files[f].ino,
+			error_message(res->err));
+	}
+}

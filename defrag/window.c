@@ -1,0 +1,366 @@
+/*
+ * window.c --- making room: when no free run holds a unit, find the
+ * window of the block space that is cheapest to clear, move the files in
+ * it out of the way, and put the unit there.
+ *
+ * The search runs over the zones laid end to end ("virtual" addresses
+ * that skip the fixed metadata), so that a file larger than any zone can
+ * be given a window that crosses just as many zone boundaries as its
+ * `best` allows.  A window's cost is the blocks of the files that would
+ * have to move out of it, each whole (a file cut in two would be worse
+ * off); a window holding anything that must not move (metadata is skipped
+ * by the addressing; pinned blocks, EA blocks, the unit's own blocks,
+ * members of other interleave sets waiting their turn) is not a
+ * candidate.  Files still waiting for their own move cost almost nothing:
+ * moving them now to a contiguous place is their move.  The cheapest few
+ * windows are then checked in order: every file to clear must fit,
+ * contiguous, in the free space outside the window.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+#define WINDOW_CANDIDATES	8
+#define COST_INF		(~(uint64_t)0)
+
+/* A segment of the space map in virtual addresses. */
+struct vseg {
+	blk64_t		vstart;
+	blk64_t		len;
+	uint32_t	owner;
+};
+
+struct cand {
+	blk64_t		x;
+	uint64_t	cost;
+};
+
+struct sweep {
+	struct planner	*p;
+	struct vseg	*v;
+	size_t		nv;
+	blk64_t		*zv;		/* virtual start of each zone, plus the total */
+	blk64_t		total;
+	blk64_t		need;
+	int		maxcross;
+	struct cand	cand[WINDOW_CANDIDATES];
+	int		ncand;
+	/* window state */
+	size_t		lo, hi;
+	uint64_t	cost;
+	uint64_t	blocked;	/* segments in the window that must not move */
+};
+
+/*
+ * What clearing OWNER's blocks from a window of NEED blocks costs, or
+ * COST_INF.  Only files smaller than the window are moved out of its way.
+ */
+static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need)
+{
+	blk64_t size;
+	const struct pfile *f;
+	uint32_t file;
+
+	if (owner == SM_FREE)
+		return 0;
+	if (owner < SM_FILE0)
+		return COST_INF;
+	file = owner - SM_FILE0;
+	f = &p->pf[file];
+	if (f->flags & (PF_UNMOVABLE | PF_IN_UNIT))
+		return COST_INF;
+	if ((f->flags & PF_IN_SET) && (f->flags & PF_PENDING))
+		return COST_INF;
+	/* Under quota a file's block count must stay; only tree-less files are safe. */
+	if (p->quota && f->etb_now)
+		return COST_INF;
+	size = p->layout->files[file].stream_blocks + f->etb_now;
+	if (size >= need)
+		return COST_INF;
+	return f->flags & PF_PENDING ? 1 : size;
+}
+
+static errcode_t build_virtual(struct sweep *s)
+{
+	const struct layout *layout = s->p->layout;
+	const struct spacemap *sm = &s->p->sm;
+	size_t i, z = 0;
+
+	s->zv = malloc((layout->nzones + 1) * sizeof(*s->zv));
+	s->v = malloc((sm->n ? sm->n : 1) * sizeof(*s->v));
+	if (!s->zv || !s->v)
+		return ENOMEM;
+	s->total = 0;
+	for (i = 0; i < layout->nzones; i++) {
+		s->zv[i] = s->total;
+		s->total += layout->zones[i].len;
+	}
+	s->zv[layout->nzones] = s->total;
+	for (i = 0; i < sm->n; i++) {
+		const struct sm_seg *g = &sm->seg[i];
+
+		if (g->owner == SM_META)
+			continue;
+		while (z < layout->nzones &&
+		       layout->zones[z].start + layout->zones[z].len <= g->start)
+			z++;
+		if (z >= layout->nzones || g->start < layout->zones[z].start ||
+		    g->start + g->len > layout->zones[z].start + layout->zones[z].len)
+			return E2D_ERR_PLAN_CONFLICT;	/* zones and map disagree */
+		s->v[s->nv].vstart = s->zv[z] + (g->start - layout->zones[z].start);
+		s->v[s->nv].len = g->len;
+		s->v[s->nv++].owner = g->owner;
+	}
+	return 0;
+}
+
+/* Zone holding virtual address X. */
+static size_t vzone(const struct sweep *s, blk64_t x)
+{
+	size_t lo = 0, hi = s->p->layout->nzones;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->zv[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void seg_enter(struct sweep *s, const struct vseg *g)
+{
+	uint64_t c = owner_cost(s->p, g->owner, s->need);
+
+	if (c == COST_INF)
+		s->blocked++;
+	else if (g->owner != SM_FREE && s->p->owner_count[g->owner]++ == 0)
+		s->cost += c;
+}
+
+static void seg_leave(struct sweep *s, const struct vseg *g)
+{
+	uint64_t c = owner_cost(s->p, g->owner, s->need);
+
+	if (c == COST_INF)
+		s->blocked--;
+	else if (g->owner != SM_FREE && --s->p->owner_count[g->owner] == 0)
+		s->cost -= c;
+}
+
+static void keep_candidate(struct sweep *s, blk64_t x)
+{
+	int i, j;
+
+	for (i = 0; i < s->ncand; i++) {
+		if (s->cand[i].x == x)
+			return;
+		if (s->cost < s->cand[i].cost)
+			break;
+	}
+	if (i >= WINDOW_CANDIDATES)
+		return;
+	j = s->ncand < WINDOW_CANDIDATES ? s->ncand++ : WINDOW_CANDIDATES - 1;
+	for (; j > i; j--)
+		s->cand[j] = s->cand[j - 1];
+	s->cand[i].x = x;
+	s->cand[i].cost = s->cost;
+}
+
+/* Window [X, X+NEED): bring the segments overlapping it in and out. */
+static void slide_to(struct sweep *s, blk64_t x)
+{
+	while (s->hi < s->nv && s->v[s->hi].vstart < x + s->need)
+		seg_enter(s, &s->v[s->hi++]);
+	while (s->lo < s->hi && s->v[s->lo].vstart + s->v[s->lo].len <= x)
+		seg_leave(s, &s->v[s->lo++]);
+}
+
+static void sweep_all(struct sweep *s)
+{
+	size_t a = 0, b = 0;
+	blk64_t last = ~(blk64_t)0;
+
+	if (s->need > s->total)
+		return;
+	/* Windows starting where a segment starts or ending where one ends. */
+	while (a < s->nv || b < s->nv) {
+		blk64_t xa = a < s->nv ? s->v[a].vstart : ~(blk64_t)0;
+		blk64_t xb = ~(blk64_t)0, x;
+
+		while (b < s->nv && s->v[b].vstart + s->v[b].len < s->need)
+			b++;
+		if (b < s->nv)
+			xb = s->v[b].vstart + s->v[b].len - s->need;
+		if (xa <= xb) {
+			x = xa;
+			a++;
+		} else {
+			x = xb;
+			b++;
+		}
+		if (x == last || x + s->need > s->total)
+			continue;
+		last = x;
+		slide_to(s, x);
+		if (s->blocked)
+			continue;
+		if ((int)(vzone(s, x + s->need - 1) - vzone(s, x)) > s->maxcross)
+			continue;
+		keep_candidate(s, x);
+	}
+	/* Leave the shared counters zeroed for the next search. */
+	while (s->lo < s->hi)
+		seg_leave(s, &s->v[s->lo++]);
+}
+
+/* Physical runs of virtual window [X, X+NEED). */
+static size_t window_runs(const struct sweep *s, blk64_t x,
+			  struct layout_piece *runs, size_t cap)
+{
+	const struct layout *layout = s->p->layout;
+	blk64_t left = s->need;
+	size_t z = vzone(s, x), n = 0;
+
+	while (left && z < layout->nzones && n < cap) {
+		blk64_t off = x - s->zv[z];
+		blk64_t len = layout->zones[z].len - off < left ?
+			layout->zones[z].len - off : left;
+
+		runs[n].start = layout->zones[z].start + off;
+		runs[n++].len = len;
+		left -= len;
+		x += len;
+		z++;
+	}
+	return left ? 0 : n;
+}
+
+static int cmp_evacuee(const void *a, const void *b, void *arg)
+{
+	const struct planner *p = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	blk64_t sx = p->layout->files[x].stream_blocks + p->pf[x].etb_now;
+	blk64_t sy = p->layout->files[y].stream_blocks + p->pf[y].etb_now;
+
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Clear candidate window X and place U in it.  *placed 0: it could not be
+ * cleared (nothing changed), or clearing started and then failed (some
+ * files moved out; the caller stops trying windows).
+ */
+static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
+			    int *placed, int *dirty)
+{
+	struct planner *p = s->p;
+	struct layout_piece runs[64];
+	struct spacemap scratch = { 0 };
+	uint32_t *ev = NULL;
+	blk64_t *at = NULL, excl_s, excl_e, stretch;
+	size_t nruns, nev = 0, i, k;
+	errcode_t ret = 0;
+	int ok;
+
+	*placed = 0;
+	nruns = window_runs(s, x, runs, 64);
+	if (!nruns)
+		return 0;
+	excl_s = runs[0].start;
+	excl_e = runs[nruns - 1].start + runs[nruns - 1].len;
+	for (k = 0; k < u->n; k++)
+		if (excl_e > planner_limit(p, p->members[u->first + k]))
+			return 0;
+	/* The files in the window, largest first. */
+	ev = malloc((p->layout->nfiles + 1) * sizeof(*ev));
+	at = malloc((p->layout->nfiles + 1) * sizeof(*at));
+	if (!ev || !at) {
+		ret = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nruns; i++) {
+		const struct spacemap *sm = &p->sm;
+		size_t g;
+
+		for (g = spacemap_find(sm, runs[i].start);
+		     g < sm->n && sm->seg[g].start < runs[i].start + runs[i].len; g++) {
+			uint32_t o = sm->seg[g].owner;
+
+			if (o < SM_FILE0 || p->owner_count[o]++)
+				continue;
+			ev[nev++] = o - SM_FILE0;
+		}
+	}
+	for (i = 0; i < nev; i++)
+		p->owner_count[ev[i] + SM_FILE0] = 0;
+	qsort_r(ev, nev, sizeof(*ev), cmp_evacuee, p);
+
+	/* Will they all fit outside?  Try on a copy first. */
+	ret = spacemap_copy(&scratch, &p->sm);
+	if (ret)
+		goto out;
+	for (i = 0; i < nev; i++) {
+		blk64_t need = p->layout->files[ev[i]].stream_blocks + p->pf[ev[i]].etb_now;
+
+		if (spacemap_best_fit(&scratch, need, planner_limit(p, ev[i]),
+				      excl_s, excl_e, &at[i], &stretch))
+			goto out;
+		ret = spacemap_assign(&scratch, at[i], need, SM_FILE0 + ev[i]);
+		if (ret)
+			goto out;
+	}
+	/* They do: move them, then the unit. */
+	for (i = 0; i < nev; i++) {
+		*dirty = 1;
+		ret = place_evacuee(p, ev[i], at[i], excl_s, excl_e, &ok);
+		if (ret || !ok)
+			goto out;
+	}
+	for (i = 0; i < nruns; i++)
+		if (!spacemap_is(&p->sm, runs[i].start, runs[i].len, SM_FREE))
+			goto out;
+	ret = place_members(p, u, runs, nruns);
+	if (ret == E2D_ERR_PLAN_CONFLICT)
+		ret = 0;
+	else if (!ret)
+		*placed = 1;
+out:
+	spacemap_free(&scratch);
+	free(ev);
+	free(at);
+	return ret;
+}
+
+errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
+		       int maxcross, int *placed)
+{
+	struct sweep s;
+	uint32_t k;
+	int i, dirty = 0;
+	errcode_t ret;
+
+	*placed = 0;
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.need = need;
+	s.maxcross = maxcross;
+	for (k = 0; k < u->n; k++)
+		p->pf[p->members[u->first + k]].flags |= PF_IN_UNIT;
+	ret = build_virtual(&s);
+	if (!ret)
+		sweep_all(&s);
+	for (i = 0; !ret && i < s.ncand && !*placed && !dirty; i++)
+		ret = try_window(&s, u, s.cand[i].x, placed, &dirty);
+	for (k = 0; k < u->n; k++)
+		p->pf[p->members[u->first + k]].flags &= ~PF_IN_UNIT;
+	free(s.v);
+	free(s.zv);
+	return ret;
+}
