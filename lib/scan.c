@@ -332,7 +332,8 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 		if (ret)
 			goto out;
 	}
-	qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
+	if (layout->naux)	/* qsort wants a real array even for 0 */
+		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:
 	if (scan)
 		ext2fs_close_inode_scan(scan);

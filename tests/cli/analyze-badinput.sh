@@ -43,13 +43,26 @@ mkfs_img "$T/gd.img" ext2 1024 16M
 printf '\377\377\377\177' | dd of="$T/gd.img" bs=1 seek=$((2048 + 32 + 8)) conv=notrunc status=none
 bad "corrupt group descriptors" "group descriptors are corrupt" "$T/gd.img"
 
-# Inode table: group 0's overwritten with random bytes (from inode 12 on).
+# Inode table: inodes 12..111 of group 0 overwritten with in-use regular
+# files whose block pointers lie far outside the filesystem.
 mkfs_img "$T/it.img" ext2 1024 16M
 itable=$(dumpe2fs "$T/it.img" 2>/dev/null | awk '/Inode table at/ { split($4, a, "-"); print a[1]; exit }')
-[ -n "$itable" ] || fail "precondition: no inode table found"
-dd if=/dev/urandom of="$T/it.img" bs=1024 seek=$((itable + 2)) count=100 conv=notrunc status=none
+isize=$(dumpe2fs -h "$T/it.img" 2>/dev/null | awk '/^Inode size:/ { print $3 }')
+[ -n "$itable" ] && [ -n "$isize" ] || fail "precondition: no inode table found"
+python3 - "$T/it.img" $((itable * 1024 + 11 * isize)) "$isize" <<'PY'
+import struct, sys
+path, offset, isize = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+inode = bytearray(isize)
+struct.pack_into("<HHI", inode, 0, 0o100644, 0, 4096)	# mode, uid, size
+struct.pack_into("<H", inode, 26, 1)			# links_count
+struct.pack_into("<I", inode, 28, 8)			# i_blocks
+struct.pack_into("<15I", inode, 40, *([0xdeadbeef] * 15))	# i_block[]
+with open(path, "r+b") as f:
+    f.seek(offset)
+    f.write(bytes(inode) * 100)
+PY
 run_status e2frag "$T/it.img" > "$T/out" 2> "$T/err"
 [ "$status" -eq 8 ] || fail "corrupt inode table: exit $status, expected 8"
-[ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "run e2fsck" "$T/err" ||
+[ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "100 with corrupt block maps.*run e2fsck" "$T/err" ||
 	fail "corrupt inode table: expected one line naming the errors, got: $(cat "$T/err")"
 note "corrupt inode table: $(cat "$T/err")"
