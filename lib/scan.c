@@ -265,12 +265,12 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		layout->naux = first_aux;
 		return take_reserved(layout, s->extra, f, first_piece);
 	}
+	if (f->flags & LAYOUT_F_CORRUPT)
+		layout->summary.corrupt_files++;
 	if (!f->blocks) {
 		/* Only an EA block: nothing to report, but the map shows it. */
 		return 0;
 	}
-	if (f->flags & LAYOUT_F_CORRUPT)
-		layout->summary.corrupt_files++;
 	layout->nfiles++;
 	return 0;
 }
@@ -332,7 +332,8 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 		if (ret)
 			goto out;
 	}
-	qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
+	if (layout->naux)	/* qsort wants a real array even for 0 */
+		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:
 	if (scan)
 		ext2fs_close_inode_scan(scan);
