@@ -1,0 +1,4 @@
+#!/bin/sh
+# e2defrag on ext2 with 4 KiB blocks: see defrag-matrix.inc.
+TYPE=ext2 BS=4096
+. "$top_srcdir/tests/cli/defrag-matrix.inc"

@@ -1,0 +1,164 @@
+# defrag-lib.sh --- sourced by tests/cli/defrag-*.sh: small images made
+# with mke2fs and debugfs, and the oracles e2defrag is checked against
+# (debugfs, e2fsck -fn, e2frag --json, sha256), never e2defrag itself.
+
+set -u
+: "${top_srcdir:?run through make check}"
+: "${top_builddir:?run through make check}"
+export LC_ALL=C
+ORACLE="python3 $top_srcdir/tests/cli/defrag-oracle.py"
+
+for tool in mke2fs debugfs e2fsck python3 cmp; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
+done
+command -v e2defrag >/dev/null 2>&1 || { echo "e2defrag not built" >&2; exit 1; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/e2defrag-test.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# gen FILE BYTES SEED: reproducible random contents.
+gen() {
+	python3 -c 'import random, sys
+r = random.Random(int(sys.argv[3]))
+with open(sys.argv[1], "wb") as f:
+    n = int(sys.argv[2])
+    while n > 0:
+        k = min(n, 1 << 20)
+        f.write(r.getrandbits(8 * k).to_bytes(k, "little"))
+        n -= k' "$1" "$2" "$3"
+}
+
+# gen_sparse FILE SIZE SEED OFFSET...: holes, with 64 KiB of data at each OFFSET.
+gen_sparse() {
+	python3 -c 'import random, sys
+r = random.Random(int(sys.argv[3]))
+with open(sys.argv[1], "wb") as f:
+    for off in sys.argv[4:]:
+        f.seek(int(off))
+        f.write(r.getrandbits(8 * 65536).to_bytes(65536, "little"))
+    f.truncate(int(sys.argv[2]))' "$@"
+}
+
+# dbg IMG CMDFILE: run debugfs -w commands, failing on any error message.
+dbg() {
+	out=$(debugfs -w -f "$2" "$1" 2>&1 >/dev/null | grep -v '^debugfs [0-9]' |
+	      grep -iv 'Allocated inode' || true)
+	[ -z "$out" ] || fail "debugfs on $1: $out"
+}
+
+# make_image IMG TYPE BLOCKSIZE SIZE [MKE2FS-OPTIONS...]
+make_image() {
+	img=$1 type=$2 bs=$3 size=$4
+	shift 4
+	mke2fs -q -F -t "$type" -b "$bs" -E root_owner=0:0 "$@" "$img" "$size" \
+		>/dev/null 2>&1 || fail "mke2fs -t $type -b $bs $img $size"
+	# Not "needs a check": as if e2fsck had just run.
+	debugfs -w -R "ssv lastcheck now" "$img" >/dev/null 2>&1
+}
+
+# interleave IMG DIR CHUNK N NAME...: write the NAMEd files (N chunks of
+# CHUNK bytes each) so that their blocks alternate chunk by chunk, as
+# recorders writing at once leave them: spacer files fill a region, and
+# each stream in turn is written into the holes its share of spacers
+# leaves.
+interleave() {
+	img=$1 dir=$2 chunk=$3 n=$4
+	shift 4
+	k=$#
+	gen "$T/chunk" "$chunk" 7
+	cmds=$T/cmds
+	: > "$cmds"
+	echo "mkdir /.sp" >> "$cmds"
+	i=0
+	while [ $i -lt $((n * k)) ]; do
+		echo "write $T/chunk /.sp/s$i" >> "$cmds"
+		i=$((i + 1))
+	done
+	dbg "$img" "$cmds"
+	s=0
+	for name in "$@"; do
+		: > "$cmds"
+		i=$s
+		while [ $i -lt $((n * k)) ]; do
+			echo "rm /.sp/s$i" >> "$cmds"
+			i=$((i + k))
+		done
+		gen "$T/stream" $((chunk * n)) $((s + 100))
+		echo "write $T/stream $dir/$name" >> "$cmds"
+		dbg "$img" "$cmds"
+		s=$((s + 1))
+	done
+	echo "rmdir /.sp" > "$cmds"
+	dbg "$img" "$cmds"
+}
+
+# fragment IMG SRC DEST CHUNK: write SRC to DEST in the holes of a region
+# of spacers, every other one removed, so that it comes out in pieces.
+fragment() {
+	img=$1 src=$2 dest=$3 chunk=$4
+	size=$(stat -c %s "$src")
+	n=$(( (size + chunk - 1) / chunk ))
+	gen "$T/chunk" "$chunk" 9
+	cmds=$T/cmds
+	: > "$cmds"
+	echo "mkdir /.fr" >> "$cmds"
+	i=0
+	while [ $i -lt $((2 * n)) ]; do
+		echo "write $T/chunk /.fr/s$i" >> "$cmds"
+		i=$((i + 1))
+	done
+	i=1
+	while [ $i -lt $((2 * n)) ]; do
+		echo "rm /.fr/s$i" >> "$cmds"
+		i=$((i + 2))
+	done
+	echo "write $src $dest" >> "$cmds"
+	i=0
+	while [ $i -lt $((2 * n)) ]; do
+		echo "rm /.fr/s$i" >> "$cmds"
+		i=$((i + 2))
+	done
+	echo "rmdir /.fr" >> "$cmds"
+	dbg "$img" "$cmds"
+}
+
+# check_clean IMG: e2fsck -fn finds nothing.
+check_clean() {
+	e2fsck -fn "$1" > "$T/fsck.out" 2>&1 ||
+		{ cat "$T/fsck.out" >&2; fail "e2fsck -fn $1 is not clean"; }
+}
+
+# snapshot IMG OUT: paths, stat fields and checksums, per debugfs.
+snapshot() {
+	$ORACLE snapshot "$1" > "$2" || fail "snapshot of $1"
+}
+
+same_snapshot() {
+	$ORACLE compare "$1" "$2" >&2 || fail "files changed: $1 vs $2"
+}
+
+# e2frag_field IMG KEY: a summary figure from e2frag --json.
+e2frag_field() {
+	e2frag --json "$1" > "$T/e2frag.json" 2>/dev/null
+	python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$T/e2frag.json" "$2"
+}
+
+# pieces IMG PATH: pieces of PATH, per debugfs's block list.
+pieces() {
+	$ORACLE pieces "$1" > "$T/pieces.json" || fail "pieces of $1"
+	python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$T/pieces.json" "$2"
+}
+
+# json_get FILE EXPR: evaluate a python expression over the JSON in FILE (as j).
+json_get() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}
