@@ -76,17 +76,23 @@ enum plan_move_kind {
 	MOVE_PLACE,		/* to its final place, best pieces */
 	MOVE_PARTIAL,		/* fewer pieces, not best: no room for more */
 	MOVE_EVACUATE,		/* out of the way of another file */
+	MOVE_STAGE,		/* some blocks out of a compaction window, for now */
+	MOVE_FILL,		/* part of its stream into its final place */
 };
 
-/* One file move: new homes for its stream and for its extent tree. */
+/*
+ * One file move: changes to where its stream lies (plan->segs, struct
+ * plan_seg in fmap.h: stream positions to new blocks; the rest stays) and
+ * the blocks for its new extent tree (plan->meta).
+ */
 struct plan_move {
 	uint32_t	file;		/* index into layout->files */
 	uint8_t		kind;		/* enum plan_move_kind */
-	uint64_t	first_run;	/* plan->runs: the stream, in order */
-	uint32_t	nruns;
-	uint64_t	first_meta;	/* plan->runs: extent tree blocks */
+	uint64_t	first_seg;
+	uint32_t	nsegs;
+	uint64_t	first_meta;
 	uint32_t	nmeta;
-	blk64_t		copy_blocks;	/* blocks this move writes (estimate) */
+	blk64_t		copy_blocks;	/* blocks this move writes */
 };
 
 enum plan_outcome {
@@ -114,11 +120,15 @@ struct plan_opts {
 	void		*progress_priv;
 };
 
+struct plan_seg;
+
 struct plan {
 	struct plan_move *moves;
 	uint64_t	nmoves, moves_cap;
-	struct layout_piece *runs;
-	uint64_t	nruns, runs_cap;
+	struct plan_seg	*segs;
+	uint64_t	nsegs, segs_cap;
+	struct layout_piece *meta;
+	uint64_t	nmeta, meta_cap;
 	struct plan_file *files;	/* by layout index; outcome OUT_NONE if untouched */
 	uint64_t	nfiles;
 	/* Totals */

@@ -143,4 +143,35 @@ void rebuild_free(struct rebuild *r);
 int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
 			 const struct target *t);
 
+/* ------------------------------------------------------------------ runs.c */
+
+/*
+ * A change to where a stream lies: stream positions [off, off+len) go to
+ * physical blocks [pblk, pblk+len).  A plan's move is a list of these,
+ * sorted by off and not overlapping; positions no change names stay where
+ * they are.
+ */
+struct plan_seg {
+	blk64_t		off;
+	blk64_t		len;
+	blk64_t		pblk;
+};
+
+/*
+ * The runs (stream order, adjacent runs merged) of stream CUR after
+ * CHANGES.  *OUT is malloc'd.  E2D_ERR_PLAN_CONFLICT when a change reaches
+ * past the end of the stream.
+ */
+errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
+		     const struct plan_seg *changes, size_t nchanges,
+		     struct layout_piece **out, size_t *nout);
+
+/* The stream runs of M as it is now (stream order, merged). *OUT malloc'd. */
+errcode_t runs_of_fmap(const struct fmap *m, struct layout_piece **out,
+		       size_t *nout);
+
+/* Blocks of stream position range where A and B (same length) differ. */
+blk64_t runs_differ(const struct layout_piece *a, size_t na,
+		    const struct layout_piece *b, size_t nb);
+
 #endif /* DEFRAG_FMAP_H */

@@ -125,7 +125,8 @@ static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
 	return flush_batch(c, batch_dst, batch_n);
 }
 
-errcode_t move_file(struct move_ctx *c, ext2_ino_t ino, const struct target *t,
+errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
+		    const struct plan_seg *changes, size_t nchanges,
 		    const struct layout_piece *meta, size_t nmeta,
 		    struct move_stats *st)
 {
@@ -133,8 +134,10 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino, const struct target *t,
 	struct fmap m;
 	struct rebuild r;
 	struct ext2_inode_large *inode;
+	struct layout_piece *now = NULL, *to = NULL;
+	struct target t;
+	size_t nnow = 0, nto = 0, i;
 	blk64_t copied0 = c->copied, written0 = c->written;
-	size_t i;
 	errcode_t ret;
 
 	memset(st, 0, sizeof(*st));
@@ -142,7 +145,14 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino, const struct target *t,
 	ret = fmap_read(fs, ino, &m);
 	if (ret)
 		return ret;
-	ret = mapbuild_rebuild(fs, &m, t, meta, nmeta, &r);
+	ret = runs_of_fmap(&m, &now, &nnow);
+	if (!ret)
+		ret = runs_apply(now, nnow, changes, nchanges, &to, &nto);
+	if (ret)
+		goto out;
+	t.runs = to;
+	t.nruns = nto;
+	ret = mapbuild_rebuild(fs, &m, &t, meta, nmeta, &r);
 	if (ret)
 		goto out;
 	if (!r.ngained && !r.nreleased)
@@ -187,5 +197,7 @@ out:
 	st->written = c->written - written0;
 	rebuild_free(&r);
 	fmap_free(&m);
+	free(now);
+	free(to);
 	return ret;
 }

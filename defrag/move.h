@@ -33,12 +33,14 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 void move_fini(struct move_ctx *c);
 
 /*
- * Move INO so that its stream lies at T and its extent tree (extent files)
- * in META.  E2F_ERR_CANCELLED when the progress callback asked to stop
- * before the switch: the file is untouched.  Any other error also leaves
- * the file as it was, unless it came from switch_file() itself.
+ * Move INO: its stream as it is on disk now, with CHANGES (stream ranges
+ * to new blocks), and its extent tree (extent files) in META.
+ * E2F_ERR_CANCELLED when the progress callback asked to stop before the
+ * switch: the file is untouched.  Any other error also leaves the file as
+ * it was, unless it came from switch_file() itself (st->switch_failed).
  */
-errcode_t move_file(struct move_ctx *c, ext2_ino_t ino, const struct target *t,
+errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
+		    const struct plan_seg *changes, size_t nchanges,
 		    const struct layout_piece *meta, size_t nmeta,
 		    struct move_stats *st);
 

@@ -8,6 +8,7 @@
  *   2. a window cleared by moving smaller files out of the way (window.c);
  *   3. for an interleave set that does not fit as a whole, each member on
  *      its own;
+ * and, once every unit had its turn and compact.c packed what is left,
  *   4. fewer pieces in the largest free runs, when nothing better exists.
  * Extent tree blocks go just before the data they map.
  */
@@ -376,7 +377,7 @@ static int cmp_piece_start(const void *a, const void *b)
  * one a best fit, in address order so that reading runs forward.  Only
  * when that means fewer pieces than it has.
  */
-static errcode_t place_partial(struct planner *p, uint32_t file)
+errcode_t place_partial(struct planner *p, uint32_t file)
 {
 	struct spacemap scratch;
 	struct layout_piece *runs = NULL, meta = { 0, 0 };
@@ -447,8 +448,6 @@ static errcode_t place_single(struct planner *p, const struct unit *u)
 		if (!ret)
 			ret = window_place(p, u, need, best - 1, &placed);
 	}
-	if (!ret && !placed)
-		ret = place_partial(p, file);
 	return ret;
 }
 

@@ -25,8 +25,8 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 	const struct pfile *f = &p->pf[file];
 
 	*n = f->nruns;
-	return f->flags & PF_IN_PLAN ? p->plan->runs + f->run_off :
-		p->layout->pieces + f->run_off;
+	return f->runs ? f->runs :
+		p->layout->pieces + p->layout->files[file].first_piece;
 }
 
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
@@ -35,8 +35,7 @@ const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 	const struct pfile *f = &p->pf[file];
 
 	*n = f->nmeta;
-	return f->flags & PF_IN_PLAN ? p->plan->runs + f->meta_off :
-		p->etb + f->meta_off;
+	return f->meta ? f->meta : p->etb + f->meta_off;
 }
 
 blk64_t planner_limit(const struct planner *p, uint32_t file)
@@ -132,71 +131,196 @@ double plan_read_seconds(const struct layout *layout,
 	return t + readmodel_transfer_seconds(&layout->model, blocks * bs);
 }
 
-/* Blocks of TARGET already where FILE's stream has them now. */
-static blk64_t in_place_blocks(const struct planner *p, uint32_t file,
-			       const struct layout_piece *t, size_t nt)
+static errcode_t grow(void *array, uint64_t *cap, uint64_t need, size_t size)
 {
-	const struct layout_piece *c;
-	uint32_t nc, i = 0;
-	size_t j = 0;
-	blk64_t io = 0, jo = 0, same = 0;	/* offsets into c[i] and t[j] */
+	void **a = array;
+	uint64_t c = *cap ? *cap : 64;
+	void *q;
 
-	c = planner_runs(p, file, &nc);
-	while (i < nc && j < nt) {
-		blk64_t a = c[i].start + io, b = t[j].start + jo;
-		blk64_t n = c[i].len - io < t[j].len - jo ? c[i].len - io : t[j].len - jo;
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*a, c * size);
+	if (!q)
+		return ENOMEM;
+	*a = q;
+	*cap = c;
+	return 0;
+}
 
-		if (a == b)
-			same += n;
-		io += n;
-		jo += n;
-		if (io == c[i].len) {
+static int cmp_sm_seg(const void *a, const void *b)
+{
+	const struct sm_seg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * What a move does to the space map: the stretches where OLD and NEW
+ * differ are released and gained, all old tree blocks released and the
+ * new ones gained.  Every gained block must be free now.
+ */
+static errcode_t move_changes(const struct planner *p, uint32_t file,
+			      const struct layout_piece *old, size_t nold,
+			      const struct layout_piece *new, size_t nnew,
+			      const struct layout_piece *meta, size_t nmeta,
+			      struct sm_seg **out, size_t *nout, blk64_t *copy)
+{
+	const struct layout_piece *om;
+	struct sm_seg *ch = NULL;
+	size_t n = 0, i = 0, j = 0;
+	uint64_t cap = 0;
+	blk64_t io = 0, jo = 0;
+	uint32_t nom, k;
+	errcode_t ret = 0;
+
+	*copy = 0;
+	om = planner_meta(p, file, &nom);
+	while (i < nold && j < nnew && !ret) {
+		blk64_t x = old[i].start + io, y = new[j].start + jo;
+		blk64_t len = old[i].len - io < new[j].len - jo ?
+			old[i].len - io : new[j].len - jo;
+
+		if (x != y) {
+			if (!spacemap_is(&p->sm, y, len, SM_FREE))
+				ret = E2D_ERR_PLAN_CONFLICT;
+			else
+				ret = grow(&ch, &cap, n + 2, sizeof(*ch));
+			if (!ret) {
+				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
+				ch[n++] = (struct sm_seg){ y, len, SM_FILE0 + file };
+				*copy += len;
+			}
+		}
+		io += len;
+		jo += len;
+		if (io == old[i].len) {
 			i++;
 			io = 0;
 		}
-		if (jo == t[j].len) {
+		if (jo == new[j].len) {
 			j++;
 			jo = 0;
 		}
 	}
-	return same;
-}
-
-/* Every block of [START, START+LEN) free or FILE's own. */
-static int free_or_own(const struct planner *p, blk64_t start, blk64_t len,
-		       uint32_t file)
-{
-	const struct spacemap *sm = &p->sm;
-	blk64_t end = start + len;
-	size_t i;
-
-	if (start < sm->first || end > sm->end)
-		return 0;
-	for (i = spacemap_find(sm, start); i < sm->n && sm->seg[i].start < end; i++)
-		if (sm->seg[i].owner != SM_FREE &&
-		    sm->seg[i].owner != SM_FILE0 + file)
-			return 0;
-	return 1;
-}
-
-static errcode_t append_runs(struct plan *plan, const struct layout_piece *runs,
-			     size_t n, uint64_t *off)
-{
-	uint64_t cap = plan->runs_cap ? plan->runs_cap : 256;
-	struct layout_piece *r;
-
-	if (plan->nruns + n > plan->runs_cap) {
-		while (cap < plan->nruns + n)
-			cap *= 2;
-		r = realloc(plan->runs, cap * sizeof(*r));
-		if (!r)
-			return ENOMEM;
-		plan->runs = r;
-		plan->runs_cap = cap;
+	if (!ret && (i < nold || j < nnew))
+		ret = E2D_ERR_PLAN_CONFLICT;	/* lengths differ */
+	for (k = 0; k < nom && !ret; k++) {
+		ret = grow(&ch, &cap, n + 1, sizeof(*ch));
+		if (!ret)
+			ch[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
 	}
-	memcpy(plan->runs + plan->nruns, runs, n * sizeof(*runs));
-	*off = plan->nruns;
-	plan->nruns += n;
+	for (k = 0; k < nmeta && !ret; k++) {
+		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
+			ret = E2D_ERR_PLAN_CONFLICT;
+		else
+			ret = grow(&ch, &cap, n + 1, sizeof(*ch));
+		if (!ret) {
+			ch[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
+						   SM_FILE0 + file };
+			*copy += meta[k].len;
+		}
+	}
+	if (ret) {
+		free(ch);
+		return ret;
+	}
+	qsort(ch, n, sizeof(*ch), cmp_sm_seg);
+	for (i = 1; i < n; i++)
+		if (ch[i - 1].start + ch[i - 1].len > ch[i].start) {
+			free(ch);
+			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */
+		}
+	*out = ch;
+	*nout = n;
+	return 0;
+}
+
+errcode_t planner_commit_changes(struct planner *p, uint32_t file,
+				 enum plan_move_kind kind,
+				 const struct plan_seg *segs, size_t nsegs,
+				 const struct layout_piece *meta, size_t nmeta)
+{
+	struct plan *plan = p->plan;
+	struct pfile *f = &p->pf[file];
+	struct plan_file *pfr = &plan->files[file];
+	const struct layout_piece *old;
+	struct layout_piece *new = NULL, *newmeta = NULL;
+	struct sm_seg *ch = NULL;
+	struct plan_move *mv;
+	size_t nnew = 0, nch = 0;
+	blk64_t copy;
+	uint32_t nold, i;
+	errcode_t ret;
+
+	old = planner_runs(p, file, &nold);
+	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
+	if (ret)
+		return ret;
+	ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch, &nch,
+			   &copy);
+	if (!ret && nmeta) {
+		newmeta = malloc(nmeta * sizeof(*newmeta));
+		if (!newmeta)
+			ret = ENOMEM;
+	}
+	if (!ret)
+		ret = grow(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
+			   sizeof(*plan->moves));
+	if (!ret)
+		ret = grow(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
+			   sizeof(*plan->segs));
+	if (!ret)
+		ret = grow(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
+			   sizeof(*plan->meta));
+	if (!ret)
+		ret = spacemap_apply(&p->sm, ch, nch);
+	free(ch);
+	if (ret) {
+		free(new);
+		free(newmeta);
+		return ret;
+	}
+	free(f->runs);
+	f->runs = new;
+	f->nruns = nnew;
+	free(f->meta);
+	if (nmeta)
+		memcpy(newmeta, meta, nmeta * sizeof(*meta));
+	f->meta = newmeta;
+	f->nmeta = nmeta;
+	f->etb_now = 0;
+	for (i = 0; i < nmeta; i++)
+		f->etb_now += meta[i].len;
+	if (!f->meta) {
+		/* No tree now: an empty owned list, not the layout's. */
+		f->meta = malloc(sizeof(*f->meta));
+		if (!f->meta)
+			return ENOMEM;
+	}
+	f->flags |= PF_PLACED;
+	if (kind != MOVE_STAGE)
+		f->flags &= ~PF_PENDING;
+
+	mv = &plan->moves[plan->nmoves++];
+	memset(mv, 0, sizeof(*mv));
+	mv->file = file;
+	mv->kind = kind;
+	mv->first_seg = plan->nsegs;
+	mv->nsegs = nsegs;
+	memcpy(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
+	plan->nsegs += nsegs;
+	mv->first_meta = plan->nmeta;
+	mv->nmeta = nmeta;
+	memcpy(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
+	plan->nmeta += nmeta;
+	mv->copy_blocks = copy;
+	plan->copy_blocks += copy;
+	pfr->moves++;
+	pfr->moved_blocks += copy;
+	pfr->pieces_after = plan_pieces(new, nnew);
+	pfr->read_after = plan_read_seconds(p->layout, new, nnew);
 	return 0;
 }
 
@@ -205,91 +329,26 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 			 const struct layout_piece *runs, size_t nruns,
 			 const struct layout_piece *meta, size_t nmeta)
 {
-	struct plan *plan = p->plan;
-	struct pfile *f = &p->pf[file];
-	struct plan_file *pfr = &plan->files[file];
-	const struct layout_piece *old;
-	struct plan_move *mv;
-	uint64_t run_off, meta_off;
-	blk64_t copy;
-	uint32_t n, i;
+	struct plan_seg *segs;
+	blk64_t off = 0;
+	size_t i;
 	errcode_t ret;
 
-	for (i = 0; i < nruns; i++)
-		if (!free_or_own(p, runs[i].start, runs[i].len, file))
-			return E2D_ERR_PLAN_CONFLICT;
-	for (i = 0; i < nmeta; i++)
-		if (!spacemap_is(&p->sm, meta[i].start, meta[i].len, SM_FREE))
-			return E2D_ERR_PLAN_CONFLICT;
-	copy = in_place_blocks(p, file, runs, nruns);
-	copy = p->layout->files[file].stream_blocks - copy;
-	for (i = 0; i < nmeta; i++)
-		copy += meta[i].len;
-
-	if (plan->nmoves == plan->moves_cap) {
-		uint64_t cap = plan->moves_cap ? plan->moves_cap * 2 : 64;
-		struct plan_move *m = realloc(plan->moves, cap * sizeof(*m));
-
-		if (!m)
-			return ENOMEM;
-		plan->moves = m;
-		plan->moves_cap = cap;
-	}
-	/* Old blocks are free for the moves after this one, not for this one. */
-	old = planner_runs(p, file, &n);
-	for (i = 0; i < n; i++) {
-		ret = spacemap_assign(&p->sm, old[i].start, old[i].len, SM_FREE);
-		if (ret)
-			return ret;
-	}
-	old = planner_meta(p, file, &n);
-	for (i = 0; i < n; i++) {
-		ret = spacemap_assign(&p->sm, old[i].start, old[i].len, SM_FREE);
-		if (ret)
-			return ret;
-	}
+	segs = malloc((nruns ? nruns : 1) * sizeof(*segs));
+	if (!segs)
+		return ENOMEM;
 	for (i = 0; i < nruns; i++) {
-		ret = spacemap_assign(&p->sm, runs[i].start, runs[i].len,
-				      SM_FILE0 + file);
-		if (ret)
-			return ret;
+		segs[i].off = off;
+		segs[i].len = runs[i].len;
+		segs[i].pblk = runs[i].start;
+		off += runs[i].len;
 	}
-	for (i = 0; i < nmeta; i++) {
-		ret = spacemap_assign(&p->sm, meta[i].start, meta[i].len,
-				      SM_FILE0 + file);
-		if (ret)
-			return ret;
-	}
-	ret = append_runs(plan, runs, nruns, &run_off);
-	if (!ret)
-		ret = append_runs(plan, meta, nmeta, &meta_off);
-	if (ret)
-		return ret;
-	f->flags |= PF_IN_PLAN | PF_PLACED;
-	f->flags &= ~PF_PENDING;
-	f->run_off = run_off;
-	f->nruns = nruns;
-	f->meta_off = meta_off;
-	f->nmeta = nmeta;
-	f->etb_now = 0;
-	for (i = 0; i < nmeta; i++)
-		f->etb_now += meta[i].len;
-
-	mv = &plan->moves[plan->nmoves++];
-	memset(mv, 0, sizeof(*mv));
-	mv->file = file;
-	mv->kind = kind;
-	mv->first_run = run_off;
-	mv->nruns = nruns;
-	mv->first_meta = meta_off;
-	mv->nmeta = nmeta;
-	mv->copy_blocks = copy;
-	plan->copy_blocks += copy;
-	pfr->moves++;
-	pfr->moved_blocks += copy;
-	pfr->pieces_after = plan_pieces(runs, nruns);
-	pfr->read_after = plan_read_seconds(p->layout, runs, nruns);
-	return 0;
+	if (off != p->layout->files[file].stream_blocks)
+		ret = E2D_ERR_PLAN_CONFLICT;
+	else
+		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
+	free(segs);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -386,7 +445,6 @@ static errcode_t build_space(struct planner *p)
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
 		uint32_t k;
 
-		p->pf[i].run_off = f->first_piece;
 		p->pf[i].nruns = f->pieces;
 		p->pf[i].meta_off = p->netb;
 		while (a < layout->naux && aux[a].ino < f->ino)
@@ -593,6 +651,41 @@ static void finish_figures(struct planner *p)
 			    &plan->largest_free_after);
 }
 
+/* Every unit in turn; what is left is packed; what is left then gets fewer pieces. */
+static errcode_t place_all(struct planner *p)
+{
+	struct unit *left;
+	uint64_t i, nleft = 0;
+	uint32_t k;
+	errcode_t err = 0;
+
+	left = malloc((p->nunits + 1) * sizeof(*left));
+	if (!left)
+		return ENOMEM;
+	for (i = 0; !err && i < p->nunits; i++) {
+		const struct unit *u = &p->units[i];
+		int placed, pending = 0;
+
+		for (k = 0; k < u->n; k++)
+			pending |= p->pf[p->members[u->first + k]].flags & PF_PENDING;
+		/* Files moved out of another's way earlier are placed already. */
+		if (!pending)
+			continue;
+		err = place_unit(p, u, &placed);
+		for (k = 0, pending = 0; k < u->n; k++)
+			pending |= p->pf[p->members[u->first + k]].flags & PF_PENDING;
+		if (pending)
+			left[nleft++] = *u;
+	}
+	if (!err)
+		err = compact_place(p, left, nleft);
+	for (i = 0; !err && i < p->layout->nfiles; i++)
+		if (p->pf[i].flags & PF_PENDING)
+			err = place_partial(p, i);
+	free(left);
+	return err;
+}
+
 errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret)
 {
@@ -637,19 +730,14 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	err = check_candidates(&p);
 	if (!err)
 		err = build_units(&p);
-	for (i = 0; !err && i < p.nunits; i++) {
-		const struct unit *u = &p.units[i];
-		int placed;
-
-		/* Files moved out of another's way earlier are placed already. */
-		if (u->n == 1 && !(p.pf[p.members[u->first]].flags & PF_PENDING))
-			continue;
-		err = place_unit(&p, u, &placed);
-	}
+	if (!err)
+		err = place_all(&p);
 	if (!err)
 		finish_figures(&p);
 out:
 	for (i = 0; p.pf && i < layout->nfiles; i++) {
+		free(p.pf[i].runs);
+		free(p.pf[i].meta);
 		if (p.pf[i].fmap) {
 			fmap_free(p.pf[i].fmap);
 			free(p.pf[i].fmap);
@@ -674,7 +762,8 @@ void plan_free(struct plan *plan)
 	if (!plan)
 		return;
 	free(plan->moves);
-	free(plan->runs);
+	free(plan->segs);
+	free(plan->meta);
 	free(plan->files);
 	free(plan);
 }

@@ -15,15 +15,15 @@ enum {
 	PF_PLACED	= 1 << 1,	/* the plan moved it */
 	PF_UNMOVABLE	= 1 << 2,	/* never moved (select.c) */
 	PF_IN_SET	= 1 << 3,	/* pending member of a multi-file unit */
-	PF_IN_PLAN	= 1 << 4,	/* runs/meta index plan->runs (else the layout) */
 	PF_IN_UNIT	= 1 << 5,	/* member of the unit being placed (window.c) */
 };
 
 struct pfile {
-	uint64_t	run_off;	/* stream runs: layout->pieces or plan->runs */
-	uint32_t	nruns;
-	uint64_t	meta_off;	/* extent tree runs: planner->etb or plan->runs */
-	uint32_t	nmeta;
+	struct layout_piece *runs;	/* stream runs after a planned move (owned) */
+	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
+	struct layout_piece *meta;	/* extent tree runs after a move (owned) */
+	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
+	uint64_t	meta_off;
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
 	uint64_t	extents_contig;	/* extents it would have when contiguous */
@@ -68,13 +68,20 @@ blk64_t planner_limit(const struct planner *p, uint32_t file);
 /* Zone index holding BLK, or -1 when BLK is fixed metadata. */
 int64_t planner_zone_of(const struct planner *p, blk64_t blk);
 /*
- * Record a move of FILE to RUNS (stream order) and META and update the
- * space map.  Every new block must be free or the file's own.
+ * Record a move of FILE to RUNS (its whole stream, in order) and META (its
+ * new extent tree blocks) and update the space map.  Blocks of RUNS where
+ * the file has that part of its stream already stay; every other new
+ * block must be free.  E2D_ERR_PLAN_CONFLICT (nothing changed) otherwise.
  */
 errcode_t planner_commit(struct planner *p, uint32_t file,
 			 enum plan_move_kind kind,
 			 const struct layout_piece *runs, size_t nruns,
 			 const struct layout_piece *meta, size_t nmeta);
+/* The same with CHANGES to the stream rather than all of it. */
+errcode_t planner_commit_changes(struct planner *p, uint32_t file,
+				 enum plan_move_kind kind,
+				 const struct plan_seg *changes, size_t nchanges,
+				 const struct layout_piece *meta, size_t nmeta);
 
 /* place.c */
 /* Place unit U; *placed says whether all its files reached best. */
@@ -94,6 +101,17 @@ errcode_t place_members(struct planner *p, const struct unit *u,
  */
 errcode_t place_need(struct planner *p, uint32_t file, int splits,
 		     blk64_t *need);
+
+/* Step 4: fewer pieces in the largest free runs, if that is fewer. */
+errcode_t place_partial(struct planner *p, uint32_t file);
+
+/* compact.c */
+/*
+ * Pack the pending files of UNITS into the gaps they share with free
+ * space, moving parts out of the way and in, chunk by chunk.
+ */
+errcode_t compact_place(struct planner *p, const struct unit *units,
+			size_t nunits);
 
 /* window.c */
 /*

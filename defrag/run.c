@@ -50,7 +50,6 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 
 	for (i = 0; i < plan->nmoves; i++) {
 		const struct plan_move *mv = &plan->moves[i];
-		struct target t = { plan->runs + mv->first_run, mv->nruns };
 		struct run_result *res = &st->results[i];
 		struct move_stats ms;
 
@@ -64,8 +63,9 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			st->cancelled = 1;
 			break;
 		}
-		res->err = move_file(&c, layout->files[mv->file].ino, &t,
-				     plan->runs + mv->first_meta, mv->nmeta, &ms);
+		res->err = move_file(&c, layout->files[mv->file].ino,
+				     plan->segs + mv->first_seg, mv->nsegs,
+				     plan->meta + mv->first_meta, mv->nmeta, &ms);
 		res->done = ms.switched;
 		res->copied = ms.copied;
 		res->written = ms.written;

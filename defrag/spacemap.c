@@ -198,6 +198,79 @@ errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
 	return 0;
 }
 
+/* Append to OUT (cap *CAP), merging with the last segment when alike. */
+static errcode_t emit(struct sm_seg **out, size_t *n, size_t *cap,
+		      blk64_t start, blk64_t len, uint32_t owner)
+{
+	if (!len)
+		return 0;
+	if (*n && (*out)[*n - 1].owner == owner &&
+	    (*out)[*n - 1].start + (*out)[*n - 1].len == start) {
+		(*out)[*n - 1].len += len;
+		return 0;
+	}
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct sm_seg *p = realloc(*out, c * sizeof(*p));
+
+		if (!p)
+			return ENOMEM;
+		*out = p;
+		*cap = c;
+	}
+	(*out)[(*n)++] = (struct sm_seg){ start, len, owner };
+	return 0;
+}
+
+errcode_t spacemap_apply(struct spacemap *sm, const struct sm_seg *ch, size_t n)
+{
+	struct sm_seg *out = NULL;
+	size_t on = 0, cap = 0, i, j = 0;
+	errcode_t ret = 0;
+
+	if (!n)
+		return 0;
+	if (n <= 8) {
+		for (i = 0; i < n && !ret; i++)
+			ret = spacemap_assign(sm, ch[i].start, ch[i].len, ch[i].owner);
+		return ret;
+	}
+	cap = sm->n + 2 * n + 1;
+	out = malloc(cap * sizeof(*out));
+	if (!out)
+		return ENOMEM;
+	for (i = 0; i < sm->n && !ret; i++) {
+		blk64_t pos = sm->seg[i].start, end = pos + sm->seg[i].len;
+
+		while (pos < end && !ret) {
+			while (j < n && ch[j].start + ch[j].len <= pos)
+				j++;
+			if (j < n && ch[j].start <= pos) {
+				blk64_t stop = ch[j].start + ch[j].len < end ?
+					ch[j].start + ch[j].len : end;
+
+				ret = emit(&out, &on, &cap, pos, stop - pos, ch[j].owner);
+				pos = stop;
+			} else {
+				blk64_t stop = j < n && ch[j].start < end ? ch[j].start : end;
+
+				ret = emit(&out, &on, &cap, pos, stop - pos,
+					   sm->seg[i].owner);
+				pos = stop;
+			}
+		}
+	}
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	free(sm->seg);
+	sm->seg = out;
+	sm->n = on;
+	sm->cap = cap;
+	return 0;
+}
+
 int spacemap_is(const struct spacemap *sm, blk64_t start, blk64_t len,
 		uint32_t owner)
 {

@@ -51,6 +51,13 @@ size_t spacemap_find(const struct spacemap *sm, blk64_t blk);
 errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
 			  uint32_t owner);
 
+/*
+ * Apply CHANGES (sorted by start, not overlapping): each run goes to its
+ * owner.  One pass over the map, for moves that change many runs.
+ */
+errcode_t spacemap_apply(struct spacemap *sm, const struct sm_seg *changes,
+			 size_t n);
+
 /* Whether all of [START, START+LEN) belongs to OWNER. */
 int spacemap_is(const struct spacemap *sm, blk64_t start, blk64_t len,
 		uint32_t owner);
