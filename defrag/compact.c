@@ -17,8 +17,11 @@
  *      moved there.
  * Each of these is an ordinary crash-safe move of one file; a file in
  * the middle of this is in more pieces than before for a while, never
- * incomplete.  Only extent-mapped files take part (a block-mapped file's
- * indirect blocks would have to move with every part of it).
+ * incomplete.  A block-mapped file's indirect blocks move with every part
+ * of it whose addresses they hold (mapclose.c); one whose final place is
+ * already behind the frontier while it still maps blocks ahead of it is
+ * kept elsewhere, its final place reserved, until the file's last part
+ * is filled in.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,10 +37,21 @@ struct gap {
 	blk64_t		used;		/* packed from start */
 };
 
+/* Final places of indirect blocks, kept free until their file is complete. */
+struct reserved {
+	uint32_t	file;
+	blk64_t		blk;
+};
+
 struct compact {
 	struct planner	*p;
 	uint8_t		*member;	/* per file: takes part */
 	blk64_t		*final;		/* per file: where its stream goes, or 0 */
+	struct reserved	*res;		/* reserved slots */
+	size_t		nres, res_cap;
+	blk64_t		*want;		/* slots to reserve after the move at hand */
+	size_t		nwant, want_cap;
+	blk64_t		chunk_start;	/* the chunk at hand */
 	struct gap	*gaps;
 	size_t		ngaps;
 	/* Staging candidates for the chunk at hand: free runs, best first. */
@@ -326,6 +340,9 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	ret = planner_fmap(p, f, &m);
 	if (ret)
 		return ret;
+	*need = 0;
+	if (!m->extents)
+		return 0;	/* indirect blocks are in the stream */
 	cur = planner_runs(p, f, &ncur);
 	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns);
 	if (ret)
@@ -339,34 +356,133 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	return ret;
 }
 
-/* Commit CH for F with a tree in staging space (or at TREE_AT when nonzero). */
+static errcode_t want_slot(struct compact *c, blk64_t blk)
+{
+	if (c->nwant == c->want_cap) {
+		size_t cap = c->want_cap ? 2 * c->want_cap : 64;
+		blk64_t *q = realloc(c->want, cap * sizeof(*q));
+
+		if (!q)
+			return ENOMEM;
+		c->want = q;
+		c->want_cap = cap;
+	}
+	c->want[c->nwant++] = blk;
+	return 0;
+}
+
+/*
+ * mapclose_alloc_fn: an indirect block whose contents change goes to
+ * staging; if its final place is behind the chunk, that place is
+ * reserved for it.
+ */
+static int stage_mapping(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk)
+{
+	struct compact *c = priv;
+	struct layout_piece *one = NULL;
+	size_t n = 0, cap = 0;
+	int ret;
+
+	ret = take_staging(c, 1, &one, &n, &cap);
+	if (!ret)
+		*pblk = one[0].start;
+	free(one);
+	/*
+	 * A final place behind the chunk would be taken as free space; one
+	 * inside it is the fill's to deal with.
+	 */
+	if (!ret && c->member[f] == 1 && c->final[f] + pos < c->chunk_start)
+		ret = want_slot(c, c->final[f] + pos) ? -1 : 0;
+	return ret;
+}
+
+/* After a move of F: reserve the slots it asked for. */
+static errcode_t reserve_wanted(struct compact *c, uint32_t f)
+{
+	size_t i;
+	errcode_t ret = 0;
+
+	for (i = 0; i < c->nwant && !ret; i++) {
+		if (!spacemap_is(&c->p->sm, c->want[i], 1, SM_FREE))
+			continue;	/* taken by its own block: nothing to keep */
+		if (c->nres == c->res_cap) {
+			size_t cap = c->res_cap ? 2 * c->res_cap : 64;
+			struct reserved *q = realloc(c->res, cap * sizeof(*q));
+
+			if (!q)
+				return ENOMEM;
+			c->res = q;
+			c->res_cap = cap;
+		}
+		c->res[c->nres++] = (struct reserved){ f, c->want[i] };
+		ret = spacemap_assign(&c->p->sm, c->want[i], 1, SM_RESERVED);
+	}
+	c->nwant = 0;
+	return ret;
+}
+
+/* Give back F's reserved slots (all files' when F is UINT32_MAX). */
+static errcode_t unreserve(struct compact *c, uint32_t f)
+{
+	size_t i, o = 0;
+	errcode_t ret = 0;
+
+	for (i = 0; i < c->nres; i++) {
+		if (f != UINT32_MAX && c->res[i].file != f) {
+			c->res[o++] = c->res[i];
+			continue;
+		}
+		if (!ret)
+			ret = spacemap_assign(&c->p->sm, c->res[i].blk, 1, SM_FREE);
+	}
+	c->nres = o;
+	return ret;
+}
+
+/*
+ * Commit CH for F, with the indirect blocks it changes moved too and a
+ * tree in staging space (or at TREE_AT when nonzero).  *ok 0: no room.
+ */
 static errcode_t commit_with_tree(struct compact *c, uint32_t f,
-				  enum plan_move_kind kind, struct plan_seg *ch,
-				  size_t nch, blk64_t tree_at, int *ok)
+				  enum plan_move_kind kind, struct plan_seg *ch0,
+				  size_t nch0, blk64_t tree_at, int *ok)
 {
 	struct layout_piece *meta = NULL;
-	size_t nmeta = 0, cap = 0;
+	struct plan_seg *ch = NULL;
+	size_t nmeta = 0, cap = 0, nch = 0;
 	uint32_t need;
 	errcode_t ret;
 
 	*ok = 0;
-	ret = tree_blocks_after(c, f, ch, nch, &need);
+	ret = mapclose_changes(c->p, f, ch0, nch0, stage_mapping, c, &ch, &nch);
+	if (ret == E2F_ERR_NO_SPACE) {
+		c->nwant = 0;
+		return 0;
+	}
+	if (!ret)
+		ret = tree_blocks_after(c, f, ch, nch, &need);
 	if (ret)
-		return ret;
+		goto out;
 	if (need && tree_at) {
 		ret = push_piece(&meta, &nmeta, &cap, tree_at, tree_at + need);
 		if (ret)
-			return ret;
+			goto out;
 	} else if (need && take_staging(c, need, &meta, &nmeta, &cap)) {
-		free(meta);
-		return 0;
+		goto out;
 	}
 	ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta);
-	free(meta);
-	if (ret == E2D_ERR_PLAN_CONFLICT)
-		return 0;
+	if (ret == E2D_ERR_PLAN_CONFLICT) {
+		ret = 0;
+		goto out;
+	}
+	if (!ret)
+		ret = reserve_wanted(c, f);
 	if (!ret)
 		*ok = 1;
+out:
+	c->nwant = 0;
+	free(meta);
+	free(ch);
 	return ret;
 }
 
@@ -428,25 +544,69 @@ out:
 	return ret;
 }
 
-/* Step 2: the part of F's stream whose final place is in [LO, HI). */
+/*
+ * Step 2: the part of F's stream whose final place is in [LO, HI); the
+ * whole of it once that part is its last.
+ */
 static errcode_t fill_file(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			   int *ok)
 {
 	blk64_t n = c->p->layout->files[f].stream_blocks;
 	blk64_t a = c->final[f] > lo ? c->final[f] : lo;
 	blk64_t b = c->final[f] + n < hi ? c->final[f] + n : hi;
-	struct plan_seg ch;
-	int last;
+	struct plan_seg *ch = NULL;
+	blk64_t *inc = NULL, s, e;
+	size_t ninc = 0, nch = 0, k;
+	errcode_t ret;
 
 	*ok = 1;
 	if (a >= b)
 		return 0;
-	ch.off = a - c->final[f];
-	ch.len = b - a;
-	ch.pblk = a;
-	last = b == c->final[f] + n;
-	return commit_with_tree(c, f, last ? MOVE_PLACE : MOVE_FILL, &ch, 1,
-				last ? c->final[f] + n : 0, ok);
+	if (b == c->final[f] + n) {
+		struct plan_seg all = { 0, n, c->final[f] };
+
+		/* Its last part: everything to its final place, reserved slots too. */
+		ret = unreserve(c, f);
+		if (!ret)
+			ret = commit_with_tree(c, f, MOVE_PLACE, &all, 1,
+					       c->final[f] + n, ok);
+		return ret;
+	}
+	/* Indirect blocks still mapping blocks ahead wait in staging. */
+	ret = mapclose_incomplete(c->p, f, a - c->final[f], b - c->final[f],
+				  &inc, &ninc);
+	if (ret)
+		return ret;
+	ch = malloc((2 * ninc + 2) * sizeof(*ch));
+	if (!ch) {
+		free(inc);
+		return ENOMEM;
+	}
+	s = a - c->final[f];
+	e = b - c->final[f];
+	for (k = 0; k <= ninc; k++) {
+		blk64_t stop = k < ninc ? inc[k] : e;
+
+		if (stop > s)
+			ch[nch++] = (struct plan_seg){ s, stop - s, c->final[f] + s };
+		if (k < ninc) {
+			blk64_t to;
+
+			if (stage_mapping(c, f, inc[k], &to) ||
+			    want_slot(c, c->final[f] + inc[k])) {
+				*ok = 0;
+				goto out;
+			}
+			ch[nch++] = (struct plan_seg){ inc[k], 1, to };
+			s = inc[k] + 1;
+		}
+	}
+	ret = commit_with_tree(c, f, MOVE_FILL, ch, nch, 0, ok);
+out:
+	c->nwant = 0;
+	free(ch);
+	free(inc);
+	return ret;
 }
 
 static blk64_t total_free(const struct spacemap *sm)
@@ -520,6 +680,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 			    s + p->pf[f].etb_contig > front + len)
 				len = s + p->pf[f].etb_contig - front;
 		}
+		c->chunk_start = front;
 		ret = gather_candidates(c, front, front + len);
 		if (!ret)
 			ret = owners_in(c, front, front + len, &own, &nown);
@@ -561,9 +722,13 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 			const struct layout_file *lf = &p->layout->files[f];
 			blk64_t need;
 
-			/* Extent files that fit in a zone, with a readable map. */
-			if ((lf->flags & LAYOUT_F_EXTENTS) && lf->best <= 1 &&
-			    (p->pf[f].flags & PF_PENDING) &&
+			/*
+			 * Files that fit in a zone, with a readable map;
+			 * block-mapped ones where any block is addressable.
+			 */
+			if (((lf->flags & LAYOUT_F_EXTENTS) ||
+			     ext2fs_blocks_count(p->fs->super) <= (1ULL << 32)) &&
+			    lf->best <= 1 && (p->pf[f].flags & PF_PENDING) &&
 			    !place_need(p, f, 0, &need))
 				c.member[f] = 1;
 		}
@@ -573,10 +738,15 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 	for (i = 0; !ret && i < c.ngaps && !stuck; i++)
 		if (c.gaps[i].used)
 			ret = run_gap(&c, &c.gaps[i], &stuck);
+	/* Stuck: files not complete keep their staged indirect blocks; free the slots. */
+	if (!ret)
+		ret = unreserve(&c, UINT32_MAX);
 out:
 	free(c.member);
 	free(c.final);
 	free(c.gaps);
 	free(c.cand);
+	free(c.res);
+	free(c.want);
 	return ret;
 }

@@ -105,6 +105,26 @@ errcode_t place_need(struct planner *p, uint32_t file, int splits,
 /* Step 4: fewer pieces in the largest free runs, if that is fewer. */
 errcode_t place_partial(struct planner *p, uint32_t file);
 
+/* mapclose.c */
+/* Give the mapping block at stream position POS of FILE a new block; nonzero: none. */
+typedef int (*mapclose_alloc_fn)(void *priv, uint32_t file, blk64_t pos,
+				 blk64_t *pblk);
+/*
+ * CHANGES for block-mapped FILE, plus new places (from ALLOC) for every
+ * indirect block whose contents they change and which does not move
+ * already.  *OUT (malloc'd, sorted) is CHANGES as they are for extent files.
+ */
+errcode_t mapclose_changes(struct planner *p, uint32_t file,
+			   const struct plan_seg *changes, size_t nchanges,
+			   mapclose_alloc_fn alloc, void *priv,
+			   struct plan_seg **out, size_t *nout);
+/*
+ * Stream positions of FILE's indirect blocks in [A, B) that map blocks at
+ * or after B: their contents are not final until those are placed.
+ */
+errcode_t mapclose_incomplete(struct planner *p, uint32_t file, blk64_t a,
+			      blk64_t b, blk64_t **out, size_t *nout);
+
 /* compact.c */
 /*
  * Pack the pending files of UNITS into the gaps they share with free

@@ -18,6 +18,7 @@ enum {
 	SM_FREE = 0,
 	SM_META,	/* fixed metadata: between zones */
 	SM_PINNED,	/* in use, never moved */
+	SM_RESERVED,	/* free, but kept for a block's final place (compact.c) */
 	SM_FILE0	/* SM_FILE0 + i: layout->files[i] */
 };
 
