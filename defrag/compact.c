@@ -51,6 +51,8 @@ struct compact {
 	size_t		nres, res_cap;
 	blk64_t		*want;		/* slots to reserve after the move at hand */
 	size_t		nwant, want_cap;
+	struct layout_piece *held;	/* final places the move at hand takes directly */
+	size_t		nheld, held_cap;
 	blk64_t		chunk_start;	/* the chunk at hand */
 	struct gap	*gaps;
 	size_t		ngaps;
@@ -131,19 +133,73 @@ static void assign(struct compact *c, size_t g, uint32_t f)
 	c->gaps[g].used += file_need(c, f);
 }
 
-/* Final places for the units, largest first; a set that fits nowhere whole goes file by file. */
+/* Mean block address of the streams of FILES[0..N). */
+static double centroid(const struct compact *c, const uint32_t *files, uint32_t n)
+{
+	double sum = 0, blocks = 0;
+	uint32_t nr, i, k;
+
+	for (k = 0; k < n; k++) {
+		const struct layout_piece *r = planner_runs(c->p, files[k], &nr);
+
+		for (i = 0; i < nr; i++) {
+			sum += ((double)r[i].start + r[i].len / 2.0) * r[i].len;
+			blocks += r[i].len;
+		}
+	}
+	return blocks ? sum / blocks : 0;
+}
+
+/* What goes into a gap as one: a whole set (path order) or one file. */
+struct item {
+	uint32_t	first, n;	/* mem[...] */
+	int64_t		gap;
+	double		centroid;
+};
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? -1 : 1;
+	if (x->centroid != y->centroid)
+		return x->centroid < y->centroid ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_need_desc(const void *a, const void *b, void *arg)
+{
+	const struct compact *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	blk64_t nx = file_need(c, x), ny = file_need(c, y);
+
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Final places.  Which gap: first fit, largest first, a set whole if it
+ * fits anywhere, else file by file.  Where in the gap: those whose blocks
+ * lie first come first, so that fewer blocks must move out of the way
+ * twice.
+ */
 static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits)
 {
 	struct cunit *cu;
+	struct item *it;
 	uint32_t *mem, nmem = 0;
-	size_t i, n = 0;
+	size_t i, n = 0, nit = 0;
 	uint32_t k;
 
 	cu = malloc((nunits + 1) * sizeof(*cu));
 	mem = malloc((c->p->nmembers + 1) * sizeof(*mem));
-	if (!cu || !mem) {
+	it = malloc((c->p->nmembers + 1) * sizeof(*it));
+	if (!cu || !mem || !it) {
 		free(cu);
 		free(mem);
+		free(it);
 		return ENOMEM;
 	}
 	/* Only the files that take part. */
@@ -168,22 +224,34 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 		int64_t g = first_fit(c, cu[i].need);
 
 		if (g >= 0) {
-			for (k = 0; k < cu[i].n; k++)
-				assign(c, g, mem[cu[i].first + k]);
+			c->gaps[g].used += cu[i].need;
+			it[nit++] = (struct item){ cu[i].first, cu[i].n, g, 0 };
 			continue;
 		}
+		qsort_r(mem + cu[i].first, cu[i].n, sizeof(*mem), cmp_need_desc, c);
 		for (k = 0; k < cu[i].n; k++) {
 			uint32_t f = mem[cu[i].first + k];
 
 			g = first_fit(c, file_need(c, f));
-			if (g >= 0)
-				assign(c, g, f);
-			else
+			if (g < 0) {
 				c->member[f] = 2;	/* takes part, but has no place */
+				continue;
+			}
+			c->gaps[g].used += file_need(c, f);
+			it[nit++] = (struct item){ cu[i].first + k, 1, g, 0 };
 		}
 	}
+	for (i = 0; i < nit; i++)
+		it[i].centroid = centroid(c, mem + it[i].first, it[i].n);
+	qsort(it, nit, sizeof(*it), cmp_item);
+	for (i = 0; i < c->ngaps; i++)
+		c->gaps[i].used = 0;
+	for (i = 0; i < nit; i++)
+		for (k = 0; k < it[i].n; k++)
+			assign(c, it[i].gap, mem[it[i].first + k]);
 	free(cu);
 	free(mem);
+	free(it);
 	return 0;
 }
 
@@ -296,31 +364,148 @@ static errcode_t gather_candidates(struct compact *c, blk64_t lo, blk64_t hi)
 	return ret;
 }
 
-/* Take LEN staging blocks, appended to *OUT as runs.  -1 when there are too few. */
+/*
+ * Take LEN staging blocks, appended to *OUT as runs.  -1 when there are
+ * too few.  The candidates were listed when the chunk began; blocks taken
+ * since by a direct move to a final place are skipped.
+ */
 static int take_staging(struct compact *c, blk64_t len, struct layout_piece **out,
 			size_t *nout, size_t *cap)
 {
+	const struct spacemap *sm = &c->p->sm;
+
 	while (len) {
 		struct layout_piece *r;
+		const struct sm_seg *g;
 		blk64_t n, at;
 
 		if (c->cand_next >= c->ncand)
 			return -1;
 		r = &c->cand[c->cand_next];
-		n = r->len - c->cand_off < len ? r->len - c->cand_off : len;
 		at = r->start + c->cand_off;
-		if (*nout && (*out)[*nout - 1].start + (*out)[*nout - 1].len == at)
-			(*out)[*nout - 1].len += n;
-		else if (push_piece(out, nout, cap, at, at + n))
-			return -1;
+		n = r->len - c->cand_off < len ? r->len - c->cand_off : len;
+		g = &sm->seg[spacemap_find(sm, at)];
+		if (g->start + g->len - at < n)
+			n = g->start + g->len - at;
+		if (g->owner == SM_FREE) {
+			if (*nout && (*out)[*nout - 1].start + (*out)[*nout - 1].len == at)
+				(*out)[*nout - 1].len += n;
+			else if (push_piece(out, nout, cap, at, at + n))
+				return -1;
+			len -= n;
+		}
 		c->cand_off += n;
-		len -= n;
 		if (c->cand_off == r->len) {
 			c->cand_next++;
 			c->cand_off = 0;
 		}
 	}
 	return 0;
+}
+
+static int cmp_seg_off(const void *a, const void *b)
+{
+	const struct plan_seg *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static errcode_t push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
+			  blk64_t off, blk64_t len, blk64_t pblk)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		struct plan_seg *q = realloc(*ch, nc * sizeof(*q));
+
+		if (!q)
+			return ENOMEM;
+		*ch = q;
+		*cap = nc;
+	}
+	(*ch)[(*n)++] = (struct plan_seg){ off, len, pblk };
+	return 0;
+}
+
+static int cmp_piece_start(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Mark the held final places (c->held) as taken, or give them back. */
+static errcode_t mark_held(struct compact *c, uint32_t owner)
+{
+	struct sm_seg *ch;
+	size_t i;
+	errcode_t ret;
+
+	if (!c->nheld)
+		return 0;
+	ch = malloc(c->nheld * sizeof(*ch));
+	if (!ch)
+		return ENOMEM;
+	qsort(c->held, c->nheld, sizeof(*c->held), cmp_piece_start);
+	for (i = 0; i < c->nheld; i++)
+		ch[i] = (struct sm_seg){ c->held[i].start, c->held[i].len, owner };
+	ret = spacemap_apply(&c->p->sm, ch, c->nheld);
+	free(ch);
+	return ret;
+}
+
+/* Give the final places held for the move at hand back to the free space. */
+static errcode_t release_held(struct compact *c)
+{
+	errcode_t ret = mark_held(c, SM_FREE);
+
+	c->nheld = 0;
+	return ret;
+}
+
+/*
+ * Where LEN stream positions of F from SO on go when they leave [LO, HI):
+ * their final places where those are free (they never move again), to
+ * *CH, held; what remains, to *REST for staging.
+ */
+static errcode_t split_direct(struct compact *c, uint32_t f, blk64_t so,
+			      blk64_t len, blk64_t lo, blk64_t hi,
+			      struct plan_seg **ch, size_t *nch, size_t *chcap,
+			      struct plan_seg **rest, size_t *nrest, size_t *restcap)
+{
+	const struct spacemap *sm = &c->p->sm;
+	errcode_t ret = 0;
+
+	while (len && !ret) {
+		blk64_t n = len, fin = c->final[f] + so;
+		int direct = 0;
+
+		if (c->member[f] == 1) {
+			const struct sm_seg *g = &sm->seg[spacemap_find(sm, fin)];
+
+			if (g->start + g->len - fin < n)
+				n = g->start + g->len - fin;
+			if (fin < hi && fin + n > lo) {
+				/* Final place inside the chunk: up to its edge. */
+				if (fin < lo)
+					n = lo - fin;
+				else
+					n = (hi - fin < n ? hi - fin : n);
+			} else {
+				direct = g->owner == SM_FREE;
+			}
+		}
+		if (direct) {
+			ret = push_seg(ch, nch, chcap, so, n, fin);
+			if (!ret)
+				ret = push_piece(&c->held, &c->nheld, &c->held_cap, fin,
+						 fin + n);
+		} else {
+			ret = push_seg(rest, nrest, restcap, so, n, 0);
+		}
+		so += n;
+		len -= n;
+	}
+	return ret;
 }
 
 /* Extent tree blocks FILE needs with CHANGES applied. */
@@ -470,7 +655,9 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	} else if (need && take_staging(c, need, &meta, &nmeta, &cap)) {
 		goto out;
 	}
-	ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta);
+	ret = release_held(c);
+	if (!ret)
+		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta);
 	if (ret == E2D_ERR_PLAN_CONFLICT) {
 		ret = 0;
 		goto out;
@@ -480,6 +667,8 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	if (!ret)
 		*ok = 1;
 out:
+	if (!ret)
+		ret = release_held(c);
 	c->nwant = 0;
 	free(meta);
 	free(ch);
@@ -491,9 +680,9 @@ static errcode_t clear_file(struct compact *c, uint32_t f, blk64_t lo, blk64_t h
 			    int *ok)
 {
 	const struct layout_piece *cur, *meta;
-	struct plan_seg *ch = NULL;
+	struct plan_seg *ch = NULL, *rest = NULL;
 	struct layout_piece *st = NULL;
-	size_t nch = 0, chcap = 0, nst = 0, stcap = 0, k;
+	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j;
 	uint32_t ncur, nmeta, i;
 	blk64_t off = 0;
 	int meta_inside = 0;
@@ -501,37 +690,49 @@ static errcode_t clear_file(struct compact *c, uint32_t f, blk64_t lo, blk64_t h
 
 	*ok = 1;
 	cur = planner_runs(c->p, f, &ncur);
-	for (i = 0; i < ncur; off += cur[i].len, i++) {
+	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t a = cur[i].start > lo ? cur[i].start : lo;
 		blk64_t b = cur[i].start + cur[i].len < hi ? cur[i].start + cur[i].len : hi;
-		blk64_t so = off + (a - cur[i].start);
+		blk64_t *pos = NULL;
+		size_t npos = 0;
 
 		if (a >= b)
 			continue;
-		/* In its final place already: stays. */
-		if (c->member[f] == 1 && cur[i].start - off == c->final[f])
+		if (!(c->member[f] == 1 && cur[i].start - off == c->final[f])) {
+			ret = split_direct(c, f, off + (a - cur[i].start), b - a, lo, hi,
+					   &ch, &nch, &chcap, &rest, &nrest, &restcap);
 			continue;
-		nst = 0;
-		if (take_staging(c, b - a, &st, &nst, &stcap)) {
-			*ok = 0;
-			goto out;
 		}
-		for (k = 0; k < nst; k++) {
-			if (nch == chcap) {
-				struct plan_seg *q;
+		/*
+		 * In its final place already: stays, but for indirect blocks,
+		 * whose contents will change when the blocks they map are
+		 * filled in: the fill puts them back.
+		 */
+		ret = mapclose_positions(c->p, f, off + (a - cur[i].start),
+					 off + (b - cur[i].start), 0, &pos, &npos);
+		for (k = 0; !ret && k < npos; k++)
+			ret = push_seg(&rest, &nrest, &restcap, pos[k], 1, 0);
+		free(pos);
+	}
+	/* Hold the direct places first, so that staging does not hand them out too. */
+	if (!ret)
+		ret = mark_held(c, SM_RESERVED);
+	for (j = 0; !ret && j < nrest; j++) {
+		blk64_t so = rest[j].off;
 
-				chcap = chcap ? 2 * chcap : 256;
-				q = realloc(ch, chcap * sizeof(*q));
-				if (!q) {
-					ret = ENOMEM;
-					goto out;
-				}
-				ch = q;
-			}
-			ch[nch++] = (struct plan_seg){ so, st[k].len, st[k].start };
+		if (take_staging(c, rest[j].len, &st, &(size_t){ 0 }, &stcap)) {
+			*ok = 0;
+			break;
+		}
+		/* take_staging appended from index 0: walk what it gave. */
+		for (k = 0; !ret && so < rest[j].off + rest[j].len; k++) {
+			ret = push_seg(&ch, &nch, &chcap, so, st[k].len, st[k].start);
 			so += st[k].len;
 		}
 	}
+	if (ret || !*ok)
+		goto out;
+	qsort(ch, nch, sizeof(*ch), cmp_seg_off);
 	meta = planner_meta(c->p, f, &nmeta);
 	for (i = 0; i < nmeta; i++)
 		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)
@@ -539,7 +740,14 @@ static errcode_t clear_file(struct compact *c, uint32_t f, blk64_t lo, blk64_t h
 	if (nch || meta_inside)
 		ret = commit_with_tree(c, f, MOVE_STAGE, ch, nch, 0, ok);
 out:
+	if (c->nheld) {
+		errcode_t r2 = release_held(c);
+
+		if (!ret)
+			ret = r2;
+	}
 	free(ch);
+	free(rest);
 	free(st);
 	return ret;
 }
@@ -572,9 +780,12 @@ static errcode_t fill_file(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi
 					       c->final[f] + n, ok);
 		return ret;
 	}
-	/* Indirect blocks still mapping blocks ahead wait in staging. */
-	ret = mapclose_incomplete(c->p, f, a - c->final[f], b - c->final[f],
-				  &inc, &ninc);
+	/*
+	 * Indirect blocks still mapping blocks ahead wait where they are (the
+	 * clearing moved them out of the chunk), their final places reserved.
+	 */
+	ret = mapclose_positions(c->p, f, a - c->final[f], b - c->final[f], 1,
+				 &inc, &ninc);
 	if (ret)
 		return ret;
 	ch = malloc((2 * ninc + 2) * sizeof(*ch));
@@ -590,14 +801,10 @@ static errcode_t fill_file(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi
 		if (stop > s)
 			ch[nch++] = (struct plan_seg){ s, stop - s, c->final[f] + s };
 		if (k < ninc) {
-			blk64_t to;
-
-			if (stage_mapping(c, f, inc[k], &to) ||
-			    want_slot(c, c->final[f] + inc[k])) {
-				*ok = 0;
+			if (want_slot(c, c->final[f] + inc[k])) {
+				ret = ENOMEM;
 				goto out;
 			}
-			ch[nch++] = (struct plan_seg){ inc[k], 1, to };
 			s = inc[k] + 1;
 		}
 	}
@@ -748,5 +955,6 @@ out:
 	free(c.cand);
 	free(c.res);
 	free(c.want);
+	free(c.held);
 	return ret;
 }

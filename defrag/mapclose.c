@@ -151,8 +151,8 @@ errout:
 	return ret;
 }
 
-errcode_t mapclose_incomplete(struct planner *p, uint32_t file, blk64_t a,
-			      blk64_t b, blk64_t **out, size_t *nout)
+errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
+			     blk64_t b, int incomplete, blk64_t **out, size_t *nout)
 {
 	blk64_t *res, *end, at = 0;
 	struct fmap *m;
@@ -182,7 +182,8 @@ errcode_t mapclose_incomplete(struct planner *p, uint32_t file, blk64_t a,
 		    end[i] > end[m->items[i].parent])
 			end[m->items[i].parent] = end[i];
 	for (i = 0, at = 0; i < m->nitems; at += m->items[i].len, i++)
-		if (m->items[i].kind != FMAP_DATA && at >= a && at < b && end[i] > b)
+		if (m->items[i].kind != FMAP_DATA && at >= a && at < b &&
+		    (!incomplete || end[i] > b))
 			res[n++] = at;
 	free(end);
 	*out = res;

@@ -119,11 +119,13 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 			   mapclose_alloc_fn alloc, void *priv,
 			   struct plan_seg **out, size_t *nout);
 /*
- * Stream positions of FILE's indirect blocks in [A, B) that map blocks at
- * or after B: their contents are not final until those are placed.
+ * Stream positions of FILE's indirect blocks in [A, B); with INCOMPLETE
+ * only those that map blocks at or after B, whose contents are not final
+ * until those are placed.  None for extent files.
  */
-errcode_t mapclose_incomplete(struct planner *p, uint32_t file, blk64_t a,
-			      blk64_t b, blk64_t **out, size_t *nout);
+errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
+			     blk64_t b, int incomplete, blk64_t **out,
+			     size_t *nout);
 
 /* compact.c */
 /*
