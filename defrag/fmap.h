@@ -133,6 +133,19 @@ errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 			   const struct layout_piece *meta, size_t nmeta,
 			   struct rebuild *r);
 void rebuild_free(struct rebuild *r);
+/* Add a block to write (BUF: one block, R takes it) / a gained run to R. */
+errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf);
+errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len);
+
+/* ----------------------------------------------------------------- exttree.c */
+
+/*
+ * Build the tree for R->extents in META's blocks (as many as it needs,
+ * in order), into R->i_block and R->writes, the blocks gained into R.
+ * E2D_ERR_PLAN_CONFLICT when META is too short.
+ */
+errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
+			const struct layout_piece *meta, size_t nmeta);
 
 /*
  * Whether TARGET keeps every mapping block of block-mapped M that stays

@@ -199,6 +199,23 @@ static errcode_t add_run(struct layout_piece **runs, size_t *n, size_t *cap,
 	return 0;
 }
 
+errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf)
+{
+	errcode_t ret;
+
+	ret = grow(&r->writes, &r->writes_cap, r->nwrites + 1, sizeof(*r->writes));
+	if (ret)
+		return ret;
+	r->writes[r->nwrites].pblk = pblk;
+	r->writes[r->nwrites++].buf = buf;
+	return 0;
+}
+
+errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len)
+{
+	return add_run(&r->gained, &r->ngained, &r->gained_cap, start, len);
+}
+
 /* Mapping block at the top of the stack is complete. */
 static errcode_t finish_frame(struct walker *w)
 {
@@ -399,142 +416,6 @@ int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
 	return !ret;
 }
 
-/* ---------------------------------------------------------- extent tree */
-
-static void put_header(struct ext3_extent_header *eh, unsigned entries,
-		       unsigned max, unsigned depth)
-{
-	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
-	eh->eh_entries = ext2fs_cpu_to_le16(entries);
-	eh->eh_max = ext2fs_cpu_to_le16(max);
-	eh->eh_depth = ext2fs_cpu_to_le16(depth);
-	eh->eh_generation = 0;
-}
-
-static void put_extent(struct ext3_extent *e, const struct mapbuild_extent *x)
-{
-	e->ee_block = ext2fs_cpu_to_le32((__u32)x->lblk);
-	e->ee_len = ext2fs_cpu_to_le16(x->uninit ? x->len + EXT_INIT_MAX_LEN : x->len);
-	e->ee_start_hi = ext2fs_cpu_to_le16((__u16)(x->pblk >> 32));
-	e->ee_start = ext2fs_cpu_to_le32((__u32)x->pblk);
-}
-
-static void put_index(struct ext3_extent_idx *ix, blk64_t lblk, blk64_t child)
-{
-	ix->ei_block = ext2fs_cpu_to_le32((__u32)lblk);
-	ix->ei_leaf = ext2fs_cpu_to_le32((__u32)child);
-	ix->ei_leaf_hi = ext2fs_cpu_to_le16((__u16)(child >> 32));
-	ix->ei_unused = 0;
-}
-
-/* A node of the tree being built: its block and the first logical block it covers. */
-struct node {
-	blk64_t	pblk;
-	blk64_t	lblk;
-};
-
-/*
- * Build the tree for R's extents bottom-up in META's blocks: full leaves,
- * then index levels, until the root in the inode holds the top level.
- */
-static errcode_t build_tree(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
-			    const struct layout_piece *meta, size_t nmeta)
-{
-	unsigned per = (fs->blocksize - sizeof(struct ext3_extent_header)) /
-		       sizeof(struct ext3_extent);
-	struct ext3_extent_header *root = (struct ext3_extent_header *)r->i_block;
-	struct node *level = NULL, *up = NULL;
-	size_t nlevel, i, j, mi = 0;
-	blk64_t moff = 0;
-	unsigned depth = 0;
-	uint32_t need = mapbuild_tree_blocks(fs, r->nextents);
-	blk64_t have = 0;
-	errcode_t ret = 0;
-
-	for (i = 0; i < nmeta; i++)
-		have += meta[i].len;
-	if (need > have)
-		return E2D_ERR_PLAN_CONFLICT;
-	memset(r->i_block, 0, sizeof(r->i_block));
-	if (r->nextents <= 4) {
-		put_header(root, r->nextents, 4, 0);
-		for (i = 0; i < r->nextents; i++)
-			put_extent((struct ext3_extent *)(root + 1) + i, &r->extents[i]);
-		return 0;
-	}
-
-	/* Level 0: the extents themselves, as "nodes" to be grouped into leaves. */
-	nlevel = r->nextents;
-	while (nlevel > 4) {
-		size_t nup = (nlevel + per - 1) / per;
-
-		up = calloc(nup, sizeof(*up));
-		if (!up) {
-			ret = ENOMEM;
-			goto out;
-		}
-		for (j = 0; j < nup; j++) {
-			size_t first = j * per, cnt = nlevel - first < per ? nlevel - first : per;
-			struct ext3_extent_header *eh;
-			char *buf;
-
-			while (mi < nmeta && moff >= meta[mi].len) {
-				mi++;
-				moff = 0;
-			}
-			if (mi >= nmeta) {
-				ret = E2D_ERR_PLAN_CONFLICT;
-				goto out;
-			}
-			up[j].pblk = meta[mi].start + moff++;
-			buf = calloc(1, fs->blocksize);
-			if (!buf) {
-				ret = ENOMEM;
-				goto out;
-			}
-			eh = (struct ext3_extent_header *)buf;
-			put_header(eh, cnt, per, depth);
-			for (i = 0; i < cnt; i++) {
-				if (depth == 0)
-					put_extent((struct ext3_extent *)(eh + 1) + i,
-						   &r->extents[first + i]);
-				else
-					put_index((struct ext3_extent_idx *)(eh + 1) + i,
-						  level[first + i].lblk,
-						  level[first + i].pblk);
-			}
-			up[j].lblk = depth == 0 ? r->extents[first].lblk : level[first].lblk;
-			ret = ext2fs_extent_block_csum_set(fs, ino, eh);
-			if (!ret)
-				ret = grow(&r->writes, &r->writes_cap, r->nwrites + 1,
-					   sizeof(*r->writes));
-			if (ret) {
-				free(buf);
-				goto out;
-			}
-			r->writes[r->nwrites].pblk = up[j].pblk;
-			r->writes[r->nwrites++].buf = buf;
-			ret = add_run(&r->gained, &r->ngained, &r->gained_cap,
-				      up[j].pblk, 1);
-			if (ret)
-				goto out;
-		}
-		free(level);
-		level = up;
-		up = NULL;
-		nlevel = nup;
-		depth++;
-	}
-	put_header(root, nlevel, 4, depth);
-	for (i = 0; i < nlevel; i++)
-		put_index((struct ext3_extent_idx *)(root + 1) + i, level[i].lblk,
-			  level[i].pblk);
-out:
-	free(level);
-	free(up);
-	return ret;
-}
-
 static int cmp_piece(const void *a, const void *b)
 {
 	const struct layout_piece *x = a, *y = b;
@@ -590,7 +471,7 @@ errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 			if (ret)
 				return ret;
 		}
-		ret = build_tree(fs, m->ino, r, meta, nmeta);
+		ret = exttree_build(fs, m->ino, r, meta, nmeta);
 		if (ret)
 			return ret;
 	}
@@ -613,3 +494,4 @@ void rebuild_free(struct rebuild *r)
 	free(r->released);
 	memset(r, 0, sizeof(*r));
 }
+

@@ -1,0 +1,237 @@
+/*
+ * compact_move.c --- the two kinds of move compaction makes: clearing a
+ * file's blocks out of the chunk at hand, and filling a file's part of
+ * the chunk in; each with the indirect blocks the move changes, and a new
+ * extent tree where one is needed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_int.h"
+
+/* Extent tree blocks FILE needs with CHANGES applied. */
+static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
+				   const struct plan_seg *ch, size_t nch,
+				   uint32_t *need)
+{
+	struct planner *p = c->p;
+	const struct layout_piece *cur;
+	struct layout_piece *runs = NULL;
+	struct target t;
+	struct fmap *m;
+	size_t nruns, ext;
+	uint32_t ncur;
+	errcode_t ret;
+
+	ret = planner_fmap(p, f, &m);
+	if (ret)
+		return ret;
+	*need = 0;
+	if (!m->extents)
+		return 0;	/* indirect blocks are in the stream */
+	cur = planner_runs(p, f, &ncur);
+	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns);
+	if (ret)
+		return ret;
+	t.runs = runs;
+	t.nruns = nruns;
+	ret = mapbuild_extents(m, &t, NULL, &ext);
+	free(runs);
+	if (!ret)
+		*need = mapbuild_tree_blocks(p->fs, ext);
+	return ret;
+}
+
+/*
+ * Commit CH for F, with the indirect blocks it changes moved too and a
+ * tree in staging space (or at TREE_AT when nonzero).  *ok 0: no room.
+ */
+static errcode_t commit_with_tree(struct compact *c, uint32_t f,
+				  enum plan_move_kind kind, struct plan_seg *ch0,
+				  size_t nch0, blk64_t tree_at, int *ok)
+{
+	struct layout_piece *meta = NULL;
+	struct plan_seg *ch = NULL;
+	size_t nmeta = 0, cap = 0, nch = 0;
+	uint32_t need;
+	errcode_t ret;
+
+	*ok = 0;
+	ret = mapclose_changes(c->p, f, ch0, nch0, stage_mapping, c, &ch, &nch);
+	if (ret == E2F_ERR_NO_SPACE) {
+		c->nwant = 0;
+		return 0;
+	}
+	if (!ret)
+		ret = tree_blocks_after(c, f, ch, nch, &need);
+	if (ret)
+		goto out;
+	if (need && tree_at) {
+		ret = stage_push_piece(&meta, &nmeta, &cap, tree_at, tree_at + need);
+		if (ret)
+			goto out;
+	} else if (need && stage_take(c, need, &meta, &nmeta, &cap)) {
+		goto out;
+	}
+	ret = stage_release(c);
+	if (!ret)
+		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta);
+	if (ret == E2D_ERR_PLAN_CONFLICT) {
+		ret = 0;
+		goto out;
+	}
+	if (!ret)
+		ret = stage_reserve_wanted(c, f);
+	if (!ret)
+		*ok = 1;
+out:
+	if (!ret)
+		ret = stage_release(c);
+	c->nwant = 0;
+	free(meta);
+	free(ch);
+	return ret;
+}
+
+/* Step 1: move out of [LO, HI) every block of F not in its final place. */
+errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+			    int *ok)
+{
+	const struct layout_piece *cur, *meta;
+	struct plan_seg *ch = NULL, *rest = NULL;
+	struct layout_piece *st = NULL;
+	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j;
+	uint32_t ncur, nmeta, i;
+	blk64_t off = 0;
+	int meta_inside = 0;
+	errcode_t ret = 0;
+
+	*ok = 1;
+	cur = planner_runs(c->p, f, &ncur);
+	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
+		blk64_t a = cur[i].start > lo ? cur[i].start : lo;
+		blk64_t b = cur[i].start + cur[i].len < hi ? cur[i].start + cur[i].len : hi;
+		blk64_t *pos = NULL;
+		size_t npos = 0;
+
+		if (a >= b)
+			continue;
+		if (!(c->member[f] == 1 && cur[i].start - off == c->final[f])) {
+			ret = stage_split_direct(c, f, off + (a - cur[i].start), b - a, lo, hi,
+					   &ch, &nch, &chcap, &rest, &nrest, &restcap);
+			continue;
+		}
+		/*
+		 * In its final place already: stays, but for indirect blocks,
+		 * whose contents will change when the blocks they map are
+		 * filled in: the fill puts them back.
+		 */
+		ret = mapclose_positions(c->p, f, off + (a - cur[i].start),
+					 off + (b - cur[i].start), 0, &pos, &npos);
+		for (k = 0; !ret && k < npos; k++)
+			ret = stage_push_seg(&rest, &nrest, &restcap, pos[k], 1, 0);
+		free(pos);
+	}
+	/* Hold the direct places first, so that staging does not hand them out too. */
+	if (!ret)
+		ret = stage_hold(c, SM_RESERVED);
+	for (j = 0; !ret && j < nrest; j++) {
+		blk64_t so = rest[j].off;
+
+		if (stage_take(c, rest[j].len, &st, &(size_t){ 0 }, &stcap)) {
+			*ok = 0;
+			break;
+		}
+		/* stage_take appended from index 0: walk what it gave. */
+		for (k = 0; !ret && so < rest[j].off + rest[j].len; k++) {
+			ret = stage_push_seg(&ch, &nch, &chcap, so, st[k].len, st[k].start);
+			so += st[k].len;
+		}
+	}
+	if (ret || !*ok)
+		goto out;
+	qsort(ch, nch, sizeof(*ch), stage_cmp_seg_off);
+	meta = planner_meta(c->p, f, &nmeta);
+	for (i = 0; i < nmeta; i++)
+		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)
+			meta_inside = 1;
+	if (nch || meta_inside)
+		ret = commit_with_tree(c, f, MOVE_STAGE, ch, nch, 0, ok);
+out:
+	if (c->nheld) {
+		errcode_t r2 = stage_release(c);
+
+		if (!ret)
+			ret = r2;
+	}
+	free(ch);
+	free(rest);
+	free(st);
+	return ret;
+}
+
+/*
+ * Step 2: the part of F's stream whose final place is in [LO, HI); the
+ * whole of it once that part is its last.
+ */
+errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+			   int *ok)
+{
+	blk64_t n = c->p->layout->files[f].stream_blocks;
+	blk64_t a = c->final[f] > lo ? c->final[f] : lo;
+	blk64_t b = c->final[f] + n < hi ? c->final[f] + n : hi;
+	struct plan_seg *ch = NULL;
+	blk64_t *inc = NULL, s, e;
+	size_t ninc = 0, nch = 0, k;
+	errcode_t ret;
+
+	*ok = 1;
+	if (a >= b)
+		return 0;
+	if (b == c->final[f] + n) {
+		struct plan_seg all = { 0, n, c->final[f] };
+
+		/* Its last part: everything to its final place, reserved slots too. */
+		ret = stage_unreserve(c, f);
+		if (!ret)
+			ret = commit_with_tree(c, f, MOVE_PLACE, &all, 1,
+					       c->final[f] + n, ok);
+		return ret;
+	}
+	/*
+	 * Indirect blocks still mapping blocks ahead wait where they are (the
+	 * clearing moved them out of the chunk), their final places reserved.
+	 */
+	ret = mapclose_positions(c->p, f, a - c->final[f], b - c->final[f], 1,
+				 &inc, &ninc);
+	if (ret)
+		return ret;
+	ch = malloc((2 * ninc + 2) * sizeof(*ch));
+	if (!ch) {
+		free(inc);
+		return ENOMEM;
+	}
+	s = a - c->final[f];
+	e = b - c->final[f];
+	for (k = 0; k <= ninc; k++) {
+		blk64_t stop = k < ninc ? inc[k] : e;
+
+		if (stop > s)
+			ch[nch++] = (struct plan_seg){ s, stop - s, c->final[f] + s };
+		if (k < ninc) {
+			if (stage_want_slot(c, c->final[f] + inc[k])) {
+				ret = ENOMEM;
+				goto out;
+			}
+			s = inc[k] + 1;
+		}
+	}
+	ret = commit_with_tree(c, f, MOVE_FILL, ch, nch, 0, ok);
+out:
+	c->nwant = 0;
+	free(ch);
+	free(inc);
+	return ret;
+}
+

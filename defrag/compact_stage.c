@@ -1,0 +1,348 @@
+/*
+ * compact_stage.c --- where compaction puts what must leave the chunk at
+ * hand: free runs outside it, where free space will stay first; final
+ * places taken directly when they are free; and final places of indirect
+ * blocks kept free (reserved) until their file is complete.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_int.h"
+
+errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
+			    blk64_t a, blk64_t b)
+{
+	if (b <= a)
+		return 0;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct layout_piece *q = realloc(*arr, nc * sizeof(*q));
+
+		if (!q)
+			return ENOMEM;
+		*arr = q;
+		*cap = nc;
+	}
+	(*arr)[(*n)++] = (struct layout_piece){ a, b - a };
+	return 0;
+}
+
+/* Index of the first gap ending after BLK. */
+static size_t gap_at(const struct compact *c, blk64_t blk)
+{
+	size_t lo = 0, hi = c->ngaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->gaps[mid].start + c->gaps[mid].len <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Sort [A, B) into where free space stays (*OUT) and packed areas (*IN). */
+static errcode_t split_packed(struct compact *c, blk64_t a, blk64_t b,
+			      struct layout_piece **in, size_t *nin, size_t *incap)
+{
+	size_t g = gap_at(c, a);
+	errcode_t ret = 0;
+
+	while (a < b && !ret) {
+		blk64_t ps, pe;
+
+		if (g >= c->ngaps || c->gaps[g].start >= b)
+			return stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, a, b);
+		ps = c->gaps[g].start;
+		pe = ps + c->gaps[g].used;
+		if (a < ps) {
+			ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, a,
+					 ps < b ? ps : b);
+			a = ps;
+			continue;
+		}
+		if (a < pe) {
+			ret = stage_push_piece(in, nin, incap, a, pe < b ? pe : b);
+			a = pe;
+		}
+		if (a < b) {
+			blk64_t ge = c->gaps[g].start + c->gaps[g].len;
+
+			ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, a,
+					 ge < b ? ge : b);
+			a = ge;
+		}
+		g++;
+	}
+	return ret;
+}
+
+static int cmp_piece_desc(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start > y->start ? -1 : x->start < y->start;
+}
+
+/*
+ * Free runs outside [LO, HI) to stage into: first those where free space
+ * will stay (outside every packed area), then the rest, highest first
+ * (the frontier reaches them last).
+ */
+errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
+{
+	const struct spacemap *sm = &c->p->sm;
+	struct layout_piece *in = NULL;
+	size_t nin = 0, incap = 0, i;
+	errcode_t ret = 0;
+
+	c->ncand = 0;
+	c->cand_next = 0;
+	c->cand_off = 0;
+	for (i = 0; i < sm->n && !ret; i++) {
+		blk64_t s = sm->seg[i].start, e = s + sm->seg[i].len;
+
+		if (sm->seg[i].owner != SM_FREE)
+			continue;
+		ret = split_packed(c, s, e < lo ? e : (s < lo ? lo : s), &in, &nin, &incap);
+		if (!ret)
+			ret = split_packed(c, s > hi ? s : hi, e, &in, &nin, &incap);
+	}
+	qsort(in, nin, sizeof(*in), cmp_piece_desc);
+	for (i = 0; i < nin && !ret; i++)
+		ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, in[i].start,
+				 in[i].start + in[i].len);
+	free(in);
+	return ret;
+}
+
+/*
+ * Take LEN staging blocks, appended to *OUT as runs.  -1 when there are
+ * too few.  The candidates were listed when the chunk began; blocks taken
+ * since by a direct move to a final place are skipped.
+ */
+int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
+			size_t *nout, size_t *cap)
+{
+	const struct spacemap *sm = &c->p->sm;
+
+	while (len) {
+		struct layout_piece *r;
+		const struct sm_seg *g;
+		blk64_t n, at;
+
+		if (c->cand_next >= c->ncand)
+			return -1;
+		r = &c->cand[c->cand_next];
+		at = r->start + c->cand_off;
+		n = r->len - c->cand_off < len ? r->len - c->cand_off : len;
+		g = &sm->seg[spacemap_find(sm, at)];
+		if (g->start + g->len - at < n)
+			n = g->start + g->len - at;
+		if (g->owner == SM_FREE) {
+			if (*nout && (*out)[*nout - 1].start + (*out)[*nout - 1].len == at)
+				(*out)[*nout - 1].len += n;
+			else if (stage_push_piece(out, nout, cap, at, at + n))
+				return -1;
+			len -= n;
+		}
+		c->cand_off += n;
+		if (c->cand_off == r->len) {
+			c->cand_next++;
+			c->cand_off = 0;
+		}
+	}
+	return 0;
+}
+
+int stage_cmp_seg_off(const void *a, const void *b)
+{
+	const struct plan_seg *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
+			  blk64_t off, blk64_t len, blk64_t pblk)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 256;
+		struct plan_seg *q = realloc(*ch, nc * sizeof(*q));
+
+		if (!q)
+			return ENOMEM;
+		*ch = q;
+		*cap = nc;
+	}
+	(*ch)[(*n)++] = (struct plan_seg){ off, len, pblk };
+	return 0;
+}
+
+static int cmp_piece_start(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Mark the held final places (c->held) as taken, or give them back. */
+errcode_t stage_hold(struct compact *c, uint32_t owner)
+{
+	struct sm_seg *ch;
+	size_t i;
+	errcode_t ret;
+
+	if (!c->nheld)
+		return 0;
+	ch = malloc(c->nheld * sizeof(*ch));
+	if (!ch)
+		return ENOMEM;
+	qsort(c->held, c->nheld, sizeof(*c->held), cmp_piece_start);
+	for (i = 0; i < c->nheld; i++)
+		ch[i] = (struct sm_seg){ c->held[i].start, c->held[i].len, owner };
+	ret = spacemap_apply(&c->p->sm, ch, c->nheld);
+	free(ch);
+	return ret;
+}
+
+/* Give the final places held for the move at hand back to the free space. */
+errcode_t stage_release(struct compact *c)
+{
+	errcode_t ret = stage_hold(c, SM_FREE);
+
+	c->nheld = 0;
+	return ret;
+}
+
+/*
+ * Where LEN stream positions of F from SO on go when they leave [LO, HI):
+ * their final places where those are free (they never move again), to
+ * *CH, held; what remains, to *REST for staging.
+ */
+errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
+			      blk64_t len, blk64_t lo, blk64_t hi,
+			      struct plan_seg **ch, size_t *nch, size_t *chcap,
+			      struct plan_seg **rest, size_t *nrest, size_t *restcap)
+{
+	const struct spacemap *sm = &c->p->sm;
+	errcode_t ret = 0;
+
+	while (len && !ret) {
+		blk64_t n = len, fin = c->final[f] + so;
+		int direct = 0;
+
+		if (c->member[f] == 1) {
+			const struct sm_seg *g = &sm->seg[spacemap_find(sm, fin)];
+
+			if (g->start + g->len - fin < n)
+				n = g->start + g->len - fin;
+			if (fin < hi && fin + n > lo) {
+				/* Final place inside the chunk: up to its edge. */
+				if (fin < lo)
+					n = lo - fin;
+				else
+					n = (hi - fin < n ? hi - fin : n);
+			} else {
+				direct = g->owner == SM_FREE;
+			}
+		}
+		if (direct) {
+			ret = stage_push_seg(ch, nch, chcap, so, n, fin);
+			if (!ret)
+				ret = stage_push_piece(&c->held, &c->nheld, &c->held_cap, fin,
+						 fin + n);
+		} else {
+			ret = stage_push_seg(rest, nrest, restcap, so, n, 0);
+		}
+		so += n;
+		len -= n;
+	}
+	return ret;
+}
+
+errcode_t stage_want_slot(struct compact *c, blk64_t blk)
+{
+	if (c->nwant == c->want_cap) {
+		size_t cap = c->want_cap ? 2 * c->want_cap : 64;
+		blk64_t *q = realloc(c->want, cap * sizeof(*q));
+
+		if (!q)
+			return ENOMEM;
+		c->want = q;
+		c->want_cap = cap;
+	}
+	c->want[c->nwant++] = blk;
+	return 0;
+}
+
+/*
+ * mapclose_alloc_fn: an indirect block whose contents change goes to
+ * staging; if its final place is behind the chunk, that place is
+ * reserved for it.
+ */
+int stage_mapping(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk)
+{
+	struct compact *c = priv;
+	struct layout_piece *one = NULL;
+	size_t n = 0, cap = 0;
+	int ret;
+
+	ret = stage_take(c, 1, &one, &n, &cap);
+	if (!ret)
+		*pblk = one[0].start;
+	free(one);
+	/*
+	 * A final place behind the chunk would be taken as free space; one
+	 * inside it is the fill's to deal with.
+	 */
+	if (!ret && c->member[f] == 1 && c->final[f] + pos < c->chunk_start)
+		ret = stage_want_slot(c, c->final[f] + pos) ? -1 : 0;
+	return ret;
+}
+
+/* After a move of F: reserve the slots it asked for. */
+errcode_t stage_reserve_wanted(struct compact *c, uint32_t f)
+{
+	size_t i;
+	errcode_t ret = 0;
+
+	for (i = 0; i < c->nwant && !ret; i++) {
+		if (!spacemap_is(&c->p->sm, c->want[i], 1, SM_FREE))
+			continue;	/* taken by its own block: nothing to keep */
+		if (c->nres == c->res_cap) {
+			size_t cap = c->res_cap ? 2 * c->res_cap : 64;
+			struct reserved *q = realloc(c->res, cap * sizeof(*q));
+
+			if (!q)
+				return ENOMEM;
+			c->res = q;
+			c->res_cap = cap;
+		}
+		c->res[c->nres++] = (struct reserved){ f, c->want[i] };
+		ret = spacemap_assign(&c->p->sm, c->want[i], 1, SM_RESERVED);
+	}
+	c->nwant = 0;
+	return ret;
+}
+
+/* Give back F's reserved slots (all files' when F is UINT32_MAX). */
+errcode_t stage_unreserve(struct compact *c, uint32_t f)
+{
+	size_t i, o = 0;
+	errcode_t ret = 0;
+
+	for (i = 0; i < c->nres; i++) {
+		if (f != UINT32_MAX && c->res[i].file != f) {
+			c->res[o++] = c->res[i];
+			continue;
+		}
+		if (!ret)
+			ret = spacemap_assign(&c->p->sm, c->res[i].blk, 1, SM_FREE);
+	}
+	c->nres = o;
+	return ret;
+}
+

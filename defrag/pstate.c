@@ -1,0 +1,315 @@
+/*
+ * pstate.c --- the planner's picture of where each file is: its stream
+ * and tree blocks now, its map, and recording a move (the changes to its
+ * stream, checked against the space map and applied to it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
+					uint32_t *n)
+{
+	const struct pfile *f = &p->pf[file];
+
+	*n = f->nruns;
+	return f->runs ? f->runs :
+		p->layout->pieces + p->layout->files[file].first_piece;
+}
+
+const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
+					uint32_t *n)
+{
+	const struct pfile *f = &p->pf[file];
+
+	*n = f->nmeta;
+	return f->meta ? f->meta : p->etb + f->meta_off;
+}
+
+blk64_t planner_limit(const struct planner *p, uint32_t file)
+{
+	blk64_t end = ext2fs_blocks_count(p->fs->super);
+
+	if (!(p->layout->files[file].flags & LAYOUT_F_EXTENTS) && end > (1ULL << 32))
+		return 1ULL << 32;
+	return end;
+}
+
+int64_t planner_zone_of(const struct planner *p, blk64_t blk)
+{
+	uint64_t lo = 0, hi = p->layout->nzones;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct layout_zone *z = &p->layout->zones[mid];
+
+		if (blk < z->start)
+			hi = mid;
+		else if (blk >= z->start + z->len)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
+{
+	struct pfile *f = &p->pf[file];
+	struct fmap *m;
+	size_t n;
+	errcode_t err;
+
+	if (f->fmap) {
+		*ret = f->fmap;
+		return 0;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return ENOMEM;
+	err = fmap_read(p->fs, p->layout->files[file].ino, m);
+	if (!err && m->stream_blocks != p->layout->files[file].stream_blocks)
+		err = E2D_ERR_CHANGED;
+	if (!err && m->extents) {
+		struct layout_piece one = { p->fs->super->s_first_data_block,
+					    m->stream_blocks };
+		struct target t = { &one, 1 };
+
+		err = mapbuild_extents(m, &t, NULL, &n);
+		if (!err) {
+			f->extents_contig = n;
+			f->etb_contig = mapbuild_tree_blocks(p->fs, n);
+		}
+	}
+	if (err) {
+		fmap_free(m);
+		free(m);
+		return err;
+	}
+	f->fmap = m;
+	*ret = m;
+	return 0;
+}
+
+static errcode_t grow(void *array, uint64_t *cap, uint64_t need, size_t size)
+{
+	void **a = array;
+	uint64_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*a, c * size);
+	if (!q)
+		return ENOMEM;
+	*a = q;
+	*cap = c;
+	return 0;
+}
+
+static int cmp_sm_seg(const void *a, const void *b)
+{
+	const struct sm_seg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * What a move does to the space map: the stretches where OLD and NEW
+ * differ are released and gained, all old tree blocks released and the
+ * new ones gained.  Every gained block must be free now.
+ */
+static errcode_t move_changes(const struct planner *p, uint32_t file,
+			      const struct layout_piece *old, size_t nold,
+			      const struct layout_piece *new, size_t nnew,
+			      const struct layout_piece *meta, size_t nmeta,
+			      struct sm_seg **out, size_t *nout, blk64_t *copy)
+{
+	const struct layout_piece *om;
+	struct sm_seg *ch = NULL;
+	size_t n = 0, i = 0, j = 0;
+	uint64_t cap = 0;
+	blk64_t io = 0, jo = 0;
+	uint32_t nom, k;
+	errcode_t ret = 0;
+
+	*copy = 0;
+	om = planner_meta(p, file, &nom);
+	while (i < nold && j < nnew && !ret) {
+		blk64_t x = old[i].start + io, y = new[j].start + jo;
+		blk64_t len = old[i].len - io < new[j].len - jo ?
+			old[i].len - io : new[j].len - jo;
+
+		if (x != y) {
+			if (!spacemap_is(&p->sm, y, len, SM_FREE))
+				ret = E2D_ERR_PLAN_CONFLICT;
+			else
+				ret = grow(&ch, &cap, n + 2, sizeof(*ch));
+			if (!ret) {
+				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
+				ch[n++] = (struct sm_seg){ y, len, SM_FILE0 + file };
+				*copy += len;
+			}
+		}
+		io += len;
+		jo += len;
+		if (io == old[i].len) {
+			i++;
+			io = 0;
+		}
+		if (jo == new[j].len) {
+			j++;
+			jo = 0;
+		}
+	}
+	if (!ret && (i < nold || j < nnew))
+		ret = E2D_ERR_PLAN_CONFLICT;	/* lengths differ */
+	for (k = 0; k < nom && !ret; k++) {
+		ret = grow(&ch, &cap, n + 1, sizeof(*ch));
+		if (!ret)
+			ch[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
+	}
+	for (k = 0; k < nmeta && !ret; k++) {
+		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
+			ret = E2D_ERR_PLAN_CONFLICT;
+		else
+			ret = grow(&ch, &cap, n + 1, sizeof(*ch));
+		if (!ret) {
+			ch[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
+						   SM_FILE0 + file };
+			*copy += meta[k].len;
+		}
+	}
+	if (ret) {
+		free(ch);
+		return ret;
+	}
+	qsort(ch, n, sizeof(*ch), cmp_sm_seg);
+	for (i = 1; i < n; i++)
+		if (ch[i - 1].start + ch[i - 1].len > ch[i].start) {
+			free(ch);
+			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */
+		}
+	*out = ch;
+	*nout = n;
+	return 0;
+}
+
+errcode_t planner_commit_changes(struct planner *p, uint32_t file,
+				 enum plan_move_kind kind,
+				 const struct plan_seg *segs, size_t nsegs,
+				 const struct layout_piece *meta, size_t nmeta)
+{
+	struct plan *plan = p->plan;
+	struct pfile *f = &p->pf[file];
+	struct plan_file *pfr = &plan->files[file];
+	const struct layout_piece *old;
+	struct layout_piece *new = NULL, *newmeta = NULL;
+	struct sm_seg *ch = NULL;
+	struct plan_move *mv;
+	size_t nnew = 0, nch = 0;
+	blk64_t copy;
+	uint32_t nold, i;
+	errcode_t ret;
+
+	old = planner_runs(p, file, &nold);
+	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
+	if (ret)
+		return ret;
+	ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch, &nch,
+			   &copy);
+	if (!ret && nmeta) {
+		newmeta = malloc(nmeta * sizeof(*newmeta));
+		if (!newmeta)
+			ret = ENOMEM;
+	}
+	if (!ret)
+		ret = grow(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
+			   sizeof(*plan->moves));
+	if (!ret)
+		ret = grow(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
+			   sizeof(*plan->segs));
+	if (!ret)
+		ret = grow(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
+			   sizeof(*plan->meta));
+	if (!ret)
+		ret = spacemap_apply(&p->sm, ch, nch);
+	free(ch);
+	if (ret) {
+		free(new);
+		free(newmeta);
+		return ret;
+	}
+	free(f->runs);
+	f->runs = new;
+	f->nruns = nnew;
+	free(f->meta);
+	if (nmeta)
+		memcpy(newmeta, meta, nmeta * sizeof(*meta));
+	f->meta = newmeta;
+	f->nmeta = nmeta;
+	f->etb_now = 0;
+	for (i = 0; i < nmeta; i++)
+		f->etb_now += meta[i].len;
+	if (!f->meta) {
+		/* No tree now: an empty owned list, not the layout's. */
+		f->meta = malloc(sizeof(*f->meta));
+		if (!f->meta)
+			return ENOMEM;
+	}
+	f->flags |= PF_PLACED;
+	if (kind != MOVE_STAGE)
+		f->flags &= ~PF_PENDING;
+
+	mv = &plan->moves[plan->nmoves++];
+	memset(mv, 0, sizeof(*mv));
+	mv->file = file;
+	mv->kind = kind;
+	mv->first_seg = plan->nsegs;
+	mv->nsegs = nsegs;
+	memcpy(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
+	plan->nsegs += nsegs;
+	mv->first_meta = plan->nmeta;
+	mv->nmeta = nmeta;
+	memcpy(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
+	plan->nmeta += nmeta;
+	mv->copy_blocks = copy;
+	plan->copy_blocks += copy;
+	pfr->moves++;
+	pfr->moved_blocks += copy;
+	pfr->pieces_after = plan_pieces(new, nnew);
+	pfr->read_after = plan_read_seconds(p->layout, new, nnew);
+	return 0;
+}
+
+errcode_t planner_commit(struct planner *p, uint32_t file,
+			 enum plan_move_kind kind,
+			 const struct layout_piece *runs, size_t nruns,
+			 const struct layout_piece *meta, size_t nmeta)
+{
+	struct plan_seg *segs;
+	blk64_t off = 0;
+	size_t i;
+	errcode_t ret;
+
+	segs = malloc((nruns ? nruns : 1) * sizeof(*segs));
+	if (!segs)
+		return ENOMEM;
+	for (i = 0; i < nruns; i++) {
+		segs[i].off = off;
+		segs[i].len = runs[i].len;
+		segs[i].pblk = runs[i].start;
+		off += runs[i].len;
+	}
+	if (off != p->layout->files[file].stream_blocks)
+		ret = E2D_ERR_PLAN_CONFLICT;
+	else
+		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
+	free(segs);
+	return ret;
+}
+
