@@ -168,7 +168,7 @@ struct run_result {
 struct run_opts {
 	e2f_progress_fn	progress;	/* E2F_PHASE_MOVE, units: blocks; nonzero: cancel */
 	void		*progress_priv;
-	double		max_seconds;	/* 0: no limit; checked between moves */
+	double		max_seconds;	/* < 0: no limit; checked between moves */
 	size_t		buffer_bytes;	/* copy buffer; 0: default */
 };
 

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
@@ -99,6 +100,14 @@ static void usage(FILE *out, const char *prog)
 "16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", prog);
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -175,7 +184,8 @@ struct cli {
 	int		dry_run, json, bar, verbose, force;
 	int		progress_fd;
 	const char	*undo_file;
-	double		max_time;
+	double		max_time;	/* < 0: none */
+	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
 	char		*spec;
 };
@@ -308,6 +318,8 @@ static void install_signals(void)
 	sa.sa_flags = SA_RESTART;	/* the I/O in flight finishes; we stop after it */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A -C reader that goes away must not kill us in the middle of a move. */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 /* Per file: did all its moves go through? */
@@ -457,7 +469,9 @@ static int run(struct cli *c, const char *prog)
 	memset(&ro, 0, sizeof(ro));
 	ro.progress = progress_update;
 	ro.progress_priv = &pr;
-	ro.max_seconds = c->max_time;
+	/* The limit counts from the start, scanning and planning included. */
+	ro.max_seconds = c->max_time < 0 ? -1 :
+		c->max_time > now_seconds() - c->start ? c->max_time - (now_seconds() - c->start) : 0;
 	ro.buffer_bytes = c->buffer;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
 	progress_end(&pr);
@@ -526,6 +540,8 @@ int main(int argc, char **argv)
 	initialize_ext2_error_table();
 	memset(&c, 0, sizeof(c));
 	c.progress_fd = -1;
+	c.max_time = -1;
+	c.start = now_seconds();
 	c.sel.newer_than = INT64_MIN;
 	readmodel_defaults(&c.model);
 	if (parse_args(argc, argv, &c, prog))

@@ -375,7 +375,7 @@ static int cmp_piece_start(const void *a, const void *b)
 /*
  * Step 4: the fewest free runs that hold FILE, largest first and the last
  * one a best fit, in address order so that reading runs forward.  Only
- * when that means fewer pieces than it has.
+ * when that means fewer pieces than it has and a shorter modeled read.
  */
 errcode_t place_partial(struct planner *p, uint32_t file)
 {
@@ -412,6 +412,10 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 	if (ret)
 		goto out;
 	if (p->quota && need != p->pf[file].etb_now)
+		goto out;
+	/* Fewer pieces further apart can read slower: only if it reads faster. */
+	if (plan_read_seconds(p->layout, runs, nruns) >=
+	    p->layout->files[file].read_seconds)
 		goto out;
 	if (need) {
 		if (spacemap_best_fit(&scratch, need, ext2fs_blocks_count(p->fs->super),

@@ -54,7 +54,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		struct move_stats ms;
 
 		st->next = i;
-		if (opts->max_seconds > 0 && now_seconds() - start >= opts->max_seconds) {
+		if (opts->max_seconds >= 0 && now_seconds() - start >= opts->max_seconds) {
 			st->timed_out = 1;
 			break;
 		}

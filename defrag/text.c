@@ -77,6 +77,26 @@ static void file_lines(FILE *out, const struct report *r)
 	}
 }
 
+/* The selected files that did not reach best, and why. */
+static void not_best_lines(FILE *out, const struct report *r)
+{
+	uint64_t i;
+
+	for (i = 0; i < r->layout->nfiles; i++) {
+		const struct plan_file *pf = &r->plan->files[i];
+
+		if (pf->outcome != OUT_PARTIAL && pf->outcome != OUT_NO_ROOM &&
+		    pf->outcome != OUT_SKIPPED &&
+		    !(r->result && (r->result[i] == FR_FAILED ||
+				    r->result[i] == FR_NOT_REACHED)))
+			continue;
+		fprintf(out, "  not at best: ");
+		print_path(out, r->layout, r->layout->files[i].ino);
+		fprintf(out, " (%u -> %u pieces, best %u): %s\n", pf->pieces_before,
+			pf->pieces_after, pf->best, outcome_word(r, i));
+	}
+}
+
 void text_plan(FILE *out, const struct report *r)
 {
 	const struct plan *p = r->plan;
@@ -174,6 +194,8 @@ void text_result(FILE *out, const struct report *r)
 	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s\n",
 		(unsigned long long)layout->free.free_extents, a,
 		(unsigned long long)r->after->free.free_extents, b);
+	if (!r->verbose)
+		not_best_lines(out, r);
 }
 
 void text_failures(FILE *out, const struct report *r)

@@ -162,3 +162,96 @@ json_get() {
 j = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$1" "$2"
 }
+
+# small_image IMG TYPE [BS]: a small image with two interleaved files
+# (/rec/a, /rec/b), a fragmented one (/frag) and some that are fine.
+small_image() {
+	img=$1 type=$2 bs=${3:-4096}
+	make_image "$img" "$type" "$bs" 32M
+	printf 'mkdir /rec\nmkdir /ok\n' > "$T/c"
+	gen "$T/ok1" 100000 21
+	printf 'write %s /ok/one\n' "$T/ok1" >> "$T/c"
+	dbg "$img" "$T/c"
+	interleave "$img" /rec $((bs * 2)) 40 a b
+	gen "$T/frag" $((bs * 60)) 22
+	fragment "$img" "$T/frag" /frag $((bs * 3))
+	check_clean "$img"
+}
+
+# expect_rc WANT CMD...: run CMD, its output to $T/out, and check its exit status.
+expect_rc() {
+	want=$1
+	shift
+	"$@" > "$T/out" 2>&1
+	got=$?
+	[ "$got" -eq "$want" ] || { cat "$T/out" >&2; fail "'$*' exited $got, expected $want"; }
+}
+
+# free_blocks IMG: free blocks, per dumpe2fs.
+free_blocks() {
+	dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Free blocks: *//p'
+}
+
+# fill_free IMG PATH: a file (block-mapped, 1 KiB blocks) that takes every
+# free block: data plus the indirect blocks it needs.
+fill_free() {
+	n=$(python3 -c 'import sys
+free = int(sys.argv[1])
+def meta(n):
+    m = 1 if n > 12 else 0
+    if n > 268:
+        m += 1 + (n - 268 + 255) // 256
+    return m
+n = free
+while n + meta(n) > free:
+    n -= 1
+print(n)' "$(free_blocks "$1")")
+	gen "$T/filler" $((n * 1024)) 31
+	printf 'write %s %s\n' "$T/filler" "$2" > "$T/c"
+	dbg "$1" "$T/c"
+	[ "$(free_blocks "$1")" -eq 0 ] || fail "fill_free left $(free_blocks "$1") blocks free"
+}
+
+# crowded IMG SEP FREE-RUNS...: an 8 MiB ext2 image (1 KiB blocks) with /a
+# in 40 pieces of 2 blocks, 60 blocks apart, the space between them taken
+# by /b (larger than /a, so it cannot be moved out of /a's way), free
+# space only in runs of the given sizes, each after a file /sN of SEP
+# blocks (10: small enough to be moved out of the way; 100: not), and
+# everything else full.
+crowded() {
+	img=$1 sep=$2
+	shift 2
+	make_image "$img" ext2 1024 8M
+	gen "$T/c2" 2048 41
+	gen "$T/c60" $((60 * 1024)) 46
+	: > "$T/c"
+	i=0
+	while [ $i -lt 40 ]; do
+		echo "write $T/c2 /x$i" >> "$T/c"
+		echo "write $T/c60 /y$i" >> "$T/c"
+		i=$((i + 1))
+	done
+	i=0
+	while [ $i -lt 40 ]; do echo "rm /x$i" >> "$T/c"; i=$((i + 1)); done
+	gen "$T/a" $((80 * 1024)) 42
+	echo "write $T/a /a" >> "$T/c"
+	i=0
+	while [ $i -lt 40 ]; do echo "rm /y$i" >> "$T/c"; i=$((i + 1)); done
+	gen "$T/b" $((2500 * 1024)) 43
+	echo "write $T/b /b" >> "$T/c"
+	gen "$T/s" $((sep * 1024)) 44
+	k=0
+	for size in "$@"; do
+		gen "$T/hole$k" $((size * 1024)) 45
+		echo "write $T/s /s$k" >> "$T/c"
+		echo "write $T/hole$k /hole$k" >> "$T/c"
+		k=$((k + 1))
+	done
+	dbg "$img" "$T/c"
+	fill_free "$img" /filler
+	: > "$T/c"
+	k=0
+	for size in "$@"; do echo "rm /hole$k" >> "$T/c"; k=$((k + 1)); done
+	dbg "$img" "$T/c"
+	check_clean "$img"
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# e2defrag refuses, with exit 8, a clear message and the image
+# byte-identical, every filesystem it must not write: needs journal
+# recovery, errors, not clean, orphans, not checked since mounted (-f
+# overrides only that), a feature it does not understand; -n refuses the
+# same way.
+. "$top_srcdir/tests/cli/defrag-lib.sh"
+
+small_image "$T/base.img" ext4
+
+# refuse NAME PATTERN DEBUGFS-COMMAND...: the image so changed is refused.
+refuse() {
+	name=$1 pattern=$2
+	shift 2
+	cp "$T/base.img" "$T/$name.img"
+	for c in "$@"; do
+		debugfs -w -R "$c" "$T/$name.img" >/dev/null 2>&1 || fail "debugfs $c"
+	done
+	cp "$T/$name.img" "$T/$name.orig"
+	for opt in "" -n -f; do
+		expect_rc 8 e2defrag $opt "$T/$name.img"
+		grep -qi "$pattern" "$T/out" || { cat "$T/out"; fail "$name: no '$pattern' in the message"; }
+		cmp -s "$T/$name.img" "$T/$name.orig" || fail "$name: e2defrag $opt changed the image"
+	done
+}
+
+refuse recovery "journal recovery" "feature needs_recovery"
+refuse errors "errors" "ssv state 3"
+refuse unclean "not cleanly unmounted" "ssv state 0"
+refuse orphans "orphan" "ssv last_orphan 12"
+refuse shared "shared_blocks" "feature shared_blocks"
+
+# Not checked since it was last mounted: refused, but -f goes ahead.
+cp "$T/base.img" "$T/unchecked.img"
+debugfs -w -R "ssv lastcheck 20200101" "$T/unchecked.img" >/dev/null 2>&1
+debugfs -w -R "ssv mtime 20210101" "$T/unchecked.img" >/dev/null 2>&1
+cp "$T/unchecked.img" "$T/unchecked.orig"
+expect_rc 8 e2defrag "$T/unchecked.img"
+grep -q "not been checked" "$T/out" || fail "unchecked: message"
+cmp -s "$T/unchecked.img" "$T/unchecked.orig" || fail "unchecked: image changed"
+expect_rc 0 e2defrag -f "$T/unchecked.img"
+check_clean "$T/unchecked.img"
+
+# bigalloc: the whole filesystem is refused, naming the feature.
+make_image "$T/bigalloc.img" ext4 4096 64M -O bigalloc -C 16384
+cp "$T/bigalloc.img" "$T/bigalloc.orig"
+expect_rc 8 e2defrag "$T/bigalloc.img"
+grep -q "bigalloc" "$T/out" || fail "bigalloc not named"
+cmp -s "$T/bigalloc.img" "$T/bigalloc.orig" || fail "bigalloc image changed"
+
+# Not a filesystem, missing, a directory: exit 8, nothing written.
+head -c 1048576 /dev/zero > "$T/zero.img"
+expect_rc 8 e2defrag "$T/zero.img"
+[ "$(tr -d '\0' < "$T/zero.img" | wc -c)" -eq 0 ] || fail "zero image written"
+expect_rc 8 e2defrag "$T/missing.img"
+expect_rc 8 e2defrag "$T"
+exit 0

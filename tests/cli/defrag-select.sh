@@ -1,0 +1,62 @@
+#!/bin/sh
+# Selection: PATH arguments (a file, a tree), --interleaved-only,
+# --newer-than, --min-score and --max-time move exactly the files they
+# say, per debugfs's block lists and e2frag's scores.
+. "$top_srcdir/tests/cli/defrag-lib.sh"
+
+small_image "$T/base.img" ext4
+debugfs -w -R "sif /frag mtime 20010101000000" "$T/base.img" >/dev/null 2>&1
+check_clean "$T/base.img"
+for f in /rec/a /rec/b /frag; do
+	[ "$(pieces "$T/base.img" $f)" -gt 2 ] || fail "$f should start in pieces"
+done
+
+# run NAME OPTIONS PATH...: a copy of the base image defragmented.
+run() {
+	name=$1 opts=$2
+	shift 2
+	cp "$T/base.img" "$T/$name.img"
+	e2defrag $opts "$T/$name.img" "$@" > "$T/$name.out" 2>&1
+	echo $? > "$T/$name.rc"
+	check_clean "$T/$name.img"
+}
+# moved NAME PATH / kept NAME PATH: PATH is now one piece / as it was.
+moved() {
+	[ "$(pieces "$T/$1.img" "$2")" -eq 1 ] || fail "$1: $2 should have moved"
+}
+kept() {
+	[ "$(pieces "$T/$1.img" "$2")" -eq "$(pieces "$T/base.img" "$2")" ] ||
+		fail "$1: $2 should not have moved"
+}
+
+run file '' /frag
+moved file /frag; kept file /rec/a; kept file /rec/b
+run tree '' /rec
+moved tree /rec/a; moved tree /rec/b; kept tree /frag
+run inter --interleaved-only
+moved inter /rec/a; moved inter /rec/b; kept inter /frag
+run newer '--newer-than 2010-01-01'
+moved newer /rec/a; moved newer /rec/b; kept newer /frag
+
+# --min-score: between the scores e2frag gives /frag and /rec/a.
+e2frag --json "$T/base.img" > "$T/e2frag.json"
+n=$(python3 -c 'import json, sys
+f = {x["path"]: x["score"] for x in json.load(open(sys.argv[1]))["files"]}
+a, b = f["/frag"], f["/rec/a"]
+if abs(a - b) < 1: sys.exit(1)
+print((a + b) / 2)' "$T/e2frag.json") || fail "scores of /frag and /rec/a too close to split"
+run score "--min-score $n"
+python3 -c 'import json, sys
+f = {x["path"]: x["score"] for x in json.load(open(sys.argv[1]))["files"]}
+for p in ("/frag", "/rec/a", "/rec/b"):
+    print(p, "moved" if f[p] >= float(sys.argv[2]) else "kept")' "$T/e2frag.json" "$n" |
+while read -r p what; do
+	$what score "$p"
+done || exit 1
+
+# --max-time 0: stops before the first move; exit 1, nothing moved.
+run time '--max-time 0'
+[ "$(cat "$T/time.rc")" -eq 1 ] || { cat "$T/time.out"; fail "--max-time 0 exited $(cat "$T/time.rc")"; }
+grep -q "max-time" "$T/time.out" || fail "--max-time not reported"
+kept time /rec/a; kept time /frag
+exit 0

@@ -1,0 +1,46 @@
+#!/bin/sh
+# SIGINT or SIGTERM in the middle of a run: the file at hand is finished
+# or left as it was, e2defrag exits 32, the image is e2fsck-clean and
+# every file is intact; a run after that finishes the job.
+. "$top_srcdir/tests/cli/defrag-lib.sh"
+command -v mkfifo >/dev/null 2>&1 || { echo "skip: no mkfifo"; exit 77; }
+
+for sig in INT TERM; do
+	for type in ext2 ext4; do
+		img=$T/$type.img
+		make_image "$img" "$type" 4096 64M
+		printf 'mkdir /rec\n' > "$T/c"
+		dbg "$img" "$T/c"
+		interleave "$img" /rec 8192 400 a b c
+		check_clean "$img"
+		snapshot "$img" "$T/before.json"
+		rm -f "$T/fifo"
+		mkfifo "$T/fifo"
+		# A small buffer makes many progress reports: the signal lands mid-move.
+		e2defrag -C 3 --buffer 4k "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
+		pid=$!
+		sent=0
+		while read -r phase done total dev; do
+			if [ $sent = 0 ] && [ "$phase" = 2 ] && [ "$done" -gt 0 ]; then
+				kill -$sig $pid
+				sent=1
+			fi
+		done < "$T/fifo"
+		wait $pid
+		rc=$?
+		[ $sent = 1 ] || fail "$type: never saw the move phase"
+		[ $rc -eq 32 ] || { cat "$T/out"; fail "$type SIG$sig: exit $rc, expected 32"; }
+		grep -q "cancelled" "$T/out" || fail "$type: no word of the cancel"
+		check_clean "$img"
+		snapshot "$img" "$T/after.json"
+		same_snapshot "$T/before.json" "$T/after.json"
+		# Not everything was done; another run finishes it.
+		expect_rc 0 e2defrag "$img"
+		check_clean "$img"
+		[ "$(e2frag_field "$img" avoidably_fragmented_files)" -eq 0 ] ||
+			fail "$type: the second run left fragmented files"
+		snapshot "$img" "$T/final.json"
+		same_snapshot "$T/before.json" "$T/final.json"
+	done
+done
+exit 0

@@ -1,0 +1,27 @@
+#!/bin/sh
+# -z UNDO: e2defrag prints the e2undo command that rolls the run back, and
+# running it restores the image byte for byte (ext4 with a journal, and
+# ext2).
+. "$top_srcdir/tests/cli/defrag-lib.sh"
+command -v e2undo >/dev/null 2>&1 || { echo "skip: no e2undo"; exit 77; }
+
+for type in ext4 ext2; do
+	img=$T/$type.img
+	small_image "$img" "$type"
+	cp "$img" "$T/orig.img"
+	rm -f "$T/undo"
+	expect_rc 0 e2defrag -z "$T/undo" "$img"
+	grep -q "e2undo $T/undo $img" "$T/out" || { cat "$T/out"; fail "no e2undo command printed"; }
+	check_clean "$img"
+	cmp -s "$img" "$T/orig.img" && fail "$type: the run changed nothing to undo"
+	e2undo "$T/undo" "$img" > "$T/undo.out" 2>&1 || { cat "$T/undo.out"; fail "e2undo failed"; }
+	cmp -s "$img" "$T/orig.img" || fail "$type: e2undo did not restore the image"
+done
+
+# With --json the e2undo command goes to stderr, stdout stays JSON.
+small_image "$T/j.img" ext4
+rm -f "$T/undo"
+e2defrag --json -z "$T/undo" "$T/j.img" > "$T/j.json" 2> "$T/j.err" || fail "json run"
+json_get "$T/j.json" 'j["result"]["moves_done"]' > /dev/null || fail "stdout is not JSON"
+grep -q "e2undo" "$T/j.err" || fail "no e2undo command on stderr"
+exit 0
