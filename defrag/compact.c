@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "compact_int.h"
+#include "dutil.h"
 
 static int is_member(const struct compact *c, uint32_t owner)
 {
@@ -186,7 +187,7 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 		if (cu[n].n)
 			n++;
 	}
-	qsort(cu, n, sizeof(*cu), cmp_cunit);
+	sort_n(cu, n, sizeof(*cu), cmp_cunit);
 	for (i = 0; i < n; i++) {
 		int64_t g = first_fit(c, cu[i].need);
 
@@ -195,7 +196,7 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 			it[nit++] = (struct item){ cu[i].first, cu[i].n, g, 0 };
 			continue;
 		}
-		qsort_r(mem + cu[i].first, cu[i].n, sizeof(*mem), cmp_need_desc, c);
+		sort_n_r(mem + cu[i].first, cu[i].n, sizeof(*mem), cmp_need_desc, c);
 		for (k = 0; k < cu[i].n; k++) {
 			uint32_t f = mem[cu[i].first + k];
 
@@ -210,7 +211,7 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	}
 	for (i = 0; i < nit; i++)
 		it[i].centroid = centroid(c, mem + it[i].first, it[i].n);
-	qsort(it, nit, sizeof(*it), cmp_item);
+	sort_n(it, nit, sizeof(*it), cmp_item);
 	for (i = 0; i < c->ngaps; i++)
 		c->gaps[i].used = 0;
 	for (i = 0; i < nit; i++)

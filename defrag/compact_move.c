@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compact_int.h"
+#include "dutil.h"
 
 /* Extent tree blocks FILE needs with CHANGES applied. */
 static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
@@ -151,7 +152,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	}
 	if (ret || !*ok)
 		goto out;
-	qsort(ch, nch, sizeof(*ch), stage_cmp_seg_off);
+	sort_n(ch, nch, sizeof(*ch), stage_cmp_seg_off);
 	meta = planner_meta(c->p, f, &nmeta);
 	for (i = 0; i < nmeta; i++)
 		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)

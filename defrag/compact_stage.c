@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compact_int.h"
+#include "dutil.h"
 
 errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
 			    blk64_t a, blk64_t b)
@@ -111,7 +112,7 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 		if (!ret)
 			ret = split_packed(c, s > hi ? s : hi, e, &in, &nin, &incap);
 	}
-	qsort(in, nin, sizeof(*in), cmp_piece_desc);
+	sort_n(in, nin, sizeof(*in), cmp_piece_desc);
 	for (i = 0; i < nin && !ret; i++)
 		ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, in[i].start,
 				 in[i].start + in[i].len);
@@ -200,7 +201,7 @@ errcode_t stage_hold(struct compact *c, uint32_t owner)
 	ch = malloc(c->nheld * sizeof(*ch));
 	if (!ch)
 		return ENOMEM;
-	qsort(c->held, c->nheld, sizeof(*c->held), cmp_piece_start);
+	sort_n(c->held, c->nheld, sizeof(*c->held), cmp_piece_start);
 	for (i = 0; i < c->nheld; i++)
 		ch[i] = (struct sm_seg){ c->held[i].start, c->held[i].len, owner };
 	ret = spacemap_apply(&c->p->sm, ch, c->nheld);

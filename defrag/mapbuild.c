@@ -24,6 +24,7 @@
 
 #include "fmap.h"
 #include "e2d_err.h"
+#include "dutil.h"
 
 /* Walks a target in stream order. */
 struct tcursor {
@@ -428,7 +429,7 @@ static errcode_t normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 {
 	size_t i, o = 0;
 
-	qsort(runs, *n, sizeof(*runs), cmp_piece);
+	sort_n(runs, *n, sizeof(*runs), cmp_piece);
 	*total = 0;
 	for (i = 0; i < *n; i++) {
 		*total += runs[i].len;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "dutil.h"
 
 /* Cumulative stream offsets of RUNS, for finding a position's block. */
 static blk64_t *offsets(const struct layout_piece *runs, size_t n)
@@ -94,7 +95,7 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 	res = malloc((nch + m->nitems + 1) * sizeof(*res));
 	if (!res)
 		return ENOMEM;
-	memcpy(res, ch, nch * sizeof(*ch));
+	copy_n(res, ch, nch * sizeof(*ch));
 	nres = nch;
 	if (m->extents)
 		goto done;
@@ -135,7 +136,7 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 		if (m->items[i].parent != FMAP_ROOT)
 			dirty[m->items[i].parent] = 1;
 	}
-	qsort(res, nres, sizeof(*res), cmp_seg_off);
+	sort_n(res, nres, sizeof(*res), cmp_seg_off);
 done:
 	*out = res;
 	*nout = nres;

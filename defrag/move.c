@@ -20,6 +20,7 @@
 
 #include "move.h"
 #include "switch.h"
+#include "dutil.h"
 
 errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 		    size_t buffer_bytes)
@@ -93,7 +94,7 @@ static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
 	size_t i;
 	errcode_t ret;
 
-	qsort(r->copies, r->ncopies, sizeof(*r->copies), cmp_copy_dst);
+	sort_n(r->copies, r->ncopies, sizeof(*r->copies), cmp_copy_dst);
 	for (i = 0; i < r->ncopies; i++) {
 		blk64_t src = r->copies[i].src, dst = r->copies[i].dst;
 		blk64_t left = r->copies[i].len;
@@ -177,7 +178,7 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 		goto out;
 
 	inode = (struct ext2_inode_large *)m.inode;
-	memcpy(inode->i_block, r.i_block, sizeof(inode->i_block));
+	copy_n(inode->i_block, r.i_block, sizeof(inode->i_block));
 	ret = ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)inode,
 				     r.released_blocks);
 	if (!ret)

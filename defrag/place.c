@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "dutil.h"
 
 /* Candidates for keeping a piece in place: the longest few pieces. */
 #define IN_PLACE_CANDIDATES 8
@@ -407,7 +408,7 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 			goto out;
 		left -= l;
 	}
-	qsort(runs, nruns, sizeof(*runs), cmp_piece_start);
+	sort_n(runs, nruns, sizeof(*runs), cmp_piece_start);
 	ret = tree_need(p, file, runs, nruns, &need);
 	if (ret)
 		goto out;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "dutil.h"
 
 uint32_t plan_pieces(const struct layout_piece *runs, size_t nruns)
 {
@@ -65,7 +66,7 @@ static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 {
 	size_t i, o = 0;
 
-	qsort(runs, *n, sizeof(*runs), cmp_seg_owner);
+	sort_n(runs, *n, sizeof(*runs), cmp_seg_owner);
 	for (i = 0; i < *n; i++) {
 		struct sm_seg r = runs[i];
 
@@ -135,8 +136,8 @@ static errcode_t build_space(struct planner *p)
 		ret = ENOMEM;
 		goto out;
 	}
-	memcpy(aux, layout->aux, layout->naux * sizeof(*aux));
-	qsort(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
+	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
+	sort_n(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		const struct layout_piece *pc = layout_file_pieces(layout, f);
@@ -288,7 +289,7 @@ static errcode_t build_units(struct planner *p)
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);
-	qsort_r(p->units, p->nunits, sizeof(*p->units), cmp_unit, p->members);
+	sort_n_r(p->units, p->nunits, sizeof(*p->units), cmp_unit, p->members);
 	return 0;
 }
 

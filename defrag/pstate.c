@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "dutil.h"
 
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n)
@@ -188,7 +189,7 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 		free(ch);
 		return ret;
 	}
-	qsort(ch, n, sizeof(*ch), cmp_sm_seg);
+	sort_n(ch, n, sizeof(*ch), cmp_sm_seg);
 	for (i = 1; i < n; i++)
 		if (ch[i - 1].start + ch[i - 1].len > ch[i].start) {
 			free(ch);
@@ -249,7 +250,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	f->nruns = nnew;
 	free(f->meta);
 	if (nmeta)
-		memcpy(newmeta, meta, nmeta * sizeof(*meta));
+		copy_n(newmeta, meta, nmeta * sizeof(*meta));
 	f->meta = newmeta;
 	f->nmeta = nmeta;
 	f->etb_now = 0;
@@ -271,11 +272,11 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	mv->kind = kind;
 	mv->first_seg = plan->nsegs;
 	mv->nsegs = nsegs;
-	memcpy(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
+	copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
 	plan->nsegs += nsegs;
 	mv->first_meta = plan->nmeta;
 	mv->nmeta = nmeta;
-	memcpy(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
+	copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
 	plan->nmeta += nmeta;
 	mv->copy_blocks = copy;
 	plan->copy_blocks += copy;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "defrag.h"
+#include "dutil.h"
 
 const char *skip_reason_text(enum skip_reason r)
 {
@@ -120,8 +121,8 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 		ret = ENOMEM;
 		goto out;
 	}
-	memcpy(aux, layout->aux, layout->naux * sizeof(*aux));
-	qsort(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
+	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
+	sort_n(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
 
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];

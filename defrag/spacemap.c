@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spacemap.h"
+#include "dutil.h"
 
 static errcode_t reserve(struct spacemap *sm, size_t need)
 {
@@ -90,7 +91,7 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	memset(sm, 0, sizeof(*sm));
 	sm->first = first;
 	sm->end = end;
-	qsort(runs, nruns, sizeof(*runs), cmp_seg);
+	sort_n(runs, nruns, sizeof(*runs), cmp_seg);
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
 			ret = E2F_ERR_CORRUPT_INODE;
@@ -124,7 +125,7 @@ errcode_t spacemap_copy(struct spacemap *dst, const struct spacemap *src)
 	dst->seg = malloc((src->n ? src->n : 1) * sizeof(*dst->seg));
 	if (!dst->seg)
 		return ENOMEM;
-	memcpy(dst->seg, src->seg, src->n * sizeof(*dst->seg));
+	copy_n(dst->seg, src->seg, src->n * sizeof(*dst->seg));
 	dst->cap = src->n ? src->n : 1;
 	return 0;
 }
@@ -191,9 +192,9 @@ errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
 		if (ret)
 			return ret;
 	}
-	memmove(sm->seg + i + nrepl, sm->seg + j + 1,
+	move_n(sm->seg + i + nrepl, sm->seg + j + 1,
 		(sm->n - j - 1) * sizeof(*sm->seg));
-	memcpy(sm->seg + i, repl, nrepl * sizeof(*repl));
+	copy_n(sm->seg + i, repl, nrepl * sizeof(*repl));
 	sm->n = sm->n - (j - i + 1) + nrepl;
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "plan_int.h"
+#include "dutil.h"
 
 #define WINDOW_CANDIDATES	8
 #define COST_INF		(~(uint64_t)0)
@@ -300,7 +301,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 	}
 	for (i = 0; i < nev; i++)
 		p->owner_count[ev[i] + SM_FILE0] = 0;
-	qsort_r(ev, nev, sizeof(*ev), cmp_evacuee, p);
+	sort_n_r(ev, nev, sizeof(*ev), cmp_evacuee, p);
 
 	/* Will they all fit outside?  Try on a copy first. */
 	ret = spacemap_copy(&scratch, &p->sm);

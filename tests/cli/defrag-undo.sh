@@ -5,6 +5,13 @@
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2undo >/dev/null 2>&1 || { echo "skip: no e2undo"; exit 77; }
 
+# libext2fs 1.47's undo_io manager leaks its block map at close: it frees
+# a 64-bit bitmap with ext2fs_free_generic_bitmap, which refuses those.
+# Not ours to fix; under AddressSanitizer, leaks are not checked here
+# (everything else is, and the other tests check e2defrag's own leaks).
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export ASAN_OPTIONS
+
 for type in ext4 ext2; do
 	img=$T/$type.img
 	small_image "$img" "$type"
