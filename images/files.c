@@ -121,15 +121,25 @@ static ext2_ino_t inode_goal(struct img *img, struct img_file *parent, int is_di
 	return g * fs->super->s_inodes_per_group + 1;
 }
 
-/* First block of the group (the flex group) of INO: where its data starts. */
+/*
+ * Where a new inode's first block is looked for: in the group (with
+ * flex_bg, the flex group) of the inode, at the writing process' colour.
+ * ext3_find_near() offsets a file's first goal by (pid % 16) sixteenths
+ * of the group, so that processes writing at the same time start apart;
+ * threads of one process writing in turns share it.  Sixteenths of the
+ * group as it is, so small images see the effect too.
+ */
 static blk64_t block_goal(struct img *img, ext2_ino_t ino)
 {
 	ext2_filsys fs = img->fs;
 	dgrp_t g = ext2fs_group_of_ino(fs, ino);
+	blk64_t first, span;
 
 	if (ext2fs_has_feature_flex_bg(fs->super))
 		g &= ~((1U << fs->super->s_log_groups_per_flex) - 1);
-	return ext2fs_group_first_block2(fs, g);
+	first = ext2fs_group_first_block2(fs, g);
+	span = ext2fs_group_last_block2(fs, g) - first + 1;
+	return first + img->colour * (span / 16);
 }
 
 static void free_file(struct img_file *f)

@@ -162,6 +162,7 @@ struct img {
 	struct img_rng		rng;		/* the workloads' choices */
 	uint64_t		content_seed;
 	uint32_t		clock;		/* simulated time for timestamps */
+	unsigned		colour;		/* the writing process' colour, 0..15 (files.c) */
 	unsigned		bs;		/* block size */
 	unsigned		apb;		/* block numbers per indirect block */
 	unsigned		ext_per_block;	/* extent entries per tree block */
@@ -206,6 +207,9 @@ struct img_geometry {
  */
 errcode_t mkfs_create(const char *path, const struct img_opts *o,
 		      const struct img_geometry *geo, ext2_filsys *ret);
+
+/* Write everything out and free FS (no fsync; see mkfs.c). */
+errcode_t mkfs_close(ext2_filsys fs);
 
 /* Blocks of the default journal for a filesystem of BLOCKS (0: none). */
 blk64_t mkfs_journal_blocks(const struct img_opts *o, blk64_t blocks);

@@ -402,15 +402,13 @@ static int build(const struct img_opts *o, const char *output,
 		ret = manifest_write(&img, manifest, base ? base + 1 : output,
 				     &nfiles, &nsets);
 	}
-	if (img.fs) {
-		errcode_t cret = ret ? (ext2fs_free(img.fs), 0) :
-			ext2fs_close_free(&img.fs);
-
-		if (!ret && cret) {
-			what = "while closing the filesystem";
-			ret = cret;
-		}
+	if (img.fs && ret) {
+		ext2fs_free(img.fs);
+	} else if (img.fs) {
+		what = "while closing the filesystem";
+		ret = mkfs_close(img.fs);
 	}
+	img.fs = NULL;
 	files_free(&img);
 	data_cleanup(&img);
 	if (ret) {

@@ -225,3 +225,23 @@ errout:
 	ext2fs_free(fs);
 	return ret;
 }
+
+/*
+ * Write the bitmaps, descriptors and superblocks and close, without the
+ * fsync()s of ext2fs_close(): an image is a file in the page cache like
+ * any other, and waiting for gigabytes of it to reach the disk would
+ * cost more than building it.  The cache is flushed by hand so that a
+ * failed write is still reported.
+ */
+errcode_t mkfs_close(ext2_filsys fs)
+{
+	errcode_t ret;
+
+	ret = ext2fs_write_bitmaps(fs);
+	if (!ret)
+		ret = ext2fs_flush2(fs, EXT2_FLAG_FLUSH_NO_SYNC);
+	if (!ret)
+		ret = io_channel_set_options(fs->io, "cache=off");
+	ext2fs_free(fs);
+	return ret;
+}

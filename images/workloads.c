@@ -230,6 +230,8 @@ static errcode_t pvr_session(struct pvr *p, unsigned n)
 
 	if (!rec)
 		return ENOMEM;
+	/* Each session is a new recorder process, with a colour of its own. */
+	img->colour = (unsigned)rng_below(&img->rng, 16);
 	ret = set_new(img, &set);
 	for (i = 0; i < n && !ret; i++) {
 		snprintf(name, sizeof(name), "rec%04u.ts", p->next_name++);
@@ -260,6 +262,7 @@ static errcode_t pvr_session(struct pvr *p, unsigned n)
 	}
 	for (i = 0; i < n && !ret; i++)
 		ret = file_close(img, rec[i].file);
+	img->colour = 0;
 	free(rec);
 	return ret;
 }
