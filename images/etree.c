@@ -38,6 +38,7 @@ static errcode_t new_node(struct img *img, struct img_map *m, int level,
 	if (ret)
 		return ret;
 	m->meta++;
+	data_skip(img, pblk);
 	t->level[level][t->nlevel[level]].pblk = pblk;
 	t->level[level][t->nlevel[level]].entries = entries;
 	t->nlevel[level]++;

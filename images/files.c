@@ -52,6 +52,7 @@ static errcode_t dir_new_block(struct img *img, struct img_file *d)
 	ret = map_extend(img, &d->map, 1, &start, &len);
 	if (ret)
 		return ret;
+	data_skip(img, start);
 	d->dir->used[d->dir->nused++] = 0;
 	return 0;
 }

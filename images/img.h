@@ -152,6 +152,8 @@ struct img_writer {
 	blk64_t		start;		/* first block in buf */
 	blk64_t		n, cap;		/* blocks in buf, buffer size in blocks */
 	uint64_t	bytes;		/* written so far */
+	int		fd;		/* the image, for buffered writes */
+	int		dfd;		/* the image with O_DIRECT, or -1 */
 };
 
 /* ------------------------------------------------------------- builder */
@@ -275,7 +277,8 @@ void etree_free(struct img_map *m);
 
 /* ------------------------------------------------------------ data.c */
 
-errcode_t data_init(struct img *img);
+/* Set up the write buffer and, where possible, direct I/O to PATH. */
+errcode_t data_init(struct img *img, const char *path);
 void data_cleanup(struct img *img);
 
 /* Fill NBLOCKS blocks at BUF with the contents of F's logical blocks LBLK... */
@@ -290,6 +293,13 @@ void data_fill(const struct img *img, const struct img_file *f, blk64_t lblk,
 errcode_t data_reserve(struct img *img, blk64_t pblk, blk64_t want,
 		       char **buf, blk64_t *got);
 errcode_t data_flush(struct img *img);
+
+/*
+ * PBLK was just taken for a mapping or directory block, which finish.c
+ * writes after all the data: if it continues the buffered range, hold its
+ * place (zeros) so the range goes on.
+ */
+void data_skip(struct img *img, blk64_t pblk);
 
 /* ------------------------------------------------------------ files.c */
 

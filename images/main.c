@@ -366,12 +366,12 @@ static int build(const struct img_opts *o, const char *output,
 {
 	struct img img;
 	uint64_t nfiles = 0, nsets = 0;
-	const char *what = "while making the filesystem";
 	const char *base = strrchr(output, '/');
+	char what[64], sz[32];
 	errcode_t ret;
-	char sz[32];
 
 	memset(&img, 0, sizeof(img));
+	img.writer.fd = img.writer.dfd = -1;
 	img.opts = o;
 	img.bs = o->block_size;
 	img.apb = o->block_size / 4;
@@ -381,31 +381,32 @@ static int build(const struct img_opts *o, const char *output,
 	img.clock = IMG_EPOCH;
 	rng_seed(&img.rng, o->seed, o->workload);
 
+	snprintf(what, sizeof(what), "while making the filesystem in");
 	ret = mkfs_create(output, o, geo, &img.fs);
 	if (!ret) {
 		img.csum = ext2fs_has_feature_metadata_csum(img.fs->super);
-		what = "while setting up";
-		ret = data_init(&img);
+		ret = data_init(&img, output);
 	}
 	if (!ret)
 		ret = files_init(&img);
 	if (!ret) {
-		what = "while running the workload";
+		snprintf(what, sizeof(what), "while running the %s workload in",
+			 workload_name(o->workload));
 		ret = workload_run(&img);
 	}
 	if (!ret) {
-		what = "while writing the files";
+		snprintf(what, sizeof(what), "while writing the files into");
 		ret = files_finish(&img);
 	}
 	if (!ret) {
-		what = "while writing the manifest";
+		snprintf(what, sizeof(what), "while writing the manifest of");
 		ret = manifest_write(&img, manifest, base ? base + 1 : output,
 				     &nfiles, &nsets);
 	}
 	if (img.fs && ret) {
 		ext2fs_free(img.fs);
 	} else if (img.fs) {
-		what = "while closing the filesystem";
+		snprintf(what, sizeof(what), "while closing");
 		ret = mkfs_close(img.fs);
 	}
 	img.fs = NULL;
@@ -416,7 +417,7 @@ static int build(const struct img_opts *o, const char *output,
 		return -1;
 	}
 	if (!o->quiet)
-		printf("%s: %s: %s, %s, %llu files in %llu sets of concurrent writes; manifest %s\n",
+		printf("%s: %s: %s, %s, %llu files, %llu sets written concurrently; manifest %s\n",
 		       prog, output, fstype_name(o->type),
 		       util_format_size(geo->blocks * o->block_size, sz, sizeof(sz)),
 		       (unsigned long long)nfiles, (unsigned long long)nsets,

@@ -90,6 +90,7 @@ static errcode_t take_meta(struct img *img, struct img_map *m, blk64_t **arr,
 	if (ret)
 		return ret;
 	m->meta++;
+	data_skip(img, pblk);
 	if (arr)
 		(*arr)[(*n)++] = pblk;
 	else

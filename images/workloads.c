@@ -331,7 +331,8 @@ errcode_t wl_aged(struct img *img, struct img_file *dir, unsigned n,
 /* ----------------------------------------------------------------- mixed */
 
 /*
- * Everything once, in a small image: a source tree, recordings made
+ * Everything once, in a small image: a source tree (300 files, fewer in
+ * images under 28 MiB), recordings made
  * together, benchmark files, one file written alone (the contiguous
  * reference), then a PVR directory aged to 85 % full.
  */
@@ -339,10 +340,11 @@ static errcode_t wl_mixed(struct img *img)
 {
 	const struct img_opts *o = img->opts;
 	uint64_t size = ext2fs_blocks_count(img->fs->super) * img->bs;
+	uint64_t files = size / (96 << 10) < 300 ? size / (96 << 10) : 300;
 	struct img_file *d, *f;
 	errcode_t ret;
 
-	ret = wl_tree(img, img->root, "src", 300);
+	ret = wl_tree(img, img->root, "src", files);
 	if (!ret)
 		ret = dir_create(img, img->root, "recordings", &d);
 	if (!ret)
