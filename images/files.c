@@ -404,22 +404,18 @@ void files_free(struct img *img)
 
 size_t file_path(const struct img_file *f, char *buf, size_t len)
 {
-	size_t n, name_len;
+	size_t n = 0, name_len;
 
 	if (!f->parent) {
-		if (len > 1)
-			buf[0] = '/', buf[1] = 0;
-		else if (len)
-			buf[0] = 0;
+		snprintf(buf, len, "/");
 		return 1;
 	}
-	n = f->parent->parent ? file_path(f->parent, buf, len) : 0;
+	if (f->parent->parent)
+		n = file_path(f->parent, buf, len);
 	name_len = strlen(f->name);
 	if (n + 1 + name_len < len) {
 		buf[n] = '/';
 		memcpy(buf + n + 1, f->name, name_len + 1);
-	} else if (len) {
-		buf[n < len ? n : len - 1] = 0;
 	}
 	return n + 1 + name_len;
 }

@@ -45,6 +45,7 @@ struct img_opts {
 	uint64_t	total_set;	/* --total was given (0 is a valid total) */
 	blk64_t		reservation;	/* window in blocks; 0: none */
 	uint64_t	files;		/* tree: number of files */
+	int		files_set;
 	unsigned	fill;		/* aged: percent */
 	unsigned	rounds;		/* aged */
 	unsigned	rounds_set;

@@ -235,6 +235,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			if (parse_count(optarg, 0, 10000000, &o->files))
 				return bad("--files wants a count up to 10000000, not '%s'",
 					   optarg);
+			o->files_set = 1;
 			break;
 		case OPT_FILL:
 			if (parse_count(optarg, 1, 99, &v))
@@ -313,7 +314,28 @@ static void geometry(const struct img_opts *o, struct img_geometry *geo)
 	geo->inodes = inodes > UINT32_MAX ? UINT32_MAX : (ext2_ino_t)inodes;
 }
 
-/* Create OUTPUT empty and sparse at SIZE bytes; refuse what is not a file. */
+/* Whether the regular file PATH is empty or holds an ext2/3/4 superblock. */
+static int empty_or_image(const char *path, const struct stat *st)
+{
+	unsigned char magic[2];
+	int fd, ok;
+
+	if (st->st_size == 0)
+		return 1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, magic, 2, 1024 + 56) == 2 &&	/* s_magic, 0xEF53 */
+		magic[0] == 0x53 && magic[1] == 0xef;
+	close(fd);
+	return ok;
+}
+
+/*
+ * Create OUTPUT empty and sparse at SIZE bytes.  An existing file is only
+ * replaced when it is empty or an image itself (not mounted): a slip of
+ * the keyboard must not cost anybody a file.
+ */
 static int create_output(const char *output, uint64_t size)
 {
 	struct stat st;
@@ -322,6 +344,11 @@ static int create_output(const char *output, uint64_t size)
 	if (stat(output, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
 			fprintf(stderr, "%s: %s exists and is not a regular file; not overwriting it\n",
+				prog, output);
+			return -1;
+		}
+		if (!empty_or_image(output, &st)) {
+			fprintf(stderr, "%s: %s exists and is not an ext2/3/4 image; not overwriting it\n",
 				prog, output);
 			return -1;
 		}

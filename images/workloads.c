@@ -46,7 +46,7 @@ void workload_defaults(struct img_opts *o)
 		o->chunk = o->workload == WL_PARALLEL ? 4096 : o->block_size;
 	if (!o->total_set)
 		o->total = 256 * MIB;
-	if (!o->files)
+	if (!o->files_set)
 		o->files = 24353;		/* seed 001's tree */
 	if (!o->fill)
 		o->fill = 90;

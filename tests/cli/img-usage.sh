@@ -53,6 +53,12 @@ expect 8 --workload streams --total 1M adir
 [ -d adir ] || fail "the directory given as output was replaced"
 expect 8 --workload streams --total 1M /dev/null
 [ -c /dev/null ] || fail "/dev/null was replaced"
+# A file that is not an image is not overwritten; an old image is.
+echo "precious" >notes.txt
+expect 8 --workload streams --total 1M notes.txt
+[ "$(cat notes.txt)" = precious ] || fail "a file that is no image was overwritten"
+e2fragimg -q --workload streams --total 1M old.img && e2fragimg -q --workload tree --files 3 old.img &&
+	grep -q '"workload": "tree"' old.img.json || fail "an old image was not replaced"
 # 64M of recordings cannot fit in 8M.
 expect 8 --workload streams --size 8M --total 64M full.img
 grep -q -- '--size' err || fail "no hint to give a larger --size"
@@ -65,4 +71,17 @@ for o in --workload --type --size --block-size --seed --streams --chunk --total 
 	grep -q -- "$o" out || fail "--help does not mention $o"
 done
 e2fragimg --version | grep -q '^e2fragimg [0-9]' || fail "--version"
+
+# Completing "--" offers every long option --help lists, and the man page
+# mentions each.
+if command -v bash >/dev/null 2>&1; then
+	bash -c '. "$1"; COMP_WORDS=(e2fragimg --); COMP_CWORD=1; _e2fragimg;
+		 printf "%s\n" "${COMPREPLY[@]}"' sh "$srcdir/completion/e2fragimg" >offered
+else
+	fail "bash not found for the completion"
+fi
+for o in $(grep -o -- '--[a-z][a-z-]*' out | sort -u); do
+	grep -qx -- "$o" offered || fail "completion does not offer $o"
+	grep -qF -- "\\-\\-${o#--}" "$srcdir/man/e2fragimg.1" || fail "man page lacks $o"
+done
 finish
