@@ -7,12 +7,14 @@
  * workload, writes everything out and the manifest beside the image.
  * Exit codes in DESIGN.md's sense: 0 success, 8 operational error (the
  * output cannot be written, the workload does not fit), 16 usage error.
- * A failed run leaves no image or manifest behind.
+ * 32 interrupted.  A failed or interrupted run leaves no image or manifest
+ * behind.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +28,7 @@
 #include "img.h"
 #include <ext2fs/ext3_extents.h>
 
-enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
+enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16, EXIT_CANCELLED = 32 };
 
 #define MIB		(1ULL << 20)
 #define MIN_SIZE	(8 * MIB)
@@ -114,7 +116,8 @@ static void usage(FILE *out)
 "  -V, --version            print the version and exit\n"
 "  -h, --help               print this help and exit\n"
 "\n"
-"Exit status: 0 success, 8 operational error, 16 usage error.\n", prog);
+"Exit status: 0 success, 8 operational error, 16 usage error,\n"
+"32 interrupted (nothing is left behind).\n", prog);
 }
 
 /* One line on stderr saying what is wrong with the command line; -1. */
@@ -203,8 +206,9 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			o->block_size = (unsigned)v;
 			break;
 		case 'S':
-			if (parse_count(optarg, 0, UINT64_MAX, &o->seed))
-				return bad("--seed wants a whole number, not '%s'",
+			/* up to 2^63 - 1, so the manifest's JSON integer holds it */
+			if (parse_count(optarg, 0, INT64_MAX, &o->seed))
+				return bad("--seed wants a whole number below 2^63, not '%s'",
 					   optarg);
 			break;
 		case OPT_STREAMS:
@@ -452,6 +456,38 @@ static int build(const struct img_opts *o, const char *output,
 	return 0;
 }
 
+/*
+ * The files being built, for the signal handler: an interrupted build
+ * leaves nothing behind.  The only mutable globals, as main.c's own.
+ */
+static const char *volatile building_image;
+static const char *volatile building_manifest;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (building_image)
+		unlink(building_image);
+	if (building_manifest)
+		unlink(building_manifest);
+	_exit(EXIT_CANCELLED);
+}
+
+/* Catch the signals that end a build, except those ignored (nohup, &). */
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	struct img_opts o;
@@ -475,16 +511,20 @@ int main(int argc, char **argv)
 		return EXIT_OPERATIONAL;
 	}
 	sprintf(manifest, "%s.json", output);
+	catch_signals();
 	if (create_output(output, geo.blocks * o.block_size)) {
 		free(manifest);
 		return EXIT_OPERATIONAL;
 	}
+	building_manifest = manifest;
+	building_image = output;
 	if (build(&o, output, &geo, manifest)) {
 		unlink(output);
 		unlink(manifest);
 		free(manifest);
 		return EXIT_OPERATIONAL;
 	}
+	building_image = building_manifest = NULL;
 	free(manifest);
 	return EXIT_OK;
 }

@@ -64,6 +64,16 @@ expect 8 --workload streams --size 8M --total 64M full.img
 grep -q -- '--size' err || fail "no hint to give a larger --size"
 [ -e full.img ] || [ -e full.img.json ] && fail "a failed build left its image behind"
 
+# Interrupted, it removes what it was writing and exits 32.
+e2fragimg -q --workload streams --total 2G big.img &
+pid=$!
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 32 ] || fail "interrupted: exit $rc, want 32"
+[ -e big.img ] || [ -e big.img.json ] && fail "an interrupted build left its image behind"
+
 e2fragimg --help >out 2>err && grep -q '^Usage: e2fragimg --workload' out && [ ! -s err ] ||
 	fail "--help"
 for o in --workload --type --size --block-size --seed --streams --chunk --total \
