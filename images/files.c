@@ -16,9 +16,10 @@
 #include "e2frag.h"
 #include "img.h"
 
+/* Bytes a directory entry with a NAME_LEN-byte name takes. */
 static uint32_t rec_len(size_t name_len)
 {
-	return (uint32_t)((8 + name_len + 3) & ~(size_t)3);
+	return ext2fs_dir_rec_len((__u8)name_len, 0);
 }
 
 /* Bytes of a directory block entries may use (the checksum tail excluded). */

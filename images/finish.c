@@ -17,9 +17,10 @@
 
 #define INODE_BUF 1024
 
+/* Bytes a directory entry with a NAME_LEN-byte name takes. */
 static uint32_t rec_len(size_t name_len)
 {
-	return (uint32_t)((8 + name_len + 3) & ~(size_t)3);
+	return ext2fs_dir_rec_len((__u8)name_len, 0);
 }
 
 static uint16_t links_of(const struct img *img, const struct img_file *f)

@@ -267,6 +267,8 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			return bad("option '%s' needs an argument (see --help)",
 				   argv[optind - 1]);
 		default:
+			if (optopt > 0 && optopt < 256)
+				return bad("unknown option '-%c' (see --help)", optopt);
 			return bad("unknown option '%s' (see --help)",
 				   argv[optind - 1]);
 		}

@@ -2,8 +2,8 @@
 # Every e2fragimg workload on every type makes an image e2fsck -fn finds
 # clean, with the features of its type; block-mapped files on ext2/ext3,
 # extent-mapped ones on ext4.  Also the corners: 1K blocks with a file
-# that needs a triple-indirect block, an extent tree three levels deep,
-# 2K blocks, reservation windows.
+# that needs a triple-indirect block, an extent tree three levels deep, a
+# directory with an indirect block, 2K blocks, reservation windows.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/cli/img-lib.sh"
 
 args_for() {
@@ -69,6 +69,10 @@ debugfs -R 'stat /rec00.ts' "$tmp/c.img" 2>/dev/null | grep -q '(TIND):' ||
 corner deep --workload streams --type ext4 --block-size 1024 --streams 2 --total 64M
 debugfs -R 'ex /rec00.ts' "$tmp/c.img" 2>/dev/null | grep -q '^ *0/ *3 ' ||
 	fail "deep: extent tree is not 3 levels deep"
+# 1000 names in the root of a 1K-block ext3: a directory with an IND.
+corner bigdir --workload streams --type ext3 --block-size 1024 --streams 1000 --total 2M
+debugfs -R 'stat /' "$tmp/c.img" 2>/dev/null | grep -q '(IND):' ||
+	fail "bigdir: the root directory has no IND block"
 corner 2k-aged --workload aged --type ext3 --block-size 2048 --size 24M
 corner 2k-tree --workload tree --type ext4 --block-size 2048 --files 200
 corner rsv-ext3 --workload parallel-writers --type ext3 --total 8M --reservation 64
