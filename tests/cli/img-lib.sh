@@ -2,13 +2,15 @@
 # Skips (77) when a tool is missing; gives a scratch directory that is
 # removed on exit; `fail` records a failure, `finish` exits with the result.
 set -u
+export LC_ALL=C
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+PATH=${top_builddir:-$srcdir}/images:$PATH:/sbin:/usr/sbin
 for tool in e2fragimg debugfs e2fsck python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "SKIP: $tool not found"
 		exit 77
 	fi
 done
-srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/e2fragimg-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 check() { python3 "$srcdir/tests/cli/img_check.py" "$@"; }
