@@ -318,10 +318,10 @@ errcode_t file_append(struct img *img, struct img_file *f, uint64_t nbytes);
 /* Finish the digest, drop the reservation window. */
 errcode_t file_close(struct img *img, struct img_file *f);
 
-/* Unlink and free a closed file, as rm would. */
+/* Unlink a closed file and free its blocks and inode, as rm would. */
 errcode_t file_delete(struct img *img, struct img_file *f);
 
-/* Write every live inode, mapping block and directory; then the data. */
+/* Flush the data, then write every live inode, mapping and directory block. */
 errcode_t files_finish(struct img *img);
 
 void files_free(struct img *img);
@@ -349,13 +349,8 @@ void workload_defaults(struct img_opts *o);
 void workload_need(const struct img_opts *o, struct img_need *need);
 errcode_t workload_run(struct img *img);
 
-/* Sessions of concurrent writers, shared by the workloads. */
-errcode_t wl_streams(struct img *img, struct img_file *dir, unsigned n,
-		     uint64_t total, uint64_t chunk);
-errcode_t wl_parallel(struct img *img, struct img_file *dir, unsigned n,
-		      uint64_t total, uint64_t chunk);
-errcode_t wl_aged(struct img *img, struct img_file *dir, unsigned n,
-		  uint64_t chunk, unsigned fill, unsigned rounds);
+const char *workload_name(enum img_workload w);
+const char *fstype_name(enum img_fstype t);
 
 /* ------------------------------------------------------------- tree.c */
 
@@ -372,8 +367,5 @@ errcode_t wl_tree(struct img *img, struct img_file *dir, const char *name,
 /* Write PATH: {"files": [...], "sets": [[...], ...]} (see e2fragimg(1)). */
 errcode_t manifest_write(struct img *img, const char *path, const char *image,
 			 uint64_t *nfiles, uint64_t *nsets);
-
-const char *workload_name(enum img_workload w);
-const char *fstype_name(enum img_fstype t);
 
 #endif /* IMG_H */

@@ -112,8 +112,8 @@ static errcode_t open_set(struct img *img, struct img_file *dir, unsigned n,
 	return ret;
 }
 
-errcode_t wl_streams(struct img *img, struct img_file *dir, unsigned n,
-		     uint64_t total, uint64_t chunk)
+static errcode_t wl_streams(struct img *img, struct img_file *dir, unsigned n,
+			    uint64_t total, uint64_t chunk)
 {
 	struct img_file **files = calloc(n, sizeof(*files));
 	uint64_t *left = calloc(n, sizeof(*left)), w;
@@ -148,8 +148,8 @@ out:
 	return ret;
 }
 
-errcode_t wl_parallel(struct img *img, struct img_file *dir, unsigned n,
-		      uint64_t total, uint64_t chunk)
+static errcode_t wl_parallel(struct img *img, struct img_file *dir,
+			     unsigned n, uint64_t total, uint64_t chunk)
 {
 	struct img_file **files = calloc(n, sizeof(*files));
 	uint64_t *left = calloc(n, sizeof(*left)), w;
@@ -305,8 +305,8 @@ static errcode_t pvr_delete(struct pvr *p)
 	return ret;
 }
 
-errcode_t wl_aged(struct img *img, struct img_file *dir, unsigned n,
-		  uint64_t chunk, unsigned fill, unsigned rounds)
+static errcode_t wl_aged(struct img *img, struct img_file *dir, unsigned n,
+			 uint64_t chunk, unsigned fill, unsigned rounds)
 {
 	blk64_t blocks = ext2fs_blocks_count(img->fs->super);
 	struct pvr p = { .img = img, .dir = dir, .chunk = chunk };
