@@ -11,6 +11,7 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <term.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
@@ -76,6 +77,22 @@ static int start_curses(struct tui *t, SCREEN **screen)
 	curs_set(0);
 	tui_style_init(t);
 	return 0;
+}
+
+/*
+ * Give the terminal back.  Where it has an alternate screen, endwin()
+ * brings back what was there; where it has none (vt100) the map would
+ * stay under the shell's prompt, so clear it first.
+ */
+static void stop_curses(void)
+{
+	char *smcup = tigetstr("smcup");
+
+	if (!smcup || smcup == (char *)-1) {
+		erase();
+		refresh();
+	}
+	endwin();
 }
 
 int main(int argc, char **argv)
@@ -164,7 +181,7 @@ int main(int argc, char **argv)
 	t.fit = 1;
 	tui_push(&t, &tui_map_view, NULL);
 	tui_run(&t);
-	endwin();
+	stop_curses();
 	status = EXIT_OK;
 out:
 	if (screen)

@@ -252,23 +252,28 @@ static void draw_status(struct tui *t, const struct tui_geometry *g)
 {
 	blk64_t start = t->cursor << t->level, len = (blk64_t)1 << t->level;
 	blk64_t end = start + len - 1;
-	char owner[1200], line[1600];
-	dgrp_t group;
+	blk64_t first = t->fs->super->s_first_data_block;
+	char owner[1200], line[1600], groups[64];
+	dgrp_t g0, g1;
 
 	if (end >= map_blocks(t->map))
 		end = map_blocks(t->map) - 1;
-	group = ext2fs_group_of_blk2(t->fs, start < t->fs->super->s_first_data_block ?
-				     t->fs->super->s_first_data_block : start);
+	g0 = ext2fs_group_of_blk2(t->fs, start < first ? first : start);
+	g1 = ext2fs_group_of_blk2(t->fs, end < first ? first : end);
+	if (g0 == g1)
+		snprintf(groups, sizeof(groups), "group %u", g0);
+	else
+		snprintf(groups, sizeof(groups), "groups %u-%u", g0, g1);
 	describe_cursor(t, start, end - start + 1, owner, sizeof(owner));
 	/* A message stands in for the cursor's blocks; the zoom stays in view. */
 	if (t->message[0])
 		snprintf(line, sizeof(line), "%s", t->message);
 	else if (end > start)
-		snprintf(line, sizeof(line), "blocks %llu-%llu (group %u): %s",
-			 (unsigned long long)start, (unsigned long long)end, group, owner);
+		snprintf(line, sizeof(line), "blocks %llu-%llu (%s): %s",
+			 (unsigned long long)start, (unsigned long long)end, groups, owner);
 	else
-		snprintf(line, sizeof(line), "block %llu (group %u): %s",
-			 (unsigned long long)start, group, owner);
+		snprintf(line, sizeof(line), "block %llu (%s): %s",
+			 (unsigned long long)start, groups, owner);
 	snprintf(line + strlen(line), sizeof(line) - strlen(line), "  |  %llu block%s/cell  %s",
 		 (unsigned long long)len, len == 1 ? "" : "s", t->device);
 	attron(A_REVERSE);

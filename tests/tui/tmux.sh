@@ -4,11 +4,12 @@
 # for with long fixed sleeps.
 
 command -v tmux > /dev/null || { echo "SKIP: no tmux"; exit 77; }
-TMUX_SOCK=e2fragtest-$$
+# A socket of our own, under TMPDIR: never the user's server.
+TMUX_SOCK=${TMPDIR:-/tmp}/e2fragtest-$$.sock
 unset TMUX
 
 tm() {
-	tmux -L "$TMUX_SOCK" -f /dev/null "$@"
+	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
 }
 
 # tm_start W H: a W x H session running a plain sh with a fixed prompt.
@@ -21,6 +22,7 @@ tm_start() {
 
 tm_stop() {
 	tm kill-server 2> /dev/null
+	rm -f "$TMUX_SOCK"
 }
 
 tm_keys() {
