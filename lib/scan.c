@@ -171,8 +171,9 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 		r->runs = malloc((f->pieces ? f->pieces : 1) * sizeof(*r->runs));
 		if (!r->runs)
 			return ENOMEM;
-		memcpy(r->runs, layout->pieces + first,
-		       f->pieces * sizeof(*r->runs));
+		if (f->pieces)
+			memcpy(r->runs, layout->pieces + first,
+			       f->pieces * sizeof(*r->runs));
 	}
 	ret = vec_reserve(&x->reserved_runs, &x->reserved_runs_cap,
 			  x->nreserved_runs + f->pieces, sizeof(*x->reserved_runs));
@@ -338,7 +339,8 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 		if (ret)
 			goto out;
 	}
-	qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
+	if (layout->naux)	/* aux is NULL when there is none: qsort wants an array */
+		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:
 	if (scan)
 		ext2fs_close_inode_scan(scan);
