@@ -124,14 +124,32 @@ static void put_style(FILE *out)
 	      "</style>\n", out);
 }
 
-/* A line at the left edge of the cell holding each group's first block. */
+/*
+ * Every how many groups a boundary is drawn: every one while a group spans
+ * at least GROUP_MIN_CELLS cells; else the lines would cover the map, so
+ * every 2nd, 4th ... group, as few as keep that spacing.
+ */
+#define GROUP_MIN_CELLS	16
+
+static dgrp_t group_step(const struct picture *p)
+{
+	blk64_t bpg = p->layout->fs->super->s_blocks_per_group;
+	dgrp_t step = 1;
+
+	while ((blk64_t)step * bpg < ((blk64_t)GROUP_MIN_CELLS << p->level) &&
+	       step < p->layout->fs->group_desc_count)
+		step *= 2;
+	return step;
+}
+
+/* A line at the left edge of the cell holding a group's first block. */
 static void put_groups(const struct picture *p)
 {
 	ext2_filsys fs = p->layout->fs;
-	dgrp_t g;
+	dgrp_t g, step = group_step(p);
 
 	fputs("<g class=\"groups\">\n", p->out);
-	for (g = 1; g < fs->group_desc_count; g++) {
+	for (g = step; g < fs->group_desc_count; g += step) {
 		blk64_t first = ext2fs_group_first_block2(fs, g);
 		long x, y;
 
@@ -214,11 +232,12 @@ static int write_picture(struct picture *p, const char *device,
 	fprintf(p->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\" height=\"%ld\" "
 		"viewBox=\"0 0 %ld %ld\" data-blocks=\"%llu\" data-blocks-per-cell=\"%llu\" "
-		"data-cells=\"%llu\" data-columns=\"%llu\" data-groups=\"%u\">\n",
+		"data-cells=\"%llu\" data-columns=\"%llu\" data-groups=\"%u\" "
+		"data-group-step=\"%u\">\n",
 		width, height, width, height,
 		(unsigned long long)map_blocks(p->map), (unsigned long long)bpc,
 		(unsigned long long)p->ncells, (unsigned long long)p->columns,
-		fs->group_desc_count);
+		fs->group_desc_count, group_step(p));
 	fputs("<title>block map of ", p->out);
 	put_text(p->out, device);
 	fputs("</title>\n", p->out);
@@ -227,11 +246,13 @@ static int write_picture(struct picture *p, const char *device,
 	fprintf(p->out, "<text x=\"%d\" y=\"18\" font-weight=\"bold\">", GUTTER_PX);
 	put_text(p->out, device);
 	fprintf(p->out, "</text>\n<text x=\"%d\" y=\"34\">%s, %llu blocks of %u bytes, "
-		"%llu block%s per cell, %u block group%s, score %.0f</text>\n",
+		"%llu block%s per cell, %u block group%s",
 		GUTTER_PX, fsopen_fs_type(fs), (unsigned long long)map_blocks(p->map),
 		fs->blocksize, (unsigned long long)bpc, bpc == 1 ? "" : "s",
-		fs->group_desc_count, fs->group_desc_count == 1 ? "" : "s",
-		layout->summary.score);
+		fs->group_desc_count, fs->group_desc_count == 1 ? "" : "s");
+	if (group_step(p) > 1)
+		fprintf(p->out, " (a line every %u)", group_step(p));
+	fprintf(p->out, ", score %.0f</text>\n", layout->summary.score);
 
 	map_cell_states(p->map, p->level, 0, p->ncells, cells);
 	fputs("<g class=\"cells\">\n", p->out);
