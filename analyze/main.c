@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 	ext2_filsys fs = NULL;
 	const char *prog = "e2frag";
 	errcode_t ret;
-	int i, status = EXIT_OPERATIONAL;
+	int i, damaged, status = EXIT_OPERATIONAL;
 	double fs_bytes;
 
 	initialize_e2f_error_table();
@@ -289,12 +289,7 @@ int main(int argc, char **argv)
 		com_err(prog, ret, "while scanning %s", info.device);
 		goto out;
 	}
-	if (layout->unreadable_inodes)
-		fprintf(stderr, "%s: warning: %llu inodes could not be read and were skipped\n",
-			prog, (unsigned long long)layout->unreadable_inodes);
-	if (layout->summary.corrupt_files)
-		fprintf(stderr, "%s: warning: %llu files have corrupt block maps; run e2fsck\n",
-			prog, (unsigned long long)layout->summary.corrupt_files);
+	damaged = layout->unreadable_inodes || layout->summary.corrupt_files;
 
 	if (optind + 1 < argc) {
 		for (i = 0; i < (int)layout->nfiles; i++)
@@ -325,6 +320,15 @@ int main(int argc, char **argv)
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing the report: %s\n", prog,
 			strerror(errno));
+		goto out;
+	}
+	if (damaged) {
+		/* The figures are as good as the damage allows; say so once, and
+		 * exit as for errors on the filesystem. */
+		fprintf(stderr, "%s: %s has errors: %llu inodes unreadable, %llu with "
+			"corrupt block maps (read as far as they go); run e2fsck -f\n", prog,
+			info.device, (unsigned long long)layout->unreadable_inodes,
+			(unsigned long long)layout->summary.corrupt_files);
 		goto out;
 	}
 	status = layout->summary.score >= c.report.threshold &&

@@ -38,7 +38,7 @@ static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
 	struct layout_name *n = find_name(layout, ino);
 	errcode_t ret;
 
-	if (!n || n->parent || ino == EXT2_ROOT_INO || ino == parent)
+	if (!n || n->parent || !len || ino == EXT2_ROOT_INO || ino == parent)
 		return 0;
 	ret = vec_reserve(&layout->name_pool, &layout->name_pool_size,
 			  layout->name_pool_len + len, 1);
@@ -95,7 +95,8 @@ static errcode_t read_dir_runs(struct layout *layout, struct scan_extra *x,
 	char *buf;
 	errcode_t ret = 0;
 
-	qsort(x->dir_runs, x->ndir_runs, sizeof(*x->dir_runs), cmp_dir_run);
+	if (x->ndir_runs)
+		qsort(x->dir_runs, x->ndir_runs, sizeof(*x->dir_runs), cmp_dir_run);
 	for (i = 0; i < x->ndir_runs; i++)
 		total += x->dir_runs[i].len;
 	ret = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * fs->blocksize, &buf);

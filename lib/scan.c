@@ -272,12 +272,12 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		layout->naux = first_aux;
 		return take_reserved(layout, s->extra, f, first_piece);
 	}
+	if (f->flags & LAYOUT_F_CORRUPT)
+		layout->summary.corrupt_files++;
 	if (!f->blocks) {
 		/* Only an EA block: nothing to report, but the map shows it. */
 		return 0;
 	}
-	if (f->flags & LAYOUT_F_CORRUPT)
-		layout->summary.corrupt_files++;
 	layout->nfiles++;
 	return 0;
 }
@@ -339,7 +339,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 		if (ret)
 			goto out;
 	}
-	if (layout->naux)	/* aux is NULL when there is none: qsort wants an array */
+	if (layout->naux)	/* qsort wants a real array even for 0 */
 		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:
 	if (scan)
