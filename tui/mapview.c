@@ -65,8 +65,11 @@ static int legend_entries(const struct tui *t, struct legend_entry *e)
 #define LEGEND_MAX	(MAP_NSTATES + 3)
 #define LEGEND_GAP	2
 
-/* Lay the legend out from row Y (drawing it when DRAW); returns its rows. */
-static int legend(const struct tui *t, int y, int draw)
+/*
+ * Lay the legend out from row Y, drawing its first MAX_ROWS rows (none:
+ * just measure); returns the rows it takes.
+ */
+static int legend(const struct tui *t, int y, int max_rows)
 {
 	struct legend_entry e[LEGEND_MAX];
 	int n = legend_entries(t, e), i, x = 0, rows = 1;
@@ -78,7 +81,7 @@ static int legend(const struct tui *t, int y, int draw)
 			rows++;
 			x = 0;
 		}
-		if (draw) {
+		if (rows <= max_rows) {
 			if (e[i].state == MAP_PAST_END)
 				tui_put(y + rows - 1, x, e[i].name, COLS - x);
 			else
@@ -95,7 +98,7 @@ void tui_map_geometry(const struct tui *t, struct tui_geometry *g)
 	int lines = LINES;
 
 	g->status_y = lines - 1;
-	g->legend_rows = legend(t, 0, 0);
+	g->legend_rows = legend(t, 0, 0);	/* measure only */
 	/* Keep at least two rows of cells: the legend gives way first. */
 	if (g->legend_rows > lines - 3)
 		g->legend_rows = lines - 3 > 0 ? lines - 3 : 0;
@@ -291,7 +294,7 @@ static void map_draw(struct tui *t, void *data)
 	settle(t, &g);
 	draw_cells(t, &g);
 	if (g.legend_rows)
-		legend(t, g.legend_y, 1);
+		legend(t, g.legend_y, g.legend_rows);
 	draw_status(t, &g);
 }
 
