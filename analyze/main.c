@@ -278,6 +278,9 @@ int main(int argc, char **argv)
 	fs_bytes = (double)ext2fs_blocks_count(fs->super) * fs->blocksize;
 	if (c.scan.model.disk_bytes < fs_bytes)
 		c.scan.model.disk_bytes = fs_bytes;
+	/* A summary names only the files it can show: less memory and time. */
+	c.scan.names = c.json || c.report.raw || optind + 1 < argc ?
+		LAYOUT_NAMES_ALL : LAYOUT_NAMES_LOSSY;
 	if (c.report.verbose) {
 		c.scan.progress = progress;
 		c.scan.progress_priv = (void *)prog;

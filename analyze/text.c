@@ -43,9 +43,12 @@ static void print_set_detail(FILE *out, const struct layout *layout,
 
 		fprintf(out, "                ");
 		print_path(out, layout, f->ino);
+		const struct layout_interleave *il = layout_file_interleave(layout, f);
+
 		fprintf(out, "  %s, %u/%u pieces, %u partners, %u alternations\n",
-			util_format_size(f->size, size, sizeof(size)),
-			f->pieces, f->best, f->partners, f->alternations);
+			util_format_size(f->size, size, sizeof(size)), f->pieces,
+			layout_file_best(layout, f), il ? il->partners : 0,
+			il ? il->alternations : 0);
 	}
 }
 
@@ -175,7 +178,7 @@ void text_report(FILE *out, const struct layout *layout,
 		print_groups(out, layout);
 	if (o->show_free)
 		print_histogram(out, layout);
-	if (s->files && o->top) {
+	if (s->modeled_read_seconds > s->ideal_read_seconds && o->top) {
 		fprintf(out, "\nWorst files by read time lost to layout:\n");
 		table_print_files(out, layout, o, 2);
 	}
