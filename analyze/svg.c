@@ -194,11 +194,13 @@ static int put_legend(const struct picture *p, long y0, int64_t hl_file)
 		legend_entry(p->out, i++, y0, state_class(s), map_state_name(s));
 	if (hl_file >= 0) {
 		const struct layout_file *f = &p->layout->files[hl_file];
+		const struct layout_interleave *il = layout_file_interleave(p->layout, f);
+		uint32_t partners = il ? il->partners : 0;
 
 		layout_path(p->layout, f->ino, path, sizeof(path));
 		legend_entry(p->out, i++, y0, "hl", path);
 		snprintf(what, sizeof(what), "%u file%s interleaved with it",
-			 f->partners, f->partners == 1 ? "" : "s");
+			 partners, partners == 1 ? "" : "s");
 		legend_entry(p->out, i++, y0, "hp", what);
 	}
 	fputs("</g>\n", p->out);

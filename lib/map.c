@@ -102,13 +102,13 @@ unsigned map_level_fit(const struct map *map, uint64_t max_cells)
 }
 
 /* The state a file's blocks show. */
-static uint8_t file_state(const struct layout_file *f)
+static uint8_t file_state(const struct layout *layout, const struct layout_file *f)
 {
 	if (f->type == LAYOUT_DIR)
 		return MAP_DIR;
-	if (f->partners)
+	if (layout_file_interleave(layout, f))
 		return MAP_INTERLEAVED;
-	if (f->pieces > f->best)
+	if (f->pieces > layout_file_best(layout, f))
 		return MAP_FRAGMENTED;
 	return MAP_FILE;
 }
@@ -292,25 +292,28 @@ static int cmp_owned(const void *a, const void *b)
 static errcode_t add_files(struct map *map, struct span_list *l)
 {
 	const struct layout *layout = map->layout;
-	uint64_t i, n = 0;
+	uint64_t i, n = 0, nruns = layout->naux + 1;
 	uint32_t p;
 	errcode_t ret;
 
-	map->owned = malloc((layout->npieces + layout->naux + 1) *
-			    sizeof(*map->owned));
-	map->owned_maxend = malloc((layout->npieces + layout->naux + 1) *
-				   sizeof(*map->owned_maxend));
+	/* Files in one piece keep it inline, outside layout->pieces. */
+	for (i = 0; i < layout->nfiles; i++)
+		nruns += layout->files[i].pieces;
+	map->owned = malloc(nruns * sizeof(*map->owned));
+	map->owned_maxend = malloc(nruns * sizeof(*map->owned_maxend));
 	if (!map->owned || !map->owned_maxend)
 		return ENOMEM;
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		const struct layout_piece *pc = layout_file_pieces(layout, f);
+		uint8_t state = file_state(layout, f);
 
 		for (p = 0; p < f->pieces; p++) {
-			ret = span_add(l, pc[p].start, pc[p].len, file_state(f));
+			struct layout_piece pc = layout_file_piece(layout, f, p);
+
+			ret = span_add(l, pc.start, pc.len, state);
 			if (ret)
 				return ret;
-			map->owned[n++] = (struct owned){ pc[p].start, pc[p].len, f->ino };
+			map->owned[n++] = (struct owned){ pc.start, pc.len, f->ino };
 		}
 	}
 	for (i = 0; i < layout->naux; i++) {
@@ -319,7 +322,7 @@ static errcode_t add_files(struct map *map, struct span_list *l)
 
 		/* An inode with nothing but an EA block is not a file in the layout. */
 		ret = span_add(l, x->start, x->len,
-			       fi < 0 ? MAP_FILE : file_state(&layout->files[fi]));
+			       fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]));
 		if (ret)
 			return ret;
 		map->owned[n++] = (struct owned){ x->start, x->len, x->ino };

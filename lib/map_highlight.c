@@ -45,12 +45,13 @@ static errcode_t hl_add_file(struct map_highlight *hl, const struct layout *layo
 			     uint64_t fi, uint8_t mark)
 {
 	const struct layout_file *f = &layout->files[fi];
-	const struct layout_piece *pc = layout_file_pieces(layout, f);
 	uint64_t i;
 	errcode_t ret;
 
 	for (i = 0; i < f->pieces; i++) {
-		ret = hl_add(hl, pc[i].start, pc[i].len, mark);
+		struct layout_piece pc = layout_file_piece(layout, f, i);
+
+		ret = hl_add(hl, pc.start, pc.len, mark);
 		if (ret)
 			return ret;
 	}
@@ -77,7 +78,7 @@ errcode_t map_highlight_new(const struct map *map, uint64_t file_index,
 			    struct map_highlight **ret)
 {
 	const struct layout *layout = map_layout(map);
-	const struct layout_file *f;
+	const struct layout_interleave *il;
 	struct map_highlight *hl;
 	uint64_t i;
 	errcode_t err = 0;
@@ -90,11 +91,11 @@ errcode_t map_highlight_new(const struct map *map, uint64_t file_index,
 		return ENOMEM;
 	hl->map = map;
 	hl->file = file_index;
-	f = &layout->files[file_index];
+	il = layout_file_interleave(layout, &layout->files[file_index]);
 	err = hl_add_file(hl, layout, file_index, MAP_MARK_FILE);
-	for (i = 0; !err && i < f->partners; i++) {
+	for (i = 0; !err && il && i < il->partners; i++) {
 		int64_t pi = layout_find(layout,
-					 layout->partners[f->first_partner + i]);
+					 layout->partners[il->first_partner + i]);
 
 		if (pi >= 0)
 			err = hl_add_file(hl, layout, pi, MAP_MARK_PARTNER);

@@ -25,23 +25,26 @@ static enum tui_action show_and_close(struct tui *t, uint64_t fi)
 
 /* -------------------------------------------------------- worst files */
 
+/* The read times are worked out once, when the list opens: each walks the pieces. */
+struct worst_row {
+	uint32_t	file;
+	double		read, ideal;
+};
+
 struct worst {
 	const struct layout	*layout;
-	uint32_t		*files;		/* indexes, worst first */
+	struct worst_row	*rows;		/* worst first */
 	uint64_t		n;
 };
 
-static int cmp_loss(const void *a, const void *b, void *arg)
+static int cmp_loss(const void *a, const void *b)
 {
-	const struct layout *layout = arg;
-	const struct layout_file *x = &layout->files[*(const uint32_t *)a];
-	const struct layout_file *y = &layout->files[*(const uint32_t *)b];
-	double lx = x->read_seconds - x->ideal_seconds;
-	double ly = y->read_seconds - y->ideal_seconds;
+	const struct worst_row *x = a, *y = b;
+	double lx = x->read - x->ideal, ly = y->read - y->ideal;
 
 	if (lx != ly)
 		return lx > ly ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
+	return x->file < y->file ? -1 : x->file > y->file;
 }
 
 static uint64_t worst_count(struct tui *t, void *priv)
@@ -53,26 +56,27 @@ static uint64_t worst_count(struct tui *t, void *priv)
 static void worst_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
 {
 	struct worst *w = priv;
-	const struct layout_file *f = &w->layout->files[w->files[i]];
+	const struct worst_row *r = &w->rows[i];
+	const struct layout_file *f = &w->layout->files[r->file];
 	char lost[32], path[1024];
 
-	format_seconds(f->read_seconds - f->ideal_seconds, lost, sizeof(lost));
+	format_seconds(r->read - r->ideal, lost, sizeof(lost));
 	tui_file_path(t, f->ino, path, sizeof(path));
 	snprintf(buf, len, "%10s %5.1f %7u %5u %6u  %s", lost,
-		 readmodel_score(f->read_seconds, f->ideal_seconds), f->pieces,
-		 f->best, f->partners, path);
+		 readmodel_score(r->read, r->ideal), f->pieces,
+		 layout_file_best(w->layout, f), tui_partners(t, f), path);
 }
 
 static enum tui_action worst_choose(struct tui *t, void *priv, uint64_t i)
 {
-	return show_and_close(t, ((struct worst *)priv)->files[i]);
+	return show_and_close(t, ((struct worst *)priv)->rows[i].file);
 }
 
 static void worst_free(void *priv)
 {
 	struct worst *w = priv;
 
-	free(w->files);
+	free(w->rows);
 	free(w);
 }
 
@@ -90,16 +94,19 @@ int tui_open_worst(struct tui *t)
 	struct worst *w = calloc(1, sizeof(*w));
 	uint64_t i;
 
-	if (!w || !(w->files = malloc((t->layout->nfiles + 1) * sizeof(uint32_t)))) {
+	if (!w || !(w->rows = malloc((t->layout->nfiles + 1) * sizeof(*w->rows)))) {
 		free(w);
 		tui_message(t, "out of memory");
 		return -1;
 	}
 	w->layout = t->layout;
 	w->n = t->layout->nfiles;
-	for (i = 0; i < w->n; i++)
-		w->files[i] = i;
-	qsort_r(w->files, w->n, sizeof(uint32_t), cmp_loss, (void *)t->layout);
+	for (i = 0; i < w->n; i++) {
+		w->rows[i].file = i;
+		layout_file_times(t->layout, &t->layout->files[i], &w->rows[i].read,
+				  &w->rows[i].ideal);
+	}
+	qsort(w->rows, w->n, sizeof(*w->rows), cmp_loss);
 	return tui_list_push(t, &worst_source, w);
 }
 
@@ -227,7 +234,8 @@ static void cell_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t le
 
 		snprintf(buf, len, "  %-40s %s, %u piece%s (best %u), %u interleaved",
 			 path, layout_type_name(f->type), f->pieces,
-			 f->pieces == 1 ? "" : "s", f->best, f->partners);
+			 f->pieces == 1 ? "" : "s", layout_file_best(t->layout, f),
+			 tui_partners(t, f));
 	}
 }
 

@@ -44,16 +44,18 @@ static int legend_entries(const struct tui *t, struct legend_entry *e)
 	if (t->hl) {
 		const struct layout_file *f =
 			&t->layout->files[map_highlight_file(t->hl)];
+		uint32_t partners = tui_partners(t, f);
 
 		e[n].state = MAP_FREE;
 		e[n].mark = MAP_MARK_FILE;
 		tui_file_path(t, f->ino, e[n++].name, sizeof(e[0].name));
-		if (f->partners) {
+
+		if (partners) {
 			e[n].state = MAP_FREE;
 			e[n].mark = MAP_MARK_PARTNER;
 			snprintf(e[n++].name, sizeof(e[0].name),
-				 "%u file%s interleaved with it", f->partners,
-				 f->partners == 1 ? "" : "s");
+				 "%u file%s interleaved with it", partners,
+				 partners == 1 ? "" : "s");
 		}
 	}
 	e[n].state = MAP_PAST_END;
@@ -397,11 +399,12 @@ void tui_map_show_file(struct tui *t, uint64_t fi)
 	t->hl = hl;
 	t->piece = 0;
 	if (f->pieces)
-		tui_map_jump(t, layout_file_pieces(t->layout, f)[0].start);
+		tui_map_jump(t, layout_file_piece(t->layout, f, 0).start);
 	tui_file_path(t, f->ino, path, sizeof(path));
 	tui_message(t, "%s: %u piece%s (best %u), interleaved with %u file%s; n/N: next/previous piece",
-		    path, f->pieces, f->pieces == 1 ? "" : "s", f->best, f->partners,
-		    f->partners == 1 ? "" : "s");
+		    path, f->pieces, f->pieces == 1 ? "" : "s",
+		    layout_file_best(t->layout, f), tui_partners(t, f),
+		    tui_partners(t, f) == 1 ? "" : "s");
 }
 
 static void find_file(struct tui *t, const char *text)
@@ -438,7 +441,7 @@ static enum tui_action key_find(struct tui *t, const struct tui_geometry *g, int
 static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, int key)
 {
 	const struct layout_file *f;
-	const struct layout_piece *p;
+	struct layout_piece p;
 	char path[1024];
 
 	(void)g;
@@ -453,12 +456,12 @@ static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, in
 		t->piece = (t->piece + 1) % f->pieces;
 	else
 		t->piece = (t->piece + f->pieces - 1) % f->pieces;
-	p = &layout_file_pieces(t->layout, f)[t->piece];
-	tui_map_jump(t, p->start);
+	p = layout_file_piece(t->layout, f, t->piece);
+	tui_map_jump(t, p.start);
 	tui_file_path(t, f->ino, path, sizeof(path));
 	tui_message(t, "%s: piece %u of %u, blocks %llu-%llu", path, t->piece + 1,
-		    f->pieces, (unsigned long long)p->start,
-		    (unsigned long long)(p->start + p->len - 1));
+		    f->pieces, (unsigned long long)p.start,
+		    (unsigned long long)(p.start + p.len - 1));
 	return TUI_STAY;
 }
 

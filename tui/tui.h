@@ -90,6 +90,14 @@ struct tui {
 	size_t			cells_cap;
 };
 
+/* How many files F interleaves with (0 for most). */
+static inline uint32_t tui_partners(const struct tui *t, const struct layout_file *f)
+{
+	const struct layout_interleave *il = layout_file_interleave(t->layout, f);
+
+	return il ? il->partners : 0;
+}
+
 /* loop.c */
 int tui_push(struct tui *t, const struct tui_view *view, void *data);
 void tui_run(struct tui *t);

@@ -23,6 +23,7 @@
 #define NFILES		40
 #define MAX_PIECES	4
 #define HAND_INO	500	/* the hand-made files come after the random ones */
+#define NHAND		5
 
 static uint32_t seed = 12345;
 
@@ -46,46 +47,85 @@ static void raise_state(struct reference *r, blk64_t start, blk64_t len, uint8_t
 			r->state[b] = s;
 }
 
-static uint8_t file_state_of(const struct layout_file *f)
+/*
+ * What the test itself records of each file, apart from the layout it
+ * builds from it: its pieces, whether it interleaves and with whom.
+ */
+struct ref_file {
+	ext2_ino_t	ino;
+	uint8_t		type;
+	uint32_t	n;
+	blk64_t		start[MAX_PIECES], len[MAX_PIECES];
+	blk64_t		etb;		/* an extent tree block, or 0 */
+	ext2_ino_t	partner;	/* the file it interleaves with, or 0 */
+};
+
+/* Zone sizes: a file of up to 50 blocks can be in one piece, up to 80 in two. */
+static const blk64_t zone_len[] = { 50, 30, 20 };
+#define NZONES (sizeof(zone_len) / sizeof(zone_len[0]))
+
+/* The fewest zones that hold N blocks (DESIGN.md: best), by trying. */
+static uint32_t ref_best(blk64_t n)
 {
-	if (f->type == LAYOUT_DIR)
+	blk64_t sum = 0;
+	uint32_t k;
+
+	for (k = 0; k < NZONES; k++) {
+		if (sum >= n)
+			return k;
+		sum += zone_len[k];
+	}
+	return NZONES;
+}
+
+static uint8_t ref_state(const struct ref_file *r)
+{
+	blk64_t blocks = 0;
+	uint32_t i;
+
+	if (r->type == LAYOUT_DIR)
 		return MAP_DIR;
-	if (f->partners)
+	if (r->partner)
 		return MAP_INTERLEAVED;
-	return f->pieces > f->best ? MAP_FRAGMENTED : MAP_FILE;
+	for (i = 0; i < r->n; i++)
+		blocks += r->len[i];
+	return r->n > ref_best(blocks) ? MAP_FRAGMENTED : MAP_FILE;
 }
 
 struct world {
 	ext2_filsys		fs;
 	struct layout		layout;
-	struct layout_file	files[NFILES + 4];
-	struct layout_piece	pieces[(NFILES + 4) * MAX_PIECES];
+	struct ref_file		ref_files[NFILES + NHAND];
+	struct layout_file	files[NFILES + NHAND];
+	struct layout_piece	pieces[(NFILES + NHAND) * MAX_PIECES];
+	struct layout_interleave interleaved[NFILES + NHAND];
 	struct layout_aux	aux[8];
-	ext2_ino_t		partners[8];
+	ext2_ino_t		partners[NFILES + NHAND];
 	struct layout_piece	journal[2];
+	blk64_t			zones_prefix[NZONES + 1];
+	struct layout_zone	zones[NZONES];
 	struct reference	ref;
 };
 
-static void add_piece(struct world *w, struct layout_file *f, blk64_t start,
-		      blk64_t len)
+static struct ref_file *new_file(struct world *w, ext2_ino_t ino, uint8_t type)
 {
-	if (!f->pieces)
-		f->first_piece = w->layout.npieces;
-	w->pieces[w->layout.npieces++] = (struct layout_piece){ start, len };
-	f->pieces++;
-	ext2fs_mark_block_bitmap_range2(w->fs->block_map, start, len);
+	struct ref_file *r;
+
+	if (w->layout.nfiles >= NFILES + NHAND)
+		abort();	/* the arrays are sized for NFILES + NHAND */
+	r = &w->ref_files[w->layout.nfiles++];
+
+	memset(r, 0, sizeof(*r));
+	r->ino = ino;
+	r->type = type;
+	return r;
 }
 
-static struct layout_file *new_file(struct world *w, ext2_ino_t ino,
-				    uint8_t type, uint32_t best)
+static void add_piece(struct world *w, struct ref_file *r, blk64_t start, blk64_t len)
 {
-	struct layout_file *f = &w->files[w->layout.nfiles++];
-
-	memset(f, 0, sizeof(*f));
-	f->ino = ino;
-	f->type = type;
-	f->best = best;
-	return f;
+	r->start[r->n] = start;
+	r->len[r->n++] = len;
+	ext2fs_mark_block_bitmap_range2(w->fs->block_map, start, len);
 }
 
 static void add_aux(struct world *w, blk64_t blk, ext2_ino_t ino, uint8_t kind)
@@ -94,10 +134,75 @@ static void add_aux(struct world *w, blk64_t blk, ext2_ino_t ino, uint8_t kind)
 	ext2fs_mark_block_bitmap2(w->fs->block_map, blk);
 }
 
+static int64_t ref_find(const struct world *w, ext2_ino_t ino)
+{
+	uint64_t i;
+
+	for (i = 0; i < w->layout.nfiles; i++)
+		if (w->ref_files[i].ino == ino)
+			return i;
+	return -1;
+}
+
+/*
+ * The layout the model reads, from the records: a file in one piece keeps
+ * it inline, the others in layout->pieces; interleaving in
+ * layout->interleaved by file; best from the zones.
+ */
+static void build_layout(struct world *w)
+{
+	struct layout *L = &w->layout;
+	uint64_t i;
+	uint32_t p;
+
+	for (i = 0; i < NZONES; i++) {
+		w->zones[i] = (struct layout_zone){ 3000 + 100 * i, zone_len[i] };
+		w->zones_prefix[i + 1] = w->zones_prefix[i] + zone_len[i];
+	}
+	L->zones = w->zones;
+	L->nzones = NZONES;
+	L->zone_prefix = w->zones_prefix;
+	for (i = 0; i < L->nfiles; i++) {
+		const struct ref_file *r = &w->ref_files[i];
+		struct layout_file *f = &w->files[i];
+
+		memset(f, 0, sizeof(*f));
+		f->ino = r->ino;
+		f->type = r->type;
+		f->pieces = r->n;
+		for (p = 0; p < r->n; p++)
+			f->blocks += r->len[p];
+		f->etb_blocks = !!r->etb;
+		f->blocks += f->etb_blocks;
+		if (r->n == 1) {
+			f->where = r->start[0];
+		} else {
+			f->where = L->npieces;
+			for (p = 0; p < r->n; p++)
+				w->pieces[L->npieces++] =
+					(struct layout_piece){ r->start[p], r->len[p] };
+		}
+		if (r->partner) {
+			struct layout_interleave *il = &w->interleaved[L->ninterleaved++];
+
+			memset(il, 0, sizeof(*il));
+			il->file = i;
+			il->set = 1;
+			il->first_partner = L->npartners;
+			il->partners = 1;
+			il->alternations = 2;
+			w->partners[L->npartners++] = r->partner;
+		}
+		if (r->etb)
+			add_aux(w, r->etb, r->ino, LAYOUT_AUX_ETB);
+	}
+}
+
 static int make_world(struct world *w, const char *path)
 {
 	struct ext2_super_block param;
 	struct layout *L = &w->layout;
+	struct ref_file *r3, *r4;
 	uint64_t i;
 	uint32_t p;
 	blk64_t b;
@@ -114,6 +219,7 @@ static int make_world(struct world *w, const char *path)
 	L->pieces = w->pieces;
 	L->aux = w->aux;
 	L->partners = w->partners;
+	L->interleaved = w->interleaved;
 	if (ext2fs_allocate_block_bitmap(w->fs, "fixed", &L->fixed))
 		return -1;
 
@@ -132,57 +238,62 @@ static int make_world(struct world *w, const char *path)
 		if (ext2fs_test_block_bitmap2(L->fixed, b))
 			ext2fs_mark_block_bitmap2(w->fs->block_map, b);
 
-	/* Random files in [100, 2000): overlapping now and then, as on a damaged fs. */
+	/*
+	 * Random files in [100, 2000), up to 80 blocks (best 1 or 2):
+	 * overlapping now and then, as on a damaged fs.
+	 */
 	for (i = 0; i < NFILES; i++) {
-		struct layout_file *f = new_file(w, 12 + i, rnd(5) ? LAYOUT_FILE : LAYOUT_DIR,
-						 1 + rnd(2));
+		struct ref_file *r = new_file(w, 12 + i, rnd(5) ? LAYOUT_FILE : LAYOUT_DIR);
 		uint32_t n = 1 + rnd(MAX_PIECES);
 
 		for (p = 0; p < n; p++)
-			add_piece(w, f, 100 + rnd(1880), 1 + rnd(20));
+			add_piece(w, r, 100 + rnd(1880), 1 + rnd(20));
 	}
-	/* Two of them interleave with each other. */
-	w->files[3].type = w->files[4].type = LAYOUT_FILE;
-	w->files[3].partners = w->files[4].partners = 1;
-	w->files[3].first_partner = 0;
-	w->files[4].first_partner = 1;
-	w->partners[0] = w->files[4].ino;
-	w->partners[1] = w->files[3].ino;
-	L->npartners = 2;
+	/* Two of them interleave with each other (in two pieces at least). */
+	r3 = &w->ref_files[3];
+	r4 = &w->ref_files[4];
+	r3->type = r4->type = LAYOUT_FILE;
+	r3->partner = r4->ino;
+	r4->partner = r3->ino;
+	while (r3->n < 2)
+		add_piece(w, r3, 100 + rnd(1880), 1 + rnd(20));
+	while (r4->n < 2)
+		add_piece(w, r4, 100 + rnd(1880), 1 + rnd(20));
 
 	/*
 	 * By hand, in [2200, 2400): an interleaved pair, one block each in
-	 * otherwise free cells; a file whose second piece sits on fixed
-	 * metadata (2003); a directory.
+	 * otherwise free cells; a fragmented file whose second piece sits on
+	 * fixed metadata (2003), with an extent tree block; a directory; a
+	 * file of 60 blocks in two pieces, which is as few as it can have.
 	 */
 	{
-		struct layout_file *a = new_file(w, HAND_INO, LAYOUT_FILE, 1);
-		struct layout_file *bf = new_file(w, HAND_INO + 1, LAYOUT_FILE, 1);
-		struct layout_file *c = new_file(w, HAND_INO + 2, LAYOUT_FILE, 1);
-		struct layout_file *d = new_file(w, HAND_INO + 3, LAYOUT_DIR, 1);
+		struct ref_file *a = new_file(w, HAND_INO, LAYOUT_FILE);
+		struct ref_file *bf = new_file(w, HAND_INO + 1, LAYOUT_FILE);
+		struct ref_file *c = new_file(w, HAND_INO + 2, LAYOUT_FILE);
+		struct ref_file *d = new_file(w, HAND_INO + 3, LAYOUT_DIR);
+		struct ref_file *e = new_file(w, HAND_INO + 4, LAYOUT_FILE);
 
 		add_piece(w, a, 2203, 1);
 		add_piece(w, a, 2205, 1);
 		add_piece(w, bf, 2204, 1);
 		add_piece(w, bf, 2206, 1);
-		a->partners = bf->partners = 1;
-		a->first_partner = 2;
-		bf->first_partner = 3;
-		w->partners[2] = bf->ino;
-		w->partners[3] = a->ino;
-		L->npartners = 4;
+		a->partner = bf->ino;
+		bf->partner = a->ino;
 		add_piece(w, c, 2300, 4);
 		add_piece(w, c, 2003, 1);
+		c->etb = 2320;
 		add_piece(w, d, 2350, 3);
+		add_piece(w, e, 2400, 40);
+		add_piece(w, e, 2450, 20);
 	}
-	/* Aux blocks: an ETB of a hand file, an EA block of an inode that is no file. */
-	add_aux(w, 2320, HAND_INO + 2, LAYOUT_AUX_ETB);
+	build_layout(w);
+	/* An EA block of an inode that is no file. */
 	add_aux(w, 2330, 999, LAYOUT_AUX_XATTR);
 	/* In use, owned by nobody. */
 	ext2fs_mark_block_bitmap_range2(w->fs->block_map, 2500, 10);
 	ext2fs_mark_block_bitmap2(w->fs->block_map, NBLOCKS - 1);
 
-	/* The reference, block by block. */
+	/* The reference, block by block, from the records. */
 	memset(&w->ref, MAP_FREE, sizeof(w->ref));
 	w->ref.state[0] = MAP_FIXED;	/* boot block */
 	for (b = 1; b < NBLOCKS; b++) {
@@ -192,22 +303,14 @@ static int make_world(struct world *w, const char *path)
 	for (i = 0; i < 2; i++)
 		raise_state(&w->ref, w->journal[i].start, w->journal[i].len, MAP_JOURNAL);
 	for (i = 0; i < L->nfiles; i++) {
-		const struct layout_file *f = &w->files[i];
+		const struct ref_file *r = &w->ref_files[i];
 
-		for (p = 0; p < f->pieces; p++)
-			raise_state(&w->ref, w->pieces[f->first_piece + p].start,
-				    w->pieces[f->first_piece + p].len, file_state_of(f));
+		for (p = 0; p < r->n; p++)
+			raise_state(&w->ref, r->start[p], r->len[p], ref_state(r));
+		if (r->etb)
+			raise_state(&w->ref, r->etb, 1, ref_state(r));
 	}
-	/* Aux blocks show their file's state; an inode that is no file's, a file's. */
-	for (i = 0; i < L->naux; i++) {
-		uint8_t s = MAP_FILE;
-		uint64_t j;
-
-		for (j = 0; j < L->nfiles; j++)
-			if (w->files[j].ino == w->aux[i].ino)
-				s = file_state_of(&w->files[j]);
-		raise_state(&w->ref, w->aux[i].start, w->aux[i].len, s);
-	}
+	raise_state(&w->ref, 2330, 1, MAP_FILE);	/* the EA block: no file, a file's state */
 	for (b = 1; b < NBLOCKS; b++)
 		if (w->ref.state[b] == MAP_FREE &&
 		    ext2fs_test_block_bitmap2(w->fs->block_map, b))
@@ -229,52 +332,27 @@ static uint8_t ref_cell(const struct world *w, unsigned level, uint64_t c)
 	return s;
 }
 
-/* Whether inode INO owns block B, by the layout's lists read plainly. */
-static int owns(const struct world *w, ext2_ino_t ino, blk64_t b)
-{
-	uint64_t i;
-	uint32_t p;
-
-	for (i = 0; i < w->layout.nfiles; i++) {
-		const struct layout_file *f = &w->files[i];
-
-		if (f->ino != ino)
-			continue;
-		for (p = 0; p < f->pieces; p++) {
-			const struct layout_piece *pc = &w->pieces[f->first_piece + p];
-
-			if (b >= pc->start && b < pc->start + pc->len)
-				return 1;
-		}
-	}
-	for (i = 0; i < w->layout.naux; i++)
-		if (w->aux[i].ino == ino && b >= w->aux[i].start &&
-		    b < w->aux[i].start + w->aux[i].len)
-			return 1;
-	return 0;
-}
-
-/* Whether inode INO owns any block of [START, END), run by run. */
+/* Whether inode INO owns a block of [START, END), by the records. */
 static int owns_any(const struct world *w, ext2_ino_t ino, blk64_t start, blk64_t end)
 {
-	uint64_t i;
+	int64_t i = ref_find(w, ino);
 	uint32_t p;
 
-	for (i = 0; i < w->layout.nfiles; i++) {
-		const struct layout_file *f = &w->files[i];
-
-		for (p = 0; p < f->pieces && f->ino == ino; p++) {
-			const struct layout_piece *pc = &w->pieces[f->first_piece + p];
-
-			if (pc->start < end && pc->start + pc->len > start)
-				return 1;
-		}
-	}
-	for (i = 0; i < w->layout.naux; i++)
-		if (w->aux[i].ino == ino && w->aux[i].start < end &&
-		    w->aux[i].start + w->aux[i].len > start)
+	if (ino == 999)
+		return start <= 2330 && 2330 < end;	/* the lone EA block */
+	if (i < 0)
+		return 0;
+	for (p = 0; p < w->ref_files[i].n; p++)
+		if (w->ref_files[i].start[p] < end &&
+		    w->ref_files[i].start[p] + w->ref_files[i].len[p] > start)
 			return 1;
-	return 0;
+	return w->ref_files[i].etb && start <= w->ref_files[i].etb &&
+	       w->ref_files[i].etb < end;
+}
+
+static int owns(const struct world *w, ext2_ino_t ino, blk64_t b)
+{
+	return owns_any(w, ino, b, b + 1);
 }
 
 /* Compare every cell of every level, whole and in windows, with the reference. */
@@ -320,7 +398,7 @@ static int check_highlight(const struct world *w, const struct map *m,
 			   uint64_t fi, unsigned level)
 {
 	struct map_highlight *hl;
-	const struct layout_file *f = &w->files[fi];
+	const struct ref_file *r = &w->ref_files[fi];
 	uint8_t got[NBLOCKS + 8];
 	uint64_t c, n = map_cells(m, level);
 	int ok = 1;
@@ -331,14 +409,12 @@ static int check_highlight(const struct world *w, const struct map *m,
 	for (c = 0; c < n + 3 && ok; c++) {
 		blk64_t b;
 		uint8_t want = MAP_MARK_NONE;
-		uint32_t p;
 
 		for (b = c << level; b < (c + 1) << level && b < NBLOCKS; b++) {
-			if (owns(w, f->ino, b))
+			if (owns(w, r->ino, b))
 				want = MAP_MARK_FILE;
-			for (p = 0; p < f->partners && want == MAP_MARK_NONE; p++)
-				if (owns(w, w->partners[f->first_partner + p], b))
-					want = MAP_MARK_PARTNER;
+			else if (want == MAP_MARK_NONE && r->partner && owns(w, r->partner, b))
+				want = MAP_MARK_PARTNER;
 		}
 		if (got[c] != want) {
 			printf("# file %llu level %u cell %llu: got %d want %d\n",
@@ -420,7 +496,7 @@ int main(void)
 		return 0;
 	}
 	close(fd);
-	tap_plan(22);
+	tap_plan(23);
 	ok = !make_world(w, path);
 	tap_ok(ok, "made a 3000-block 1 KiB filesystem in memory and a layout on it");
 	if (!ok)
@@ -453,6 +529,8 @@ int main(void)
 	tap_ok(map_block_state(m, 2320) == MAP_FRAGMENTED && map_block_state(m, 2330) == MAP_FILE &&
 	       map_block_state(m, 2350) == MAP_DIR,
 	       "an ETB shows its file's state, a lone EA block a file's; a directory is a directory");
+	tap_ok(map_block_state(m, 2400) == MAP_FILE && map_block_state(m, 2469) == MAP_FILE,
+	       "60 blocks in two pieces where no zone holds more than 50: a file, not fragmented");
 	map_cell_states(m, 2, 2200 / 4, 2, cells);
 	tap_ok(cells[0] == MAP_INTERLEAVED && cells[1] == MAP_INTERLEAVED,
 	       "4 blocks a cell: cells 2200-2203 (3 free, 1 interleaved) and 2204-2207 are interleaved");
