@@ -183,10 +183,15 @@ static void legend_entry(FILE *out, int i, long y0, const char *cls,
 	fputs("</text>\n", out);
 }
 
-/* The legend's entries: the states, then the highlighted file and its partners. */
-static int put_legend(const struct picture *p, long y0, int64_t hl_file)
+/*
+ * The legend's entries: the states, then the highlighted file (named as
+ * it was asked for: a summary's scan names only some files) and its
+ * partners.
+ */
+static int put_legend(const struct picture *p, long y0, int64_t hl_file,
+		      const char *hl_name)
 {
-	char path[4096], what[64];
+	char what[64];
 	int s, i = 0;
 
 	fputs("<g class=\"legend\">\n", p->out);
@@ -197,8 +202,7 @@ static int put_legend(const struct picture *p, long y0, int64_t hl_file)
 		const struct layout_interleave *il = layout_file_interleave(p->layout, f);
 		uint32_t partners = il ? il->partners : 0;
 
-		layout_path(p->layout, f->ino, path, sizeof(path));
-		legend_entry(p->out, i++, y0, "hl", path);
+		legend_entry(p->out, i++, y0, "hl", hl_name);
 		snprintf(what, sizeof(what), "%u file%s interleaved with it",
 			 partners, partners == 1 ? "" : "s");
 		legend_entry(p->out, i++, y0, "hp", what);
@@ -213,7 +217,7 @@ static int legend_entries(int64_t hl_file)
 }
 
 static int write_picture(struct picture *p, const char *device,
-			 const struct map_highlight *hl)
+			 const struct map_highlight *hl, const char *hl_name)
 {
 	const struct layout *layout = p->layout;
 	ext2_filsys fs = layout->fs;
@@ -268,7 +272,7 @@ static int write_picture(struct picture *p, const char *device,
 	}
 	put_groups(p);
 	put_row_numbers(p);
-	put_legend(p, legend_y, hl_file);
+	put_legend(p, legend_y, hl_file, hl_name);
 	fputs("</svg>\n", p->out);
 	free(cells);
 	return 0;
@@ -329,7 +333,7 @@ int svg_report(const struct layout *layout, const char *device,
 	p.ncells = map_cells(map, p.level);
 	p.columns = p.ncells < SVG_COLUMNS ? p.ncells : SVG_COLUMNS;
 	p.rows = (p.ncells + p.columns - 1) / p.columns;
-	ret = write_picture(&p, device, hl);
+	ret = write_picture(&p, device, hl, highlight);
 	if (ret)
 		com_err(prog, ret, "while writing %s", path);
 	else if (fflush(p.out) || ferror(p.out))

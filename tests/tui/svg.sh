@@ -75,9 +75,14 @@ print("highlight: the 12 cells of /a.ts, the 24 of /b.ts and /c.ts")
 PY
 grep -q '>/a.ts<' "$tmp/e2.svg" || fail "the legend does not name /a.ts"
 
-# 2. --svg - : the picture alone on stdout.
-e2frag --svg - "$tmp/e2.img" > "$tmp/out.svg"
+# 2. --svg - : the picture alone on stdout.  A contiguous file, which the
+# summary's scan does not name, is still named and marked.
+e2frag --svg - --highlight /contig "$tmp/e2.img" > "$tmp/out.svg"
 xmllint --noout "$tmp/out.svg" || fail "--svg - does not write just the SVG"
+grep -q '>/contig<' "$tmp/out.svg" || fail "the legend does not name /contig"
+want=$($oracle blocks "$tmp/e2.img" /contig)
+got=$($svgcheck marks "$tmp/out.svg" | python3 -c 'import sys; print(" ".join(str(i) for i, m in enumerate(sys.stdin.read()) if m == "@"))')
+[ "$got" = "$want" ] || fail "/contig: marked $got, want $want"
 
 # 3. ext4 with a journal: journal blocks apart from the other metadata.
 map_image_ext4 "$tmp/e4.img" || fail "cannot build the ext4 image"
