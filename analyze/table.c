@@ -33,10 +33,10 @@ static const struct colinfo infos[COL_COUNT] = {
 	[COL_PIECES_BEST] = { "PIECES/BEST", 11, 1, "pieces against best" },
 	[COL_PARTNERS]	  = { "INTERLEAVED", 11, 1, "files it interleaves with" },
 	[COL_SET]	  = { "SET",	     3, 1, "interleave set (0: none)" },
-	[COL_READ]	  = { "READ",	     8, 1, "modeled read time, seconds" },
-	[COL_IDEAL]	  = { "IDEAL",	     8, 1, "read time in best pieces, seconds" },
+	[COL_READ]	  = { "READ",	     8, 1, "modeled read time (raw: seconds)" },
+	[COL_IDEAL]	  = { "IDEAL",	     8, 1, "read time in best pieces (raw: seconds)" },
 	[COL_EFFICIENCY]  = { "EFFICIENCY", 10, 1, "ideal / modeled read time" },
-	[COL_LOST]	  = { "LOST",	     8, 1, "read time lost to layout, seconds" },
+	[COL_LOST]	  = { "LOST",	     8, 1, "read time lost to layout (raw: seconds)" },
 	[COL_SCORE]	  = { "SCORE",	     5, 1, "0-100, share of read time lost" },
 };
 
@@ -183,12 +183,27 @@ static void cell(char *buf, size_t len, const struct layout *layout,
 		break;
 	case COL_PARTNERS: snprintf(buf, len, "%u", il ? il->partners : 0); break;
 	case COL_SET: snprintf(buf, len, "%u", il ? il->set : 0); break;
-	case COL_READ: snprintf(buf, len, "%.3f", read); break;
-	case COL_IDEAL: snprintf(buf, len, "%.3f", ideal); break;
+	case COL_READ:
+		if (raw)
+			snprintf(buf, len, "%.6f", read);
+		else
+			util_format_seconds(read, buf, len);
+		break;
+	case COL_IDEAL:
+		if (raw)
+			snprintf(buf, len, "%.6f", ideal);
+		else
+			util_format_seconds(ideal, buf, len);
+		break;
 	case COL_EFFICIENCY:
 		snprintf(buf, len, raw ? "%.4f" : "%.1f%%", raw ? eff : eff * 100);
 		break;
-	case COL_LOST: snprintf(buf, len, "%.3f", read - ideal); break;
+	case COL_LOST:
+		if (raw)
+			snprintf(buf, len, "%.6f", read - ideal);
+		else
+			util_format_seconds(read - ideal, buf, len);
+		break;
 	case COL_SCORE: snprintf(buf, len, "%.1f", readmodel_score(read, ideal)); break;
 	}
 }

@@ -457,4 +457,7 @@ size_t util_printable(const char *in, char *out, size_t outlen);
 /* Format BYTES as "4.0 GiB" (or "512 B") into BUF. */
 const char *util_format_size(uint64_t bytes, char *buf, size_t len);
 
+/* Format seconds for people: "12 s", "1.5 s", "35 ms", "0.42 ms". */
+const char *util_format_seconds(double s, char *buf, size_t len);
+
 #endif /* E2FRAG_H */
