@@ -9,14 +9,6 @@
 
 #include "tui.h"
 
-static void format_seconds(double s, char *buf, size_t len)
-{
-	if (s >= 1)
-		snprintf(buf, len, "%.2f s", s);
-	else
-		snprintf(buf, len, "%.1f ms", s * 1e3);
-}
-
 static enum tui_action show_and_close(struct tui *t, uint64_t fi)
 {
 	tui_map_show_file(t, fi);
@@ -60,7 +52,7 @@ static void worst_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t l
 	const struct layout_file *f = &w->layout->files[r->file];
 	char lost[32], path[1024];
 
-	format_seconds(r->read - r->ideal, lost, sizeof(lost));
+	util_format_seconds(r->read - r->ideal, lost, sizeof(lost));
 	tui_file_path(t, f->ino, path, sizeof(path));
 	snprintf(buf, len, "%10s %5.1f %7u %5u %6u  %s", lost,
 		 readmodel_score(r->read, r->ideal), f->pieces,
@@ -127,7 +119,7 @@ static void sets_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t le
 	uint32_t m;
 
 	(void)priv;
-	format_seconds(s->read_seconds - s->ideal_seconds, lost, sizeof(lost));
+	util_format_seconds(s->read_seconds - s->ideal_seconds, lost, sizeof(lost));
 	pos = snprintf(buf, len, "%5llu %10s %6u %8llu  ", (unsigned long long)i + 1,
 		       lost, s->members, (unsigned long long)s->alternations);
 	/* As many member paths as the row has room for; the screen cuts the rest. */
