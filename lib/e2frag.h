@@ -162,11 +162,16 @@ struct layout_set {
 	double		ideal_seconds;
 };
 
-/* A reserved inode described under "filesystem" (journal, resize inode). */
+/*
+ * A reserved inode described under "filesystem" (journal, resize inode).
+ * Its blocks are fixed metadata (layout->fixed); RUNS keeps its pieces too,
+ * in logical order, so that the map can tell the journal from the rest.
+ */
 struct layout_reserved {
 	ext2_ino_t	ino;
 	blk64_t		blocks;
 	uint32_t	pieces;
+	struct layout_piece *runs;	/* PIECES entries, malloc'd; NULL when none */
 };
 
 /* A maximal run of blocks free of fixed metadata (zones.c). */

@@ -18,6 +18,8 @@ void layout_free(struct layout *layout)
 	free(layout->sets);
 	free(layout->zones);
 	free(layout->zone_prefix);
+	free(layout->journal.runs);
+	free(layout->resize.runs);
 	if (layout->fixed)
 		ext2fs_free_block_bitmap(layout->fixed);
 	freespace_free(&layout->free);

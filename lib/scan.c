@@ -168,6 +168,13 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 		r->ino = f->ino;
 		r->blocks = f->blocks;
 		r->pieces = f->pieces;
+		free(r->runs);
+		r->runs = malloc((f->pieces ? f->pieces : 1) * sizeof(*r->runs));
+		if (!r->runs)
+			return ENOMEM;
+		if (f->pieces)
+			memcpy(r->runs, layout->pieces + first,
+			       f->pieces * sizeof(*r->runs));
 	}
 	ret = vec_reserve(&x->reserved_runs, &x->reserved_runs_cap,
 			  x->nreserved_runs + f->pieces, sizeof(*x->reserved_runs));
