@@ -375,6 +375,23 @@ int journal_peek(struct journal *j, blk64_t blk, char *buf)
 	return 1;
 }
 
+void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
+		     void *data)
+{
+	size_t i = live_lower(&j->live, offset / j->bs);
+
+	for (; i < j->live.n; i++) {
+		uint64_t start = j->live.slot[i].blk * j->bs, lo, hi;
+
+		if (start >= offset + len)
+			break;
+		lo = start > offset ? start : offset;
+		hi = start + j->bs < offset + len ? start + j->bs : offset + len;
+		memcpy((char *)data + (lo - offset),
+		       j->live.slot[i].image + (lo - start), hi - lo);
+	}
+}
+
 errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
 {
 	size_t i;

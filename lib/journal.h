@@ -77,6 +77,14 @@ errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
  */
 int journal_peek(struct journal *j, blk64_t blk, char *buf);
 
+/*
+ * Patch DATA, just read from LEN bytes at byte OFFSET of the device, with
+ * the blocks live transactions logged: without checkpoints the disk lags
+ * behind, and whoever reads the filesystem must see its current state.
+ */
+void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
+		     void *data);
+
 /* Commit (and checkpoint) the transaction; see above. */
 errcode_t journal_commit(struct journal *j);
 

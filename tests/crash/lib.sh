@@ -17,9 +17,14 @@ need() {
 }
 
 # A scratch directory removed on exit: $WORK.
+# KEEP=1 keeps it, for a look after a failure.
 mkwork() {
 	WORK=$(mktemp -d "$TMPDIR/e2f-crash.XXXXXX") || exit 99
-	trap 'rm -rf "$WORK"' EXIT
+	if [ -n "${KEEP:-}" ]; then
+		echo "# work directory: $WORK"
+	else
+		trap 'rm -rf "$WORK"' EXIT
+	fi
 }
 
 fail() {
@@ -189,4 +194,10 @@ file_blocks() {
 	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |
 	tr ', ' '\n\n' | grep -E '^\(' | sed 's/.*://' |
 	awk -F- '{ e = (NF > 1) ? $2 : $1; for (b = $1; b <= e; b++) print b }'
+}
+
+# logdump IMG: debugfs's account of the journal, descriptors' tags
+# included (logdump -a), without the hex dumps of the blocks.
+logdump() {
+	debugfs -R "logdump -a" "$1" 2>&1 | grep -v '^  [0-9a-f]\{4\}:  '
 }
