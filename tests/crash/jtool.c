@@ -8,6 +8,9 @@
  *                                place with 'D' (its new use as data).
  *   jtool IMAGE norevoke BLOCK   the same without the revoke (the control:
  *                                replay then brings the 'J' back).
+ *   jtool IMAGE clobber BLOCK    zero BLOCK in place, through the logged
+ *                                channel: the power-cut harness's control
+ *                                (an unsafe write it must catch).
  * Neither transaction is checkpointed: the log is left for e2fsck to
  * replay.  BLOCK should be a free block, so that either content is
  * consistent for e2fsck.
@@ -59,20 +62,36 @@ errout:
 	return ret;
 }
 
+static errcode_t clobber(ext2_filsys fs, blk64_t blk)
+{
+	char *buf = NULL;
+	errcode_t ret = ext2fs_get_memzero(fs->blocksize, &buf);
+
+	if (!ret)
+		ret = io_channel_write_blk64(fs->io, blk, 1, buf);
+	if (!ret)
+		ret = io_channel_flush(fs->io);
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct fsopen_info info;
 	ext2_filsys fs = NULL;
 	errcode_t ret;
-	int revoke;
+	const char *mode = argc == 4 ? argv[2] : "";
+	blk64_t blk;
 
 	initialize_e2f_error_table();
 	initialize_ext2_error_table();
-	if (argc != 4 || (strcmp(argv[2], "revoke") && strcmp(argv[2], "norevoke"))) {
-		fprintf(stderr, "usage: %s IMAGE revoke|norevoke BLOCK\n", prog);
+	if (strcmp(mode, "revoke") && strcmp(mode, "norevoke") &&
+	    strcmp(mode, "clobber")) {
+		fprintf(stderr, "usage: %s IMAGE revoke|norevoke|clobber BLOCK\n",
+			prog);
 		return 16;
 	}
-	revoke = !strcmp(argv[2], "revoke");
+	blk = strtoull(argv[3], NULL, 0);
 	ret = fsopen_open(argv[1], FSOPEN_WRITE | FSOPEN_FORCE, NULL, &fs, &info);
 	if (ret) {
 		com_err(prog, ret, "while opening %s", argv[1]);
@@ -81,8 +100,10 @@ int main(int argc, char **argv)
 	/* As switch_open does: superblocks go out whole. */
 	ret = iowrap_push(fs, NULL, NULL);
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	if (!ret)
-		ret = run(fs, strtoull(argv[3], NULL, 0), revoke);
+	if (!ret && !strcmp(mode, "clobber"))
+		ret = clobber(fs, blk);
+	else if (!ret)
+		ret = run(fs, blk, !strcmp(mode, "revoke"));
 	if (ret)
 		com_err(prog, ret, "while writing the journal");
 	fs->flags &= ~EXT2_FLAG_DIRTY;

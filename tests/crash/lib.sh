@@ -201,3 +201,21 @@ file_blocks() {
 logdump() {
 	debugfs -R "logdump -a" "$1" 2>&1 | grep -v '^  [0-9a-f]\{4\}:  '
 }
+
+# regular_files IMG: the regular files in /, as /NAME, one a line.
+regular_files() {
+	debugfs -R "ls -p /" "$1" 2>/dev/null |
+	awk -F/ '$3 ~ /^10/ && $6 != "" { print "/" $6 }'
+}
+
+# fragmented_files IMG: those of them in more than one piece.
+fragmented_files() {
+	for f in $(regular_files "$1"); do
+		[ "$(pieces "$1" "$f")" -gt 1 ] && echo "$f"
+	done
+}
+
+# sweep_line OUT: "N L C" from cutsweep.sh's summary line in OUT.
+sweep_line() {
+	sed -n 's/.*cut points \([0-9]*\), data lost \([0-9]*\), not clean after replay \([0-9]*\)$/\1 \2 \3/p' "$1"
+}
