@@ -35,6 +35,13 @@ struct switch_ctx {
 	errcode_t	failed;		/* a write failed: write nothing more */
 };
 
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 1;
+}
+
 /* Write the primary superblock, as one whole block, in place. */
 static errcode_t write_super(struct switch_ctx *c)
 {
@@ -334,6 +341,10 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 	/* One bit per block is assumed throughout (fsopen refuses it too). */
 	if (ext2fs_has_feature_bigalloc(sb))
 		return E2F_ERR_UNSUPPORTED_FEATURE;
+	/* Inodes and descriptors are written as libext2fs holds them in
+	 * memory, which is disk order only on a little-endian machine. */
+	if (!host_is_little_endian())
+		return EXT2_ET_UNIMPLEMENTED;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)

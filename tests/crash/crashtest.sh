@@ -1,7 +1,8 @@
 #!/bin/sh
 # crashtest.sh --- the full power-cut sweep (`make crashtest`): ext2, ext3
 # and ext4 images of the "streams" (interleaved recordings) and "aged"
-# (files written and deleted at random) workloads; for each, every flush
+# (files written and deleted at random) workloads (and ext4 without a
+# journal, streams); for each, every flush
 # boundary of the run and CRASH_RANDOM (170) random-subset and
 # CRASH_PREFIX (30) prefix cuts (cutsweep.sh).  Prints the total
 # "cut points N, data lost L, not clean after replay C"; exits 0 when L
@@ -27,6 +28,7 @@ build() {
 	fi
 	case $fstype in
 	ext4) mkimg "$out" 16384 -t ext4 -b 4096 ;;
+	ext4-nojournal) mkimg "$out" 8192 -t ext4 -O ^has_journal -b 1024 ;;
 	*) mkimg "$out" 8192 -t "$fstype" -b 1024 ;;
 	esac
 	case $kind in
@@ -37,7 +39,9 @@ build() {
 
 total_n=0 total_l=0 total_c=0 seed=1
 for kind in streams aged; do
-	for fstype in ext2 ext3 ext4; do
+	for fstype in ext2 ext3 ext4 ext4-nojournal; do
+		# ext4 without a journal: ordered writes with checksums.
+		[ $fstype = ext4-nojournal ] && [ $kind = aged ] && continue
 		name=$fstype-$kind
 		img=$WORK/$name.img
 		build "$kind" "$fstype" "$img"
