@@ -37,7 +37,7 @@ build() {
 	esac
 }
 
-total_n=0 total_l=0 total_c=0 seed=1
+total_n=0 total_l=0 total_c=0 sweep_seed=1
 for kind in streams aged; do
 	for fstype in ext2 ext3 ext4 ext4-nojournal; do
 		# ext4 without a journal: ordered writes with checksums.
@@ -48,14 +48,14 @@ for kind in streams aged; do
 		FILES=$(fragmented_files "$img" | tr '\n' ' ')
 		export FILES
 		sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$CRASH_RANDOM" \
-			-p "$CRASH_PREFIX" -s $seed -n "$name" "$img" "$CRASH_WORKLOAD" \
+			-p "$CRASH_PREFIX" -s $sweep_seed -n "$name" "$img" "$CRASH_WORKLOAD" \
 			> "$WORK/sweep.out" 2> "$WORK/sweep.err"
 		cat "$WORK/sweep.out"
 		head -40 "$WORK/sweep.err"
 		set -- $(sweep_line "$WORK/sweep.out")
 		[ $# -eq 3 ] || fail "$name: no summary from cutsweep.sh"
 		total_n=$((total_n + $1)) total_l=$((total_l + $2)) total_c=$((total_c + $3))
-		seed=$((seed + 1))
+		sweep_seed=$((sweep_seed + 1))
 		rm -f "$img"
 	done
 done
