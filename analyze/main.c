@@ -230,7 +230,7 @@ int main(int argc, char **argv)
 	ext2_filsys fs = NULL;
 	const char *prog = "e2frag";
 	errcode_t ret;
-	int i, status = EXIT_OPERATIONAL;
+	int i, damaged, status = EXIT_OPERATIONAL;
 	double fs_bytes;
 
 	initialize_e2f_error_table();
@@ -265,6 +265,9 @@ int main(int argc, char **argv)
 	fs_bytes = (double)ext2fs_blocks_count(fs->super) * fs->blocksize;
 	if (c.scan.model.disk_bytes < fs_bytes)
 		c.scan.model.disk_bytes = fs_bytes;
+	/* A summary names only the files it can show: less memory and time. */
+	c.scan.names = c.json || c.report.raw || optind + 1 < argc ?
+		LAYOUT_NAMES_ALL : LAYOUT_NAMES_LOSSY;
 	if (c.report.verbose) {
 		c.scan.progress = progress;
 		c.scan.progress_priv = (void *)prog;
@@ -276,12 +279,7 @@ int main(int argc, char **argv)
 		com_err(prog, ret, "while scanning %s", info.device);
 		goto out;
 	}
-	if (layout->unreadable_inodes)
-		fprintf(stderr, "%s: warning: %llu inodes could not be read and were skipped\n",
-			prog, (unsigned long long)layout->unreadable_inodes);
-	if (layout->summary.corrupt_files)
-		fprintf(stderr, "%s: warning: %llu files have corrupt block maps; run e2fsck\n",
-			prog, (unsigned long long)layout->summary.corrupt_files);
+	damaged = layout->unreadable_inodes || layout->summary.corrupt_files;
 
 	if (optind + 1 < argc) {
 		for (i = 0; i < (int)layout->nfiles; i++)
@@ -308,6 +306,15 @@ int main(int argc, char **argv)
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing the report: %s\n", prog,
 			strerror(errno));
+		goto out;
+	}
+	if (damaged) {
+		/* The figures are as good as the damage allows; say so once, and
+		 * exit as for errors on the filesystem. */
+		fprintf(stderr, "%s: %s has errors: %llu inodes unreadable, %llu with "
+			"corrupt block maps (read as far as they go); run e2fsck -f\n", prog,
+			info.device, (unsigned long long)layout->unreadable_inodes,
+			(unsigned long long)layout->summary.corrupt_files);
 		goto out;
 	}
 	status = layout->summary.score >= c.report.threshold &&
