@@ -8,22 +8,43 @@
 # "cut points N, data lost L, not clean after replay C"; exits 0 when L
 # and C are 0.
 #
-# The workload is a parameter: CRASH_WORKLOAD is a shell command run on
-# the image $IMAGE (default: the test mover moving every fragmented file,
-# listed in $FILES).  CRASH_IMAGE_CMD, when set, builds the images instead
-# of mke2fs+debugfs: run with KIND (streams|aged), FSTYPE (ext2|ext3|ext4)
-# and OUT (the image to create) in the environment.
+# The images come from e2fragimg (its streams and aged workloads; ext4
+# without a journal by tune2fs), or from mke2fs+debugfs when it is not
+# built.  CRASH_IMAGE_CMD, when set, builds them instead: run with KIND
+# (streams|aged), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
+# image to create) in the environment.  The workload is a parameter too:
+# CRASH_WORKLOAD is a shell command run on the image $IMAGE (default: the
+# test mover moving every fragmented file, listed in $FILES; for e2defrag:
+# CRASH_WORKLOAD='e2defrag "$IMAGE"').
 . "$top_srcdir/tests/crash/lib.sh"
-need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp iolog_replay
+need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
 : "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}"
 : "${CRASH_WORKLOAD:=testmove \"\$IMAGE\" \$FILES}"
 mkwork
 
+# build KIND FSTYPE OUT SEED
 build() {
-	kind=$1 fstype=$2 out=$3
+	local kind=$1 fstype=$2 out=$3 seed=$4 type=$2 bs=1024 size=8M total=1M
 	if [ -n "${CRASH_IMAGE_CMD:-}" ]; then
 		KIND=$kind FSTYPE=$fstype OUT=$out sh -c "$CRASH_IMAGE_CMD" ||
 			fail "CRASH_IMAGE_CMD failed for $kind $fstype"
+		return
+	fi
+	if command -v e2fragimg >/dev/null 2>&1; then
+		case $fstype in
+		ext4) bs=4096 size=16M total=2M ;;
+		ext4-nojournal) type=ext4 ;;
+		esac
+		case $kind in
+		streams) e2fragimg -q -w streams -t $type -b $bs -s $size \
+				--total $total -S "$seed" "$out" ;;
+		aged) e2fragimg -q -w aged -t $type -b $bs -s $size --fill 70 \
+				-S "$seed" "$out" ;;
+		esac || fail "e2fragimg failed for $kind $fstype"
+		if [ $fstype = ext4-nojournal ]; then
+			tune2fs -O ^has_journal "$out" >/dev/null 2>&1 ||
+				fail "tune2fs -O ^has_journal failed"
+		fi
 		return
 	fi
 	case $fstype in
@@ -44,7 +65,7 @@ for kind in streams aged; do
 		[ $fstype = ext4-nojournal ] && [ $kind = aged ] && continue
 		name=$fstype-$kind
 		img=$WORK/$name.img
-		build "$kind" "$fstype" "$img"
+		build "$kind" "$fstype" "$img" $sweep_seed
 		FILES=$(fragmented_files "$img" | tr '\n' ' ')
 		export FILES
 		sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$CRASH_RANDOM" \
