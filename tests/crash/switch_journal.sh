@@ -10,8 +10,8 @@
 #   - e2fsck -fy replays it and finds nothing else to fix, then the files
 #     are contiguous and byte-identical;
 # on ext3 (1 KiB, 32-bit tags, no checksums), ext4 (4 KiB, 64-bit tags,
-# checksum v3, metadata_csum), ext4 with checksum v2 (set by debugfs), and
-# ext4 without 64bit (v2, 32-bit tags).  A corrupted logged copy must make
+# checksum v3, metadata_csum), ext4 with checksum v2 (set by debugfs),
+# ext4 without 64bit (v2, 32-bit tags), ext3 with checksum v1.  A corrupted logged copy must make
 # e2fsck complain (so the checksums are really checked).  Then escaping,
 # wrap-around, the fast-commit area, revoke records and refusals.
 . "$top_srcdir/tests/crash/lib.sh"
@@ -83,6 +83,10 @@ journal_case ext3-1k 8192 "" -t ext3 -b 1024
 journal_case ext4-4k-v3 16384 "" -t ext4 -b 4096
 journal_case ext4-1k-v2 8192 "-c -v 2" -t ext4 -b 1024
 journal_case ext4-32bit-v2 8192 "-c -v 2" -t ext4 -O ^64bit -b 1024
+# debugfs sets checksum v1 (journal_checksum) for "-c -v 1".
+journal_case ext3-1k-v1 8192 "-c -v 1" -t ext3 -b 1024
+grep -q 'Journal features:.*journal_checksum$' "$WORK/sb" ||
+	fail "ext3-1k-v1: the journal did not have checksum v1"
 
 # Checksums are checked: a flipped byte in a logged copy (the first copy
 # after the first descriptor) makes e2fsck's recovery complain.
