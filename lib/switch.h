@@ -14,9 +14,11 @@
  *   - with an internal journal (ext3, ext4): one JBD2 transaction holding
  *     the inode table block with the new inode, the block bitmap blocks,
  *     group descriptor blocks and superblock that change; data stays out of
- *     the journal (ordered mode).  Committed, then checkpointed in place.
- *     After a cut, replaying the journal alone (e2fsck, or the kernel)
- *     leaves a clean filesystem;
+ *     the journal (ordered mode).  Committed when switch_file returns;
+ *     checkpointed in place (as the kernel does) when the log fills up and
+ *     at switch_close.  Until then the disk lags behind; reads through
+ *     fs->io see the current blocks all the same.  After a cut, replaying
+ *     the journal alone (e2fsck, or the kernel) leaves a clean filesystem;
  *   - without a journal (ext2): ordered writes: mark GAINED in the bitmaps
  *     and counts, flush; write the inode, flush; release RELEASED, flush.
  *     A cut leaves at worst leaked blocks and counts that e2fsck fixes.
@@ -24,6 +26,30 @@
  * libext2fs' write_byte path, whose several small writes a cut can tear.
  * Only the primary superblock and group descriptors are written (as the
  * kernel does); backups are left as they are.
+ *
+ * WHAT THE CALLER MUST DO (and not do):
+ *   - open the filesystem read-write with its block bitmap loaded (or let
+ *     switch_open load it); switch_open slips a stacked io channel under
+ *     fs->io (lib/iowrap.h) that has no write_byte and writes the
+ *     superblock as a whole block, and sets EXT2_FLAG_MASTER_SB_ONLY;
+ *   - make every metadata change through switch_file: no
+ *     ext2fs_block_alloc_stats*, ext2fs_write_inode*, ext2fs_flush or
+ *     ext2fs_write_bitmaps in between (they write wholesale, and out of
+ *     order);
+ *   - call switch_close, then ext2fs_close (or fsopen_close).  After a
+ *     successful switch_close the in-memory bitmaps, descriptors and
+ *     superblock equal what is on disk, EXT2_FLAG_DIRTY and
+ *     EXT2_FLAG_BB_DIRTY are cleared and EXT2_FLAG_SUPER_ONLY |
+ *     EXT2_FLAG_MASTER_SB_ONLY set, so ext2fs_close writes at most the
+ *     primary superblock (libext2fs' s_kbytes_written update), as one
+ *     whole block;
+ *   - when switch_file or switch_close fails, stop: the context then
+ *     refuses further work and clears EXT2_FLAG_RW (and the dirty flags)
+ *     so that ext2fs_close writes nothing; the disk is left as a power cut
+ *     at that instant would leave it, and e2fsck repairs it.
+ * Without a journal, the superblock is marked not clean (s_state without
+ * EXT2_VALID_FS) from switch_open to switch_close, as the kernel's ext2
+ * does while mounted, so that a cut in between makes e2fsck check it.
  */
 #ifndef SWITCH_H
 #define SWITCH_H
@@ -33,8 +59,11 @@
 struct switch_ctx;
 
 enum {
-	/* Test hook: commit transactions but never checkpoint them, so that a
-	 * test can check that e2fsck replays what we wrote. */
+	/* Test hook: switch_close leaves the committed transactions in the
+	 * log, not checkpointed (needs_recovery set), so that a test can
+	 * check that e2fsck or the kernel replays what we wrote.  (A log
+	 * that fills up is still checkpointed, to make room.)  No effect
+	 * without a journal. */
 	SWITCH_NO_CHECKPOINT = 1 << 0,
 };
 

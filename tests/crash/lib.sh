@@ -1,0 +1,226 @@
+# lib.sh --- shell helpers of the tests in tests/crash, sourced by them.
+#
+# The functions keep their variables local (dash and bash have "local").
+# Images are small, generated under $TMPDIR with mke2fs and debugfs, and
+# every fact a test checks comes from e2fsprogs (debugfs, e2fsck,
+# dumpe2fs) or from checksums of the contents, never from the code under
+# test.
+
+set -u
+export LC_ALL=C
+: "${TMPDIR:=/tmp}"
+
+# Skip (exit 77) unless every named tool is there.
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
+	done
+}
+
+# A scratch directory removed on exit: $WORK.
+# KEEP=1 keeps it, for a look after a failure.
+mkwork() {
+	WORK=$(mktemp -d "$TMPDIR/e2f-crash.XXXXXX") || exit 99
+	if [ -n "${KEEP:-}" ]; then
+		echo "# work directory: $WORK"
+	else
+		trap 'rm -rf "$WORK"' EXIT
+	fi
+}
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# gen_file PATH BYTES SEED: deterministic contents, different in every
+# block (so a block landing in the wrong place changes the checksum).
+gen_file() {
+	python3 - "$1" "$2" "$3" <<'EOF'
+import random, sys
+path, size, seed = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+r = random.Random(seed)
+with open(path, 'wb') as f:
+    f.write(r.randbytes(size))
+EOF
+}
+
+# mkimg IMG KIB MKE2FS-ARGS...: a fresh filesystem, fixed UUID.
+mkimg() {
+	local img=$1 kib=$2
+	shift 2
+	rm -f "$img"
+	mke2fs -q -F -U 6b33f6a2-6d1e-4d7b-9b0e-3f1f5b0c9a11 \
+		-E hash_seed=0c5e5a3c-2f00-4b6e-8d2f-7a1d3c9e4b21 \
+		"$@" "$img" "${kib}k" >/dev/null 2>&1 || fail "mke2fs $* failed"
+}
+
+# dbg IMG CMDFILE: run debugfs -w commands.
+dbg() {
+	debugfs -w -f "$2" "$1" >/dev/null 2>&1 || fail "debugfs -f $2 failed"
+}
+
+# make_streams IMG NSTREAMS BLOCKS DIR: NSTREAMS files /s0.. of BLOCKS
+# blocks each whose blocks interleave (s0 on every NSTREAMS-th free block,
+# s1 on the next ...), as concurrent recordings leave them.  One-block
+# spacer files hold the places of the others until their turn.
+make_streams() {
+	local img=$1 n=$2 blocks=$3 dir=$4 bs cmds i k
+	bs=$(blocksize "$img")
+	cmds=$dir/streams.cmds
+	gen_file "$dir/one" "$bs" spacer
+	: > "$cmds"
+	i=0
+	while [ $i -lt $((n * blocks)) ]; do
+		echo "write $dir/one sp$i" >> "$cmds"
+		i=$((i + 1))
+	done
+	k=0
+	while [ $k -lt "$n" ]; do
+		i=$k
+		while [ $i -lt $((n * blocks)) ]; do
+			echo "rm sp$i" >> "$cmds"
+			i=$((i + n))
+		done
+		gen_file "$dir/stream$k" $((blocks * bs)) "stream$k"
+		echo "write $dir/stream$k s$k" >> "$cmds"
+		k=$((k + 1))
+	done
+	dbg "$img" "$cmds"
+}
+
+# make_aged IMG SEED NFILES DIR: a disk that has lived: files of mixed
+# sizes written and deleted at random, then larger files written into the
+# holes that left, so that they come out fragmented.
+make_aged() {
+	local img=$1 seed=$2 nfiles=$3 dir=$4 bs
+	bs=$(blocksize "$img")
+	python3 - "$dir" "$seed" "$nfiles" "$bs" > "$dir/aged.cmds" <<'EOF'
+import random, sys
+d, seed, n, bs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+r = random.Random(seed)
+live = []
+for i in range(n):
+    size = r.choice([1, 2, 3, 5, 8, 13]) * bs - r.randrange(bs // 2)
+    p = "%s/a%d" % (d, i)
+    open(p, 'wb').write(r.randbytes(size))
+    print("write %s f%d" % (p, i))
+    live.append(i)
+    if r.random() < 0.45 and len(live) > 2:
+        print("rm f%d" % live.pop(r.randrange(len(live))))
+for j in range(max(2, n // 12)):
+    size = r.randrange(24, 64) * bs + r.randrange(bs)
+    p = "%s/b%d" % (d, j)
+    open(p, 'wb').write(r.randbytes(size))
+    print("write %s big%d" % (p, j))
+EOF
+	dbg "$img" "$dir/aged.cmds"
+}
+
+# snapshot IMG OUT: every regular file's path, size and sha256, read back
+# with debugfs rdump.
+snapshot() {
+	local sdir
+	sdir=$(mktemp -d "$WORK/rd.XXXXXX")
+	debugfs -R "rdump / $sdir" "$1" >/dev/null 2>&1
+	( cd "$sdir" && find . -type f -printf '%p %s\n' | sort &&
+	  find . -type f -print0 | sort -z | xargs -0 -r sha256sum ) > "$2"
+	rm -rf "$sdir"
+}
+
+# fragmented_files IMG: names of regular files in / with more than one
+# piece of data, from debugfs's block lists.
+pieces() {
+	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |
+	tr ', ' '\n\n' | grep -E '^\([0-9]' | sed 's/.*://' |
+	awk -F- 'BEGIN { n = 0; last = -2 }
+		{ s = $1; e = (NF > 1) ? $2 : $1;
+		  if (s != last + 1) n++; last = e }
+		END { print n }'
+}
+
+# clean IMG: e2fsck -fn finds nothing.
+clean() {
+	e2fsck -fn "$1" >"$WORK/fsck.out" 2>&1
+}
+
+# blocksize IMG
+blocksize() {
+	dumpe2fs -h "$1" 2>/dev/null | awk '/^Block size:/ {print $3}'
+}
+
+# changed_blocks A B: numbers of the filesystem blocks that differ.
+changed_blocks() {
+	local bs
+	bs=$(blocksize "$1")
+	cmp -l "$1" "$2" | awk -v bs="$bs" '{ b = int(($1 - 1) / bs); if (b != last) print b; last = b }'
+}
+
+# meta_blocks IMG: "KIND BLOCK" for every block of fixed metadata, from
+# dumpe2fs: primary (super, gdt, bitmap, itable) and backup (bsuper,
+# bgdt, rgdt: reserved GDT).
+meta_blocks() {
+	dumpe2fs "$1" 2>/dev/null | python3 -c '
+import re, sys
+def rng(s):
+    a, _, b = s.partition("-")
+    return range(int(a), int(b or a) + 1)
+for line in sys.stdin:
+    for kind, pat in (("super", r"Primary superblock at (\d+)"),
+                      ("bsuper", r"Backup superblock at (\d+)")):
+        m = re.search(pat, line)
+        if m:
+            print(kind, m.group(1))
+            g = re.search(r"Group descriptors at ([\d-]+)", line)
+            if g:
+                for b in rng(g.group(1)):
+                    print("gdt" if kind == "super" else "bgdt", b)
+    m = re.search(r"Reserved GDT blocks at ([\d-]+)", line)
+    if m:
+        for b in rng(m.group(1)):
+            print("rgdt", b)
+    m = re.search(r"Block bitmap at (\d+)", line)
+    if m:
+        print("bitmap", m.group(1))
+    m = re.search(r"Inode bitmap at (\d+)", line)
+    if m:
+        print("ibitmap", m.group(1))
+    m = re.search(r"Inode table at ([\d-]+)", line)
+    if m:
+        for b in rng(m.group(1)):
+            print("itable", b)
+'
+}
+
+# file_blocks IMG PATH: every block PATH owns (data, IND, ETB), one a line.
+file_blocks() {
+	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |
+	tr ', ' '\n\n' | grep -E '^\(' | sed 's/.*://' |
+	awk -F- '{ e = (NF > 1) ? $2 : $1; for (b = $1; b <= e; b++) print b }'
+}
+
+# logdump IMG: debugfs's account of the journal, descriptors' tags
+# included (logdump -a), without the hex dumps of the blocks.
+logdump() {
+	debugfs -R "logdump -a" "$1" 2>&1 | grep -v '^  [0-9a-f]\{4\}:  '
+}
+
+# regular_files IMG: the regular files in /, as /NAME, one a line.
+regular_files() {
+	debugfs -R "ls -p /" "$1" 2>/dev/null |
+	awk -F/ '$3 ~ /^10/ && $6 != "" { print "/" $6 }'
+}
+
+# fragmented_files IMG: those of them in more than one piece.
+fragmented_files() {
+	local f
+	for f in $(regular_files "$1"); do
+		[ "$(pieces "$1" "$f")" -gt 1 ] && echo "$f"
+	done
+}
+
+# sweep_line OUT: "N L C" from cutsweep.sh's summary line in OUT.
+sweep_line() {
+	sed -n 's/.*cut points \([0-9]*\), data lost \([0-9]*\), not clean after replay \([0-9]*\)$/\1 \2 \3/p' "$1"
+}
