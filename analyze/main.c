@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "report.h"
+#include "svg.h"
 
 enum {
 	EXIT_NOTHING = 0, EXIT_RECOMMEND = 1, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16,
@@ -23,7 +24,7 @@ enum {
 
 enum {
 	OPT_RAW = 256, OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_DISK_SIZE,
-	OPT_LIST_COLUMNS,
+	OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +42,8 @@ static const struct option long_options[] = {
 	{ "track-seek-ms", required_argument, NULL, OPT_TRACK_SEEK },
 	{ "disk-size",	   required_argument, NULL, OPT_DISK_SIZE },
 	{ "list-columns",  no_argument,	      NULL, OPT_LIST_COLUMNS },
+	{ "svg",	   required_argument, NULL, OPT_SVG },
+	{ "highlight",	   required_argument, NULL, OPT_HIGHLIGHT },
 	{ "verbose",	   no_argument,	      NULL, 'v' },
 	{ "version",	   no_argument,	      NULL, 'V' },
 	{ "help",	   no_argument,	      NULL, 'h' },
@@ -77,6 +80,8 @@ static void usage(FILE *out, const char *prog)
 "  -F, --free              free-space histogram\n"
 "  -i, --interleave        interleave sets in detail\n"
 "  -t, --threshold SCORE   score from which to recommend e2defrag (default 10)\n"
+"      --svg FILE          also draw the block map as SVG into FILE (-: stdout only)\n"
+"      --highlight PATH    in the SVG, mark PATH and the files it interleaves with\n"
 "\n"
 "Read model (a 7200 rpm SATA disk by default):\n"
 "      --rpm N             spindle speed (7200)\n"
@@ -126,6 +131,7 @@ struct cli {
 	struct report_opts	report;
 	struct layout_opts	scan;
 	int			json;
+	const char		*svg, *highlight;	/* --svg, --highlight */
 	uint64_t		disk_size;
 };
 
@@ -197,6 +203,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case OPT_LIST_COLUMNS:
 			table_list_columns(stdout);
 			exit(EXIT_NOTHING);
+		case OPT_SVG: c->svg = optarg; break;
+		case OPT_HIGHLIGHT: c->highlight = optarg; break;
 		case 'v': c->report.verbose = 1; break;
 		case 'V':
 			printf("e2frag %s\n", PACKAGE_VERSION);
@@ -211,6 +219,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	}
 	if (c->scan.model.seek_ms < c->scan.model.track_seek_ms) {
 		fprintf(stderr, "%s: the average seek cannot be shorter than the track-to-track seek\n",
+			prog);
+		return -1;
+	}
+	if (c->highlight && !c->svg) {
+		fprintf(stderr, "%s: --highlight marks a file in the --svg map; give --svg too\n",
 			prog);
 		return -1;
 	}
@@ -265,6 +278,9 @@ int main(int argc, char **argv)
 	fs_bytes = (double)ext2fs_blocks_count(fs->super) * fs->blocksize;
 	if (c.scan.model.disk_bytes < fs_bytes)
 		c.scan.model.disk_bytes = fs_bytes;
+	/* A summary names only the files it can show: less memory and time. */
+	c.scan.names = c.json || c.report.raw || optind + 1 < argc ?
+		LAYOUT_NAMES_ALL : LAYOUT_NAMES_LOSSY;
 	if (c.report.verbose) {
 		c.scan.progress = progress;
 		c.scan.progress_priv = (void *)prog;
@@ -292,7 +308,11 @@ int main(int argc, char **argv)
 		layout_summarize(layout, 0);
 	}
 
-	if (c.json) {
+	if (c.svg && svg_report(layout, info.device, c.svg, c.highlight, prog))
+		goto out;
+	if (c.svg && !strcmp(c.svg, "-")) {
+		/* The picture is on stdout: no report beside it. */
+	} else if (c.json) {
 		if (json_report(stdout, layout, &c.report))
 			goto out;
 	} else if (c.report.raw) {

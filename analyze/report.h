@@ -33,8 +33,12 @@ void table_print_files(FILE *out, const struct layout *layout,
 		       const struct report_opts *o, int indent);
 void table_list_columns(FILE *out);
 
-/* Indexes of the selected files, worst lost read time first (malloc'd). */
-uint32_t *table_worst_files(const struct layout *layout, uint64_t *n);
+/*
+ * Indexes of the selected files, worst lost read time first (malloc'd);
+ * with LOSSY_ONLY only those that lose any.
+ */
+uint32_t *table_worst_files(const struct layout *layout, int lossy_only,
+			    uint64_t *n);
 
 /* json.c: the DESIGN.md report, files streamed one at a time. */
 int json_report(FILE *out, const struct layout *layout,

@@ -33,10 +33,10 @@ static const struct colinfo infos[COL_COUNT] = {
 	[COL_PIECES_BEST] = { "PIECES/BEST", 11, 1, "pieces against best" },
 	[COL_PARTNERS]	  = { "INTERLEAVED", 11, 1, "files it interleaves with" },
 	[COL_SET]	  = { "SET",	     3, 1, "interleave set (0: none)" },
-	[COL_READ]	  = { "READ",	     8, 1, "modeled read time, seconds" },
-	[COL_IDEAL]	  = { "IDEAL",	     8, 1, "read time in best pieces, seconds" },
+	[COL_READ]	  = { "READ",	     8, 1, "modeled read time (raw: seconds)" },
+	[COL_IDEAL]	  = { "IDEAL",	     8, 1, "read time in best pieces (raw: seconds)" },
 	[COL_EFFICIENCY]  = { "EFFICIENCY", 10, 1, "ideal / modeled read time" },
-	[COL_LOST]	  = { "LOST",	     8, 1, "read time lost to layout, seconds" },
+	[COL_LOST]	  = { "LOST",	     8, 1, "read time lost to layout (raw: seconds)" },
 	[COL_SCORE]	  = { "SCORE",	     5, 1, "0-100, share of read time lost" },
 };
 
@@ -83,31 +83,52 @@ void table_list_columns(FILE *out)
 		fprintf(out, "%12s  %s\n", infos[c].name, infos[c].help);
 }
 
-static int cmp_loss(const void *a, const void *b, void *arg)
-{
-	const struct layout *layout = arg;
-	const struct layout_file *x = &layout->files[*(const uint32_t *)a];
-	const struct layout_file *y = &layout->files[*(const uint32_t *)b];
-	double lx = x->read_seconds - x->ideal_seconds;
-	double ly = y->read_seconds - y->ideal_seconds;
+struct ranked {
+	double		loss;
+	uint32_t	file;
+};
 
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->loss != y->loss)
+		return x->loss > y->loss ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
 }
 
-uint32_t *table_worst_files(const struct layout *layout, uint64_t *n)
+uint32_t *table_worst_files(const struct layout *layout, int lossy_only,
+			    uint64_t *n)
 {
-	uint32_t *idx = malloc((layout->nfiles + 1) * sizeof(*idx));
-	uint64_t i;
+	struct ranked *r = malloc((layout->nfiles + 1) * sizeof(*r));
+	uint32_t *idx = NULL;
+	uint64_t i, k = 0;
 
 	*n = 0;
-	if (!idx)
+	if (!r)
 		return NULL;
-	for (i = 0; i < layout->nfiles; i++)
-		if (layout->files[i].flags & LAYOUT_F_SELECTED)
-			idx[(*n)++] = i;
-	qsort_r(idx, *n, sizeof(*idx), cmp_loss, (void *)layout);
+	for (i = 0; i < layout->nfiles; i++) {
+		const struct layout_file *f = &layout->files[i];
+		double read = 0, ideal = 0;
+
+		if (!(f->flags & LAYOUT_F_SELECTED))
+			continue;
+		/* One piece loses nothing: skip the model for most files. */
+		if (f->pieces > 1)
+			layout_file_times(layout, f, &read, &ideal);
+		if (lossy_only && !(read > ideal))
+			continue;
+		r[k].loss = read - ideal;
+		r[k++].file = i;
+	}
+	qsort(r, k, sizeof(*r), cmp_ranked);
+	idx = malloc((k + 1) * sizeof(*idx));
+	if (idx) {
+		for (i = 0; i < k; i++)
+			idx[i] = r[i].file;
+		*n = k;
+	}
+	free(r);
 	return idx;
 }
 
@@ -132,10 +153,12 @@ static void escape_spaces(char *buf, size_t len)
 static void cell(char *buf, size_t len, const struct layout *layout,
 		 const struct layout_file *f, int col, int raw)
 {
-	double lost = f->read_seconds - f->ideal_seconds;
-	double eff = f->read_seconds > 0 ? f->ideal_seconds / f->read_seconds : 1;
+	const struct layout_interleave *il = layout_file_interleave(layout, f);
 	char raw_path[4096];
+	double read, ideal, eff;
 
+	layout_file_times(layout, f, &read, &ideal);
+	eff = read > 0 ? ideal / read : 1;
 	switch (col) {
 	case COL_INO: snprintf(buf, len, "%u", f->ino); break;
 	case COL_PATH:
@@ -154,19 +177,34 @@ static void cell(char *buf, size_t len, const struct layout *layout,
 	case COL_BLOCKS: snprintf(buf, len, "%llu", (unsigned long long)f->blocks); break;
 	case COL_PIECES: snprintf(buf, len, "%u", f->pieces); break;
 	case COL_EXTENTS: snprintf(buf, len, "%u", f->extents); break;
-	case COL_BEST: snprintf(buf, len, "%u", f->best); break;
-	case COL_PIECES_BEST: snprintf(buf, len, "%u/%u", f->pieces, f->best); break;
-	case COL_PARTNERS: snprintf(buf, len, "%u", f->partners); break;
-	case COL_SET: snprintf(buf, len, "%u", f->interleave_set); break;
-	case COL_READ: snprintf(buf, len, "%.3f", f->read_seconds); break;
-	case COL_IDEAL: snprintf(buf, len, "%.3f", f->ideal_seconds); break;
+	case COL_BEST: snprintf(buf, len, "%u", layout_file_best(layout, f)); break;
+	case COL_PIECES_BEST:
+		snprintf(buf, len, "%u/%u", f->pieces, layout_file_best(layout, f));
+		break;
+	case COL_PARTNERS: snprintf(buf, len, "%u", il ? il->partners : 0); break;
+	case COL_SET: snprintf(buf, len, "%u", il ? il->set : 0); break;
+	case COL_READ:
+		if (raw)
+			snprintf(buf, len, "%.6f", read);
+		else
+			util_format_seconds(read, buf, len);
+		break;
+	case COL_IDEAL:
+		if (raw)
+			snprintf(buf, len, "%.6f", ideal);
+		else
+			util_format_seconds(ideal, buf, len);
+		break;
 	case COL_EFFICIENCY:
 		snprintf(buf, len, raw ? "%.4f" : "%.1f%%", raw ? eff : eff * 100);
 		break;
-	case COL_LOST: snprintf(buf, len, "%.3f", lost); break;
-	case COL_SCORE:
-		snprintf(buf, len, "%.1f", readmodel_score(f->read_seconds, f->ideal_seconds));
+	case COL_LOST:
+		if (raw)
+			snprintf(buf, len, "%.6f", read - ideal);
+		else
+			util_format_seconds(read - ideal, buf, len);
 		break;
+	case COL_SCORE: snprintf(buf, len, "%.1f", readmodel_score(read, ideal)); break;
 	}
 }
 
@@ -176,7 +214,8 @@ void table_print_files(FILE *out, const struct layout *layout,
 	int cols[64], ncols, c, width[64];
 	const char *bad;
 	uint64_t n, i, shown;
-	uint32_t *idx = table_worst_files(layout, &n);
+	/* The summary's list shows only files that lose time; --raw shows all. */
+	uint32_t *idx = table_worst_files(layout, !o->raw, &n);
 	char buf[16384];
 
 	if (!idx)

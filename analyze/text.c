@@ -43,9 +43,12 @@ static void print_set_detail(FILE *out, const struct layout *layout,
 
 		fprintf(out, "                ");
 		print_path(out, layout, f->ino);
+		const struct layout_interleave *il = layout_file_interleave(layout, f);
+
 		fprintf(out, "  %s, %u/%u pieces, %u partners, %u alternations\n",
-			util_format_size(f->size, size, sizeof(size)),
-			f->pieces, f->best, f->partners, f->alternations);
+			util_format_size(f->size, size, sizeof(size)), f->pieces,
+			layout_file_best(layout, f), il ? il->partners : 0,
+			il ? il->alternations : 0);
 	}
 }
 
@@ -54,7 +57,7 @@ static void print_sets(FILE *out, const struct layout *layout,
 {
 	const struct layout_summary *sum = &layout->summary;
 	uint64_t i, shown = 0;
-	char size[32];
+	char size[32], read[32], ideal[32];
 
 	if (!sum->interleave_sets) {
 		fprintf(out, "Interleaving  none: no files were written into each other\n");
@@ -77,12 +80,13 @@ static void print_sets(FILE *out, const struct layout *layout,
 		}
 		shown++;
 		fprintf(out, "              set %llu: %u files, %s, %llu alternations, "
-			"read in %.1f s instead of %.1f s\n",
+			"read in %s instead of %s\n",
 			(unsigned long long)(i + 1), s->members,
 			util_format_size((uint64_t)s->blocks * layout->fs->blocksize,
 					 size, sizeof(size)),
-			(unsigned long long)s->alternations, s->read_seconds,
-			s->ideal_seconds);
+			(unsigned long long)s->alternations,
+			util_format_seconds(s->read_seconds, read, sizeof(read)),
+			util_format_seconds(s->ideal_seconds, ideal, sizeof(ideal)));
 		if (o->show_sets) {
 			print_set_detail(out, layout, s);
 			continue;
@@ -146,12 +150,13 @@ void text_report(FILE *out, const struct layout *layout,
 	const struct readmodel *m = &layout->model;
 	ext2_filsys fs = layout->fs;
 	uint64_t bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
-	char size[32], free_size[32], largest[32];
+	char size[32], free_size[32], largest[32], read[32], ideal[32];
 
-	fprintf(out, "%s: %s, %s, %u-byte blocks, %u block groups, "
+	fprintf(out, "%s: %s, %s, %u-byte blocks, %u block group%s, "
 		"%llu of %u inodes in use\n",
 		o->device, fsopen_fs_type(fs), util_format_size(bytes, size, sizeof(size)),
 		fs->blocksize, fs->group_desc_count,
+		fs->group_desc_count == 1 ? "" : "s",
 		(unsigned long long)layout->inodes_used, fs->super->s_inodes_count);
 	fprintf(out, "Files         %llu with blocks: %llu fragmented, "
 		"%llu avoidably (more pieces than their best)\n",
@@ -161,9 +166,10 @@ void text_report(FILE *out, const struct layout *layout,
 		(unsigned long long)s->pieces, (unsigned long long)s->best_pieces,
 		(unsigned long long)s->extents);
 	print_sets(out, layout, o);
-	fprintf(out, "Read time     %.1f s modeled, %.1f s ideal: %.0f%% efficiency "
+	fprintf(out, "Read time     %s modeled, %s ideal: %.0f%% efficiency "
 		"(%.0f rpm, %.0f MB/s, %.1f ms seek)\n",
-		s->modeled_read_seconds, s->ideal_read_seconds,
+		util_format_seconds(s->modeled_read_seconds, read, sizeof(read)),
+		util_format_seconds(s->ideal_read_seconds, ideal, sizeof(ideal)),
 		100 * s->read_efficiency, m->rpm, m->mbps, m->seek_ms);
 	fprintf(out, "Free space    %s in %llu extents, largest %s\n",
 		util_format_size(layout->free.free_blocks * (uint64_t)fs->blocksize,
@@ -175,7 +181,7 @@ void text_report(FILE *out, const struct layout *layout,
 		print_groups(out, layout);
 	if (o->show_free)
 		print_histogram(out, layout);
-	if (s->files && o->top) {
+	if (s->modeled_read_seconds > s->ideal_read_seconds && o->top) {
 		fprintf(out, "\nWorst files by read time lost to layout:\n");
 		table_print_files(out, layout, o, 2);
 	}

@@ -11,6 +11,8 @@
 
 #include "e2frag.h"
 
+#include <ext2fs/ext3_extents.h>	/* needs the types e2frag.h brings */
+
 struct walk {
 	ext2_filsys	fs;
 	const struct blockmap_visitor *v;
@@ -135,6 +137,61 @@ static errcode_t walk_blockmap(struct walk *w, struct ext2_inode *inode)
 	return 0;
 }
 
+/* One leaf extent: checked, counted and passed on.  *NEXT_LBLK moves on. */
+static errcode_t visit_leaf(struct walk *w, blk64_t lblk, blk64_t pblk,
+			    blk64_t len, int uninit, blk64_t *next_lblk)
+{
+	errcode_t ret;
+
+	if (!len)
+		return 0;
+	/*
+	 * Leaves must move forward: this also stops a tree whose index
+	 * blocks point back at each other.
+	 */
+	if (lblk < *next_lblk || !valid_block(w->fs, pblk) ||
+	    !valid_block(w->fs, pblk + len - 1))
+		return E2F_ERR_CORRUPT_INODE;
+	*next_lblk = lblk + len;
+	ret = count_visit(w, len);
+	if (ret)
+		return ret;
+	return w->v->data ? w->v->data(w->priv, lblk, pblk, len, uninit) : 0;
+}
+
+/*
+ * Most extent files fit their extents in the inode (depth 0): read those
+ * straight from i_block.  ext2fs_extent_open2 would allocate and free a
+ * handle for every such file, which is most of a scan's CPU time.
+ * Returns -1 when the tree is deeper (or odd) and needs the handle.
+ */
+static errcode_t walk_inline_extents(struct walk *w, struct ext2_inode *inode)
+{
+	const struct ext3_extent_header *eh = (const void *)inode->i_block;
+	const struct ext3_extent *ex = (const void *)(eh + 1);
+	unsigned entries = ext2fs_le16_to_cpu(eh->eh_entries), i;
+	blk64_t next_lblk = 0;
+	errcode_t ret;
+
+	if (ext2fs_le16_to_cpu(eh->eh_magic) != EXT3_EXT_MAGIC ||
+	    ext2fs_le16_to_cpu(eh->eh_depth) != 0 ||
+	    entries > ext2fs_le16_to_cpu(eh->eh_max) || entries > 4)
+		return -1;
+	for (i = 0; i < entries; i++) {
+		blk64_t len = ext2fs_le16_to_cpu(ex[i].ee_len);
+		blk64_t pblk = ext2fs_le32_to_cpu(ex[i].ee_start) +
+			((blk64_t)ext2fs_le16_to_cpu(ex[i].ee_start_hi) << 32);
+		int uninit = len > EXT_INIT_MAX_LEN;
+
+		ret = visit_leaf(w, ext2fs_le32_to_cpu(ex[i].ee_block), pblk,
+				 uninit ? len - EXT_INIT_MAX_LEN : len, uninit,
+				 &next_lblk);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static errcode_t walk_extents(struct walk *w, ext2_ino_t ino,
 			      struct ext2_inode *inode)
 {
@@ -176,27 +233,11 @@ static errcode_t walk_extents(struct walk *w, ext2_ino_t ino,
 			}
 			continue;
 		}
-		if (!ext.e_len)
-			continue;
-		/*
-		 * Leaves must move forward: this also stops a tree whose
-		 * index blocks point back at each other.
-		 */
-		if (ext.e_lblk < next_lblk || !valid_block(w->fs, ext.e_pblk) ||
-		    !valid_block(w->fs, ext.e_pblk + ext.e_len - 1)) {
-			ret = E2F_ERR_CORRUPT_INODE;
-			break;
-		}
-		next_lblk = (blk64_t)ext.e_lblk + ext.e_len;
-		ret = count_visit(w, ext.e_len);
+		ret = visit_leaf(w, ext.e_lblk, ext.e_pblk, ext.e_len,
+				 !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT),
+				 &next_lblk);
 		if (ret)
 			break;
-		if (w->v->data) {
-			ret = w->v->data(w->priv, ext.e_lblk, ext.e_pblk, ext.e_len,
-					 !!(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT));
-			if (ret)
-				break;
-		}
 	}
 	ext2fs_extent_free(handle);
 	return ret;
@@ -210,9 +251,12 @@ errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode
 		.limit = ext2fs_blocks_count(fs->super),
 	};
 
+	errcode_t ret;
+
 	if (!ext2fs_inode_has_valid_blocks2(fs, inode))
 		return 0;
-	if (inode->i_flags & EXT4_EXTENTS_FL)
-		return walk_extents(&w, ino, inode);
-	return walk_blockmap(&w, inode);
+	if (!(inode->i_flags & EXT4_EXTENTS_FL))
+		return walk_blockmap(&w, inode);
+	ret = walk_inline_extents(&w, inode);
+	return ret == -1 ? walk_extents(&w, ino, inode) : ret;
 }

@@ -111,29 +111,38 @@ struct layout_piece {
 };
 
 /*
- * One inode that owns blocks.  Its pieces are layout->pieces[first_piece ..
- * first_piece + pieces - 1], in logical order (DESIGN.md: piece).
+ * One inode that owns blocks.  Kept small (48 bytes): a scan holds one per
+ * file, and e2frag must stay within a few times e2fsck's memory.  What can
+ * be derived is: best (layout_file_best), read times (layout_file_times),
+ * interleaving (layout_file_interleave), pieces (layout_file_piece).
  */
 struct layout_file {
-	ext2_ino_t	ino;
-	uint8_t		type;		/* enum layout_type */
-	uint8_t		flags;		/* LAYOUT_F_* */
-	uint16_t	links;
-	uint32_t	mtime;
 	uint64_t	size;		/* i_size, bytes */
 	blk64_t		blocks;		/* every block owned: data, IND/DIND/TIND, ETB (not the EA block) */
-	blk64_t		stream_blocks;	/* data and IND blocks: what a sequential read touches */
-	blk64_t		data_blocks;	/* data blocks alone */
-	uint64_t	first_piece;
-	uint32_t	pieces;
+	uint64_t	where;		/* pieces == 1: its first block; else index of its
+					 * first piece in layout->pieces (logical order) */
+	ext2_ino_t	ino;
+	uint32_t	pieces;		/* DESIGN.md: piece */
 	uint32_t	extents;	/* DESIGN.md: extent (filefrag's notion) */
-	uint32_t	best;		/* fewest pieces possible (zones.c) */
-	uint32_t	interleave_set;	/* 0: none; else 1-based index into layout->sets */
-	uint32_t	first_partner;	/* its interleave partners: layout->partners[...] */
+	uint32_t	etb_blocks;	/* extent tree blocks: owned, not read */
+	uint16_t	links;
+	uint8_t		type;		/* enum layout_type */
+	uint8_t		flags;		/* LAYOUT_F_* */
+};
+
+/* Data and IND blocks: what a sequential read of the file touches. */
+static inline blk64_t layout_stream_blocks(const struct layout_file *f)
+{
+	return f->blocks - f->etb_blocks;
+}
+
+/* An interleaved file's partners and set (layout->interleaved, by file). */
+struct layout_interleave {
+	uint32_t	file;		/* index into layout->files */
+	uint32_t	set;		/* 1-based index into layout->sets */
+	uint32_t	first_partner;	/* layout->partners[first_partner ...] */
 	uint32_t	partners;
 	uint32_t	alternations;	/* summed over its partners */
-	double		read_seconds;	/* modeled */
-	double		ideal_seconds;
 };
 
 /* Blocks an inode owns outside its data stream (for the map and planner). */
@@ -151,15 +160,20 @@ struct layout_set {
 	uint32_t	members;
 	uint64_t	alternations;	/* summed over member pairs */
 	blk64_t		blocks;		/* stream blocks of all members */
-	double		read_seconds;
+	double		read_seconds;	/* modeled, all members */
 	double		ideal_seconds;
 };
 
-/* A reserved inode described under "filesystem" (journal, resize inode). */
+/*
+ * A reserved inode described under "filesystem" (journal, resize inode).
+ * Its blocks are fixed metadata (layout->fixed); RUNS keeps its pieces too,
+ * in logical order, so that the map can tell the journal from the rest.
+ */
 struct layout_reserved {
 	ext2_ino_t	ino;
 	blk64_t		blocks;
 	uint32_t	pieces;
+	struct layout_piece *runs;	/* PIECES entries, malloc'd; NULL when none */
 };
 
 /* A maximal run of blocks free of fixed metadata (zones.c). */
@@ -218,6 +232,8 @@ struct layout {
 	uint64_t		npieces;
 	struct layout_aux	*aux;		/* sorted by start */
 	uint64_t		naux;
+	struct layout_interleave *interleaved;	/* sorted by file index */
+	uint64_t		ninterleaved;
 	ext2_ino_t		*partners;	/* inode numbers, ascending per file */
 	uint64_t		npartners;
 	uint32_t		*set_members;	/* file indexes */
@@ -241,10 +257,18 @@ struct layout {
 	uint64_t		name_pool_len, name_pool_size;
 };
 
+/* Which inodes get a name (a path) from the scan. */
+enum layout_names {
+	LAYOUT_NAMES_ALL,	/* every file: JSON, the planner, the map */
+	LAYOUT_NAMES_LOSSY,	/* directories and files that lose read time:
+				 * what a summary shows; saves memory and time */
+	LAYOUT_NAMES_NONE,	/* no directory is read; paths are "<ino N>" */
+};
+
 /* Options of a scan. */
 struct layout_opts {
 	struct readmodel model;
-	int		no_names;	/* skip reading directories (paths are "<ino N>") */
+	enum layout_names names;
 	e2f_progress_fn	progress;
 	void		*progress_priv;
 };
@@ -263,11 +287,28 @@ void layout_free(struct layout *layout);
 /* Index of INO in layout->files, or -1. */
 int64_t layout_find(const struct layout *layout, ext2_ino_t ino);
 
-static inline const struct layout_piece *
-layout_file_pieces(const struct layout *layout, const struct layout_file *f)
+/* Piece I (0-based, logical order) of F. */
+static inline struct layout_piece
+layout_file_piece(const struct layout *layout, const struct layout_file *f,
+		  uint32_t i)
 {
-	return layout->pieces + f->first_piece;
+	if (f->pieces == 1) {
+		struct layout_piece p = { f->where, layout_stream_blocks(f) };
+		return p;
+	}
+	return layout->pieces[f->where + i];
 }
+
+/* Fewest pieces F could have here (DESIGN.md: best). */
+uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f);
+
+/* Modeled and ideal seconds to read F (DESIGN.md: modeled read time). */
+void layout_file_times(const struct layout *layout, const struct layout_file *f,
+		       double *read, double *ideal);
+
+/* F's interleaving, or NULL when it interleaves with nothing. */
+const struct layout_interleave *
+layout_file_interleave(const struct layout *layout, const struct layout_file *f);
 
 const char *layout_type_name(enum layout_type type);
 
@@ -356,9 +397,13 @@ double readmodel_jump_seconds(const struct readmodel *m, double gap_bytes);
 /* Seconds a jump between two of the file's best zones is assumed to cost. */
 double readmodel_zone_jump_seconds(const struct readmodel *m);
 
-/* Modeled and ideal read time of FILE, set in f->read_seconds, ideal_seconds. */
+/*
+ * Modeled and ideal read time of F (readmodel.c has the formulas), given
+ * its best.
+ */
 void readmodel_file(const struct readmodel *m, const struct layout *layout,
-		    struct layout_file *f);
+		    const struct layout_file *f, uint32_t best,
+		    double *read, double *ideal);
 
 /* Score 0..100 from modeled and ideal seconds: 100 * (1 - ideal / modeled). */
 double readmodel_score(double modeled, double ideal);
@@ -366,10 +411,16 @@ double readmodel_score(double modeled, double ideal);
 /* -------------------------------------------------------------- interleave.c */
 
 /*
- * Find which files interleave (DESIGN.md), fill each file's partners and
- * alternations, and group them into layout->sets.
+ * Find which files interleave (DESIGN.md), fill layout->interleaved with
+ * each one's partners and alternations, and group them into layout->sets.
  */
 errcode_t interleave_find(struct layout *layout);
+
+/*
+ * Once names are known: put each set's members in path order and the sets
+ * in order of read time lost, worst first.
+ */
+void interleave_order_sets(struct layout *layout);
 
 /* --------------------------------------------------------------- freespace.c */
 
@@ -407,5 +458,8 @@ size_t util_printable(const char *in, char *out, size_t outlen);
 
 /* Format BYTES as "4.0 GiB" (or "512 B") into BUF. */
 const char *util_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* Format seconds for people: "12 s", "1.5 s", "35 ms", "0.42 ms". */
+const char *util_format_seconds(double s, char *buf, size_t len);
 
 #endif /* E2FRAG_H */

@@ -19,6 +19,7 @@
 #include <e2p/e2p.h>
 
 #include "e2frag.h"
+#include "iolog.h"
 
 errcode_t fsopen_resolve(const char *spec, char **device)
 {
@@ -268,6 +269,9 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 		return ret;
 	/* The state may have changed between the two opens. */
 	ret = write_refusal(fs, info, flags);
+	/* The power-cut tests log the writes (E2FRAG_IOLOG, iolog.h). */
+	if (!ret)
+		ret = iolog_attach_env(fs);
 	if (ret) {
 		fs->flags &= ~EXT2_FLAG_DIRTY;
 		ext2fs_close_free(&fs);

@@ -22,7 +22,7 @@
 struct run {
 	blk64_t		start;
 	blk64_t		end;
-	uint32_t	file;	/* index into layout->files */
+	uint32_t	file;	/* dense number of its file: see collect_runs */
 };
 
 static int cmp_run(const void *a, const void *b)
@@ -115,40 +115,62 @@ static errcode_t pairs_add(struct pair_table *t, uint32_t a, uint32_t b)
 	return 0;
 }
 
+/*
+ * The pieces of every file in more than one piece, in physical order.
+ * A file in one piece cannot interleave: it sits in at most one gap of
+ * another file and encloses nothing, so it never reaches two alternations.
+ */
+/*
+ * Those files are numbered densely (FILES[dense] = index into
+ * layout->files) so that the per-file arrays below are as small as the
+ * fragmented part of the filesystem, not the whole of it.
+ */
 static errcode_t collect_runs(const struct layout *layout, struct run **ret,
-			      uint64_t *nruns)
+			      uint64_t *nruns, uint32_t **ret_files,
+			      uint32_t *nfiles)
 {
 	struct run *runs;
+	uint32_t *files;
 	uint64_t i, n = 0;
-	uint32_t p;
+	uint32_t p, dense = 0;
 
 	runs = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*runs));
-	if (!runs)
+	files = malloc((layout->npieces / 2 + 1) * sizeof(*files));
+	if (!runs || !files) {
+		free(runs);
+		free(files);
 		return ENOMEM;
+	}
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		const struct layout_piece *pc = layout_file_pieces(layout, f);
 
+		if (f->pieces < 2)
+			continue;
 		for (p = 0; p < f->pieces; p++) {
-			runs[n].start = pc[p].start;
-			runs[n].end = pc[p].start + pc[p].len;
-			runs[n++].file = i;
+			struct layout_piece pc = layout_file_piece(layout, f, p);
+
+			runs[n].start = pc.start;
+			runs[n].end = pc.start + pc.len;
+			runs[n++].file = dense;
 		}
+		files[dense++] = i;
 	}
 	qsort(runs, n, sizeof(*runs), cmp_run);
 	*ret = runs;
 	*nruns = n;
+	*ret_files = files;
+	*nfiles = dense;
 	return 0;
 }
 
 /* Count, for every file, which other files lie between its consecutive runs. */
 static errcode_t count_enclosures(const struct layout *layout,
 				  const struct run *runs, uint64_t nruns,
-				  struct pair_table *pairs)
+				  uint32_t nfiles, struct pair_table *pairs)
 {
 	blk64_t window = layout->fs->super->s_blocks_per_group;
-	int64_t *last = malloc((layout->nfiles + 1) * sizeof(*last));
-	uint64_t *stamp = calloc(layout->nfiles + 1, sizeof(*stamp));
+	int64_t *last = malloc((nfiles + 1) * sizeof(*last));
+	uint64_t *stamp = calloc(nfiles + 1, sizeof(*stamp));
 	uint64_t i, j;
 	errcode_t ret = 0;
 
@@ -156,7 +178,7 @@ static errcode_t count_enclosures(const struct layout *layout,
 		ret = ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < layout->nfiles; i++)
+	for (i = 0; i < nfiles; i++)
 		last[i] = -1;
 	for (i = 0; i < nruns; i++) {
 		uint32_t x = runs[i].file;
@@ -184,7 +206,7 @@ out:
 }
 
 struct edge {
-	uint32_t a, b;		/* file indexes, a != b */
+	uint32_t a, b;		/* indexes into layout->files, a != b */
 	uint32_t count;
 };
 
@@ -232,97 +254,93 @@ static int cmp_set_loss(const void *p, const void *q)
 /* Partners per file, from the edges listed both ways and sorted. */
 static errcode_t fill_partners(struct layout *layout, struct edge *e, uint64_t ne)
 {
+	struct layout_interleave *il = NULL;
 	uint64_t i;
 
 	qsort(e, ne, sizeof(*e), cmp_edge);
 	layout->partners = malloc((ne ? ne : 1) * sizeof(*layout->partners));
-	if (!layout->partners)
+	layout->interleaved = malloc((ne ? ne : 1) * sizeof(*layout->interleaved));
+	if (!layout->partners || !layout->interleaved)
 		return ENOMEM;
 	for (i = 0; i < ne; i++) {
-		struct layout_file *f = &layout->files[e[i].a];
-
-		if (!f->partners)
-			f->first_partner = i;
-		f->partners++;
-		f->alternations += e[i].count;
+		if (!il || il->file != e[i].a) {
+			il = &layout->interleaved[layout->ninterleaved++];
+			memset(il, 0, sizeof(*il));
+			il->file = e[i].a;
+			il->first_partner = i;
+		}
+		il->partners++;
+		il->alternations += e[i].count;
 		layout->partners[i] = layout->files[e[i].b].ino;
 	}
 	layout->npartners = ne;
 	return 0;
 }
 
+/* Position of FILE in layout->interleaved (it is there: it has an edge). */
+static uint32_t interleaved_index(const struct layout *layout, uint32_t file)
+{
+	return layout_file_interleave(layout, &layout->files[file]) -
+	       layout->interleaved;
+}
+
 /* Union-find over the edges, then one layout_set per component. */
 static errcode_t fill_sets(struct layout *layout, const struct edge *e, uint64_t ne)
 {
-	uint32_t *parent = NULL, *set_of = NULL;
-	uint64_t i, nsets = 0, nmembers = 0;
+	uint64_t n = layout->ninterleaved, i, nsets = 0, nmembers;
+	uint32_t *parent = malloc((n + 1) * sizeof(*parent));
+	uint32_t *set_of = malloc((n + 1) * sizeof(*set_of));
 	errcode_t ret = ENOMEM;
 
-	parent = malloc((layout->nfiles + 1) * sizeof(*parent));
-	set_of = malloc((layout->nfiles + 1) * sizeof(*set_of));
 	if (!parent || !set_of)
 		goto out;
-	for (i = 0; i < layout->nfiles; i++) {
+	for (i = 0; i < n; i++) {
 		parent[i] = i;
 		set_of[i] = UINT32_MAX;
 	}
 	for (i = 0; i < ne; i++)
-		parent[uf_find(parent, e[i].a)] = uf_find(parent, e[i].b);
-	/* Number the roots of files that have partners. */
-	for (i = 0; i < layout->nfiles; i++) {
-		uint32_t r;
+		parent[uf_find(parent, interleaved_index(layout, e[i].a))] =
+			uf_find(parent, interleaved_index(layout, e[i].b));
+	/* Number the components in order of their first member. */
+	for (i = 0; i < n; i++) {
+		uint32_t r = uf_find(parent, i);
 
-		if (!layout->files[i].partners)
-			continue;
-		r = uf_find(parent, i);
 		if (set_of[r] == UINT32_MAX)
 			set_of[r] = nsets++;
-		nmembers++;
 	}
 	layout->sets = calloc(nsets ? nsets : 1, sizeof(*layout->sets));
-	layout->set_members = malloc((nmembers ? nmembers : 1) * sizeof(uint32_t));
+	layout->set_members = malloc((n ? n : 1) * sizeof(uint32_t));
 	if (!layout->sets || !layout->set_members)
 		goto out;
 	layout->nsets = nsets;
+	layout->nset_members = n;
 	/* Count members, lay out the member array, then fill it. */
-	for (i = 0; i < layout->nfiles; i++)
-		if (layout->files[i].partners)
-			layout->sets[set_of[uf_find(parent, i)]].members++;
+	for (i = 0; i < n; i++) {
+		struct layout_interleave *il = &layout->interleaved[i];
+
+		il->set = set_of[uf_find(parent, i)] + 1;
+		layout->sets[il->set - 1].members++;
+	}
 	for (i = 0, nmembers = 0; i < nsets; i++) {
 		layout->sets[i].first_member = nmembers;
 		nmembers += layout->sets[i].members;
 		layout->sets[i].members = 0;
 	}
-	for (i = 0; i < layout->nfiles; i++) {
-		struct layout_file *f = &layout->files[i];
-		struct layout_set *s;
+	for (i = 0; i < n; i++) {
+		const struct layout_interleave *il = &layout->interleaved[i];
+		const struct layout_file *f = &layout->files[il->file];
+		struct layout_set *s = &layout->sets[il->set - 1];
+		double read, ideal;
 
-		if (!f->partners)
-			continue;
-		s = &layout->sets[set_of[uf_find(parent, i)]];
-		layout->set_members[s->first_member + s->members++] = i;
-		s->alternations += f->alternations;
-		s->blocks += f->stream_blocks;
-		s->read_seconds += f->read_seconds;
-		s->ideal_seconds += f->ideal_seconds;
+		layout_file_times(layout, f, &read, &ideal);
+		layout->set_members[s->first_member + s->members++] = il->file;
+		s->alternations += il->alternations;
+		s->blocks += layout_stream_blocks(f);
+		s->read_seconds += read;
+		s->ideal_seconds += ideal;
 	}
-	layout->nset_members = nmembers;
-	for (i = 0; i < nsets; i++) {
-		struct layout_set *s = &layout->sets[i];
-
-		s->alternations /= 2;	/* each pair was summed from both ends */
-		qsort_r(layout->set_members + s->first_member, s->members,
-			sizeof(uint32_t), cmp_member_path, layout);
-	}
-	qsort(layout->sets, nsets, sizeof(*layout->sets), cmp_set_loss);
-	for (i = 0; i < nsets; i++) {
-		const struct layout_set *s = &layout->sets[i];
-		uint32_t m;
-
-		for (m = 0; m < s->members; m++)
-			layout->files[layout->set_members[s->first_member + m]]
-				.interleave_set = i + 1;
-	}
+	for (i = 0; i < nsets; i++)
+		layout->sets[i].alternations /= 2;	/* each pair counted from both ends */
 	ret = 0;
 out:
 	free(parent);
@@ -330,18 +348,47 @@ out:
 	return ret;
 }
 
+void interleave_order_sets(struct layout *layout)
+{
+	uint32_t *rank;
+	uint64_t i;
+	uint32_t m;
+
+	for (i = 0; i < layout->nsets; i++) {
+		struct layout_set *s = &layout->sets[i];
+
+		qsort_r(layout->set_members + s->first_member, s->members,
+			sizeof(uint32_t), cmp_member_path, layout);
+	}
+	rank = malloc((layout->nfiles + 1) * sizeof(*rank));
+	if (!rank)
+		return;		/* the sets stay in the order they were found */
+	qsort(layout->sets, layout->nsets, sizeof(*layout->sets), cmp_set_loss);
+	/* The sets moved: tell each member its set's new number. */
+	for (i = 0; i < layout->nsets; i++) {
+		const struct layout_set *s = &layout->sets[i];
+
+		for (m = 0; m < s->members; m++)
+			rank[layout->set_members[s->first_member + m]] = i + 1;
+	}
+	for (i = 0; i < layout->ninterleaved; i++)
+		layout->interleaved[i].set = rank[layout->interleaved[i].file];
+	free(rank);
+}
+
 errcode_t interleave_find(struct layout *layout)
 {
 	struct pair_table pairs = { 0 };
 	struct run *runs = NULL;
 	struct edge *e = NULL;
+	uint32_t *files = NULL, nfiles;
 	uint64_t nruns, i, ne = 0;
 	errcode_t ret;
 
-	ret = collect_runs(layout, &runs, &nruns);
+	ret = collect_runs(layout, &runs, &nruns, &files, &nfiles);
 	if (ret)
 		return ret;
-	ret = count_enclosures(layout, runs, nruns, &pairs);
+	ret = count_enclosures(layout, runs, nruns, nfiles, &pairs);
 	free(runs);
 	if (ret)
 		goto out;
@@ -355,8 +402,8 @@ errcode_t interleave_find(struct layout *layout)
 
 		if (!pairs.keys[i] || pairs.counts[i] < MIN_ALTERNATIONS)
 			continue;
-		a = (pairs.keys[i] >> 32) - 1;
-		b = (pairs.keys[i] & 0xffffffff) - 1;
+		a = files[(pairs.keys[i] >> 32) - 1];
+		b = files[(pairs.keys[i] & 0xffffffff) - 1];
 		e[ne++] = (struct edge){ a, b, pairs.counts[i] };
 		e[ne++] = (struct edge){ b, a, pairs.counts[i] };
 	}
@@ -365,6 +412,7 @@ errcode_t interleave_find(struct layout *layout)
 		ret = fill_sets(layout, e, ne);
 out:
 	free(e);
+	free(files);
 	free(pairs.keys);
 	free(pairs.counts);
 	return ret;

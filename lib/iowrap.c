@@ -29,6 +29,12 @@ static errcode_t wrap_flush(io_channel channel);
 static errcode_t wrap_set_option(io_channel channel, const char *option,
 				 const char *arg);
 static errcode_t wrap_get_stats(io_channel channel, io_stats *stats);
+static uint64_t request_bytes(io_channel channel, int count)
+{
+	return count < 0 ? (uint64_t)-(int64_t)count
+			 : (uint64_t)count * channel->block_size;
+}
+
 static errcode_t wrap_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data);
 static errcode_t wrap_write_blk64(io_channel channel, unsigned long long block,
@@ -103,19 +109,19 @@ static errcode_t wrap_set_blksize(io_channel channel, int blksize)
 static errcode_t wrap_read_blk64(io_channel channel, unsigned long long block,
 				 int count, void *data)
 {
-	return io_channel_read_blk64(wrap_of(channel)->inner, block, count, data);
+	struct iowrap *w = wrap_of(channel);
+	errcode_t ret = io_channel_read_blk64(w->inner, block, count, data);
+
+	if (!ret && w->hooks && w->hooks->read)
+		w->hooks->read(w->priv, (uint64_t)block * channel->block_size,
+			       request_bytes(channel, count), data);
+	return ret;
 }
 
 static errcode_t wrap_read_blk(io_channel channel, unsigned long block,
 			       int count, void *data)
 {
 	return wrap_read_blk64(channel, block, count, data);
-}
-
-static uint64_t request_bytes(io_channel channel, int count)
-{
-	return count < 0 ? (uint64_t)-(int64_t)count
-			 : (uint64_t)count * channel->block_size;
 }
 
 /*
@@ -232,6 +238,14 @@ static errcode_t wrap_cache_readahead(io_channel channel,
 				      unsigned long long count)
 {
 	return io_channel_cache_readahead(wrap_of(channel)->inner, block, count);
+}
+
+void iowrap_unhook(io_channel ch)
+{
+	if (ch && ch->manager == &iowrap_manager) {
+		wrap_of(ch)->hooks = NULL;
+		wrap_of(ch)->priv = NULL;
+	}
 }
 
 int iowrap_is_safe(ext2_filsys fs)

@@ -24,6 +24,9 @@
 #include <ext2fs/ext2fs.h>
 
 struct iowrap_hooks {
+	/* LEN bytes at byte OFFSET were read into DATA: patch them if need
+	 * be (the journal's newer, not yet checkpointed blocks). */
+	void (*read)(void *priv, uint64_t offset, uint64_t len, void *data);
 	/* LEN bytes of DATA were written at byte OFFSET of the device. */
 	errcode_t (*wrote)(void *priv, uint64_t offset, uint64_t len,
 			   const void *data);
@@ -42,6 +45,12 @@ struct iowrap_hooks {
  */
 errcode_t iowrap_push(ext2_filsys fs, const struct iowrap_hooks *hooks,
 		      void *priv);
+
+/*
+ * Stop calling hooks on wrapper CH (fs->io just after its iowrap_push):
+ * it goes on forwarding.  closed() is not called.
+ */
+void iowrap_unhook(io_channel ch);
 
 /* Whether FS's channel is already such a wrapper (a second adds nothing). */
 int iowrap_is_safe(ext2_filsys fs);

@@ -15,11 +15,12 @@
  *   journal_revoke   blocks freed by it that live transactions logged;
  *   journal_commit   revoke, descriptor and copy blocks (and the journal
  *                    superblock, when the log was empty) written, flush;
- *                    commit block, flush: the transaction is durable;
- *                    then, unless JOURNAL_NO_CHECKPOINT, checkpointed:
- *                    the blocks in place, flush; the journal superblock
- *                    marks the log empty, flush.
- * journal_close checkpoints what is left and clears needs_recovery.
+ *                    commit block, flush: the transaction is durable.
+ * A checkpoint writes the blocks of the live transactions in place, flush;
+ * then the journal superblock marks the log empty, flush.  It happens, as
+ * in the kernel, when the log has no room for the next transaction, and
+ * at journal_close, which then clears needs_recovery.  In between, the
+ * disk lags behind the journal: journal_overlay() patches reads.
  *
  * Data blocks never enter the journal (ordered mode): the caller makes
  * them durable before journal_commit.
@@ -32,8 +33,8 @@
 struct journal;
 
 enum {
-	/* Commit, never checkpoint (but to make room when the log is full);
-	 * journal_close then leaves the log and needs_recovery as they are. */
+	/* journal_close leaves the log (and needs_recovery) as it is, for
+	 * a test to see it replayed. */
 	JOURNAL_NO_CHECKPOINT = 1 << 0,
 };
 
@@ -77,10 +78,18 @@ errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
  */
 int journal_peek(struct journal *j, blk64_t blk, char *buf);
 
-/* Commit (and checkpoint) the transaction; see above. */
+/*
+ * Patch DATA, just read from LEN bytes at byte OFFSET of the device, with
+ * the blocks live transactions logged: without checkpoints the disk lags
+ * behind, and whoever reads the filesystem must see its current state.
+ */
+void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
+		     void *data);
+
+/* Commit the transaction (checkpointing first if the log is full). */
 errcode_t journal_commit(struct journal *j);
 
-/* Checkpoint what is left (unless NO_CHECKPOINT), clear needs_recovery. */
+/* Checkpoint and clear needs_recovery (unless JOURNAL_NO_CHECKPOINT). */
 errcode_t journal_close(struct journal *j);
 
 void journal_free(struct journal *j);

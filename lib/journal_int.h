@@ -125,6 +125,9 @@ struct journal {
 	char		*copy;
 };
 
+/* journal.c */
+void jlive_free(struct jlive *l);
+
 /* journal_format.c */
 uint32_t jfmt_get32(const void *p);
 void jfmt_put32(void *p, uint32_t v);

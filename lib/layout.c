@@ -12,11 +12,14 @@ void layout_free(struct layout *layout)
 	free(layout->files);
 	free(layout->pieces);
 	free(layout->aux);
+	free(layout->interleaved);
 	free(layout->partners);
 	free(layout->set_members);
 	free(layout->sets);
 	free(layout->zones);
 	free(layout->zone_prefix);
+	free(layout->journal.runs);
+	free(layout->resize.runs);
 	if (layout->fixed)
 		ext2fs_free_block_bitmap(layout->fixed);
 	freespace_free(&layout->free);
@@ -41,6 +44,40 @@ int64_t layout_find(const struct layout *layout, ext2_ino_t ino)
 	return -1;
 }
 
+uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f)
+{
+	return zones_best(layout, layout_stream_blocks(f));
+}
+
+void layout_file_times(const struct layout *layout, const struct layout_file *f,
+		       double *read, double *ideal)
+{
+	readmodel_file(&layout->model, layout, f, layout_file_best(layout, f),
+		       read, ideal);
+}
+
+const struct layout_interleave *
+layout_file_interleave(const struct layout *layout, const struct layout_file *f)
+{
+	uint32_t file = f - layout->files;
+	uint64_t lo = 0, hi = layout->ninterleaved;
+
+	/* Only files in more than one piece can interleave. */
+	if (f->pieces < 2)
+		return NULL;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (layout->interleaved[mid].file == file)
+			return &layout->interleaved[mid];
+		if (layout->interleaved[mid].file < file)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 const char *layout_type_name(enum layout_type type)
 {
 	static const char *const names[] = {
@@ -61,12 +98,16 @@ void layout_summarize(struct layout *layout, int all)
 	s->corrupt_files = corrupt;
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
+		uint32_t best;
+		double read, ideal;
 
 		if (!all && !(f->flags & LAYOUT_F_SELECTED))
 			continue;
+		best = layout_file_best(layout, f);
+		readmodel_file(&layout->model, layout, f, best, &read, &ideal);
 		s->files++;
 		s->pieces += f->pieces;
-		s->best_pieces += f->best;
+		s->best_pieces += best;
 		s->extents += f->extents;
 		s->blocks += f->blocks;
 		if (f->pieces > 1)
@@ -75,12 +116,12 @@ void layout_summarize(struct layout *layout, int all)
 		if (f->pieces > 1 &&
 		    f->blocks + !!(f->flags & LAYOUT_F_HAS_XATTR_BLOCK) < bpg)
 			s->fragmented_small_files++;
-		if (f->pieces > f->best)
+		if (f->pieces > best)
 			s->avoidably_fragmented_files++;
-		if (f->partners)
+		if (layout_file_interleave(layout, f))
 			s->interleaved_files++;
-		s->modeled_read_seconds += f->read_seconds;
-		s->ideal_read_seconds += f->ideal_seconds;
+		s->modeled_read_seconds += read;
+		s->ideal_read_seconds += ideal;
 	}
 	if (all) {
 		s->interleave_sets = layout->nsets;

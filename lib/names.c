@@ -97,8 +97,11 @@ static errcode_t read_dir_runs(struct layout *layout, struct scan_extra *x,
 
 	if (x->ndir_runs)
 		qsort(x->dir_runs, x->ndir_runs, sizeof(*x->dir_runs), cmp_dir_run);
-	for (i = 0; i < x->ndir_runs; i++)
+	for (i = 0; i < x->ndir_runs; i++) {
 		total += x->dir_runs[i].len;
+		io_channel_cache_readahead(fs->io, x->dir_runs[i].start,
+					   x->dir_runs[i].len);
+	}
 	ret = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * fs->blocksize, &buf);
 	if (ret)
 		return ret;
@@ -149,22 +152,38 @@ static int inline_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 	return c->ret ? DIRENT_ABORT : 0;
 }
 
+/* Whether INDEX gets a name in LAYOUT_NAMES_LOSSY mode. */
+static int wants_name(const struct layout *layout, const struct layout_file *f)
+{
+	double read, ideal;
+
+	if (f->type == LAYOUT_DIR || layout_file_interleave(layout, f))
+		return 1;
+	if (f->pieces < 2)
+		return 0;	/* one piece: nothing lost */
+	layout_file_times(layout, f, &read, &ideal);
+	return read > ideal;
+}
+
 errcode_t names_build(struct layout *layout, struct scan_extra *x,
 		      const struct layout_opts *opts)
 {
-	uint64_t i, n = layout->nfiles + x->ninline_dirs;
+	uint64_t i, n = 0;
 	errcode_t ret;
 
-	layout->names = calloc(n ? n : 1, sizeof(*layout->names));
+	layout->names = calloc(layout->nfiles + x->ninline_dirs + 1,
+			       sizeof(*layout->names));
 	if (!layout->names)
 		return ENOMEM;
 	for (i = 0; i < layout->nfiles; i++)
-		layout->names[i].ino = layout->files[i].ino;
+		if (opts->names == LAYOUT_NAMES_ALL ||
+		    wants_name(layout, &layout->files[i]))
+			layout->names[n++].ino = layout->files[i].ino;
 	for (i = 0; i < x->ninline_dirs; i++)
-		layout->names[layout->nfiles + i].ino = x->inline_dirs[i];
+		layout->names[n++].ino = x->inline_dirs[i];
 	layout->nnames = n;
 	qsort(layout->names, n, sizeof(*layout->names), cmp_name_ino);
-	if (opts->no_names)
+	if (opts->names == LAYOUT_NAMES_NONE)
 		return 0;
 
 	ret = read_dir_runs(layout, x, opts);

@@ -70,23 +70,25 @@ double readmodel_zone_jump_seconds(const struct readmodel *m)
 }
 
 void readmodel_file(const struct readmodel *m, const struct layout *layout,
-		    struct layout_file *f)
+		    const struct layout_file *f, uint32_t best,
+		    double *read, double *ideal)
 {
-	const struct layout_piece *p = layout_file_pieces(layout, f);
 	double bs = layout->fs->blocksize;
-	double t, ideal;
+	double t, best_t;
+	struct layout_piece prev, p;
 	uint32_t i;
 
-	t = readmodel_transfer_seconds(m, f->stream_blocks * bs);
-	ideal = t + (f->best > 1 ? (f->best - 1) * readmodel_zone_jump_seconds(m) : 0);
-	for (i = 1; i < f->pieces; i++) {
-		double gap = ((double)p[i].start - (double)(p[i - 1].start + p[i - 1].len)) * bs;
-
-		t += readmodel_jump_seconds(m, gap);
+	t = readmodel_transfer_seconds(m, layout_stream_blocks(f) * bs);
+	best_t = t + (best > 1 ? (best - 1) * readmodel_zone_jump_seconds(m) : 0);
+	prev = layout_file_piece(layout, f, 0);
+	for (i = 1; i < f->pieces; i++, prev = p) {
+		p = layout_file_piece(layout, f, i);
+		t += readmodel_jump_seconds(m, ((double)p.start -
+					       (double)(prev.start + prev.len)) * bs);
 	}
-	f->read_seconds = t;
+	*read = t;
 	/* A few tiny forward hops can beat the model's ideal; never score below 0. */
-	f->ideal_seconds = ideal < t ? ideal : t;
+	*ideal = best_t < t ? best_t : t;
 }
 
 double readmodel_score(double modeled, double ideal)

@@ -107,12 +107,15 @@ json_t *report_json_summary(const struct layout *layout)
 
 json_t *report_json_file(const struct layout *layout, const struct layout_file *f)
 {
+	const struct layout_interleave *il = layout_file_interleave(layout, f);
 	json_t *o = json_object(), *partners = json_array();
+	double read, ideal;
 	uint32_t i;
 
-	for (i = 0; i < f->partners; i++)
+	layout_file_times(layout, f, &read, &ideal);
+	for (i = 0; il && i < il->partners; i++)
 		json_array_append_new(partners, json_integer(
-			layout->partners[f->first_partner + i]));
+			layout->partners[il->first_partner + i]));
 	json_object_set_new(o, "ino", json_integer(f->ino));
 	json_object_set_new(o, "path", path_json(layout, f->ino));
 	json_object_set_new(o, "type", json_string(layout_type_name(f->type)));
@@ -120,14 +123,13 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	json_object_set_new(o, "blocks", json_integer(f->blocks));
 	json_object_set_new(o, "pieces", json_integer(f->pieces));
 	json_object_set_new(o, "extents", json_integer(f->extents));
-	json_object_set_new(o, "best", json_integer(f->best));
+	json_object_set_new(o, "best", json_integer(layout_file_best(layout, f)));
 	json_object_set_new(o, "interleaved_with", partners);
-	json_object_set_new(o, "read_seconds", real6(f->read_seconds));
-	json_object_set_new(o, "ideal_read_seconds", real6(f->ideal_seconds));
-	json_object_set_new(o, "score", real6(readmodel_score(f->read_seconds,
-							       f->ideal_seconds)));
+	json_object_set_new(o, "read_seconds", real6(read));
+	json_object_set_new(o, "ideal_read_seconds", real6(ideal));
+	json_object_set_new(o, "score", real6(readmodel_score(read, ideal)));
 	/* Additions to the DESIGN.md contract. */
-	json_object_set_new(o, "interleave_set", json_integer(f->interleave_set));
+	json_object_set_new(o, "interleave_set", json_integer(il ? il->set : 0));
 	json_object_set_new(o, "mapping", json_string(
 		f->flags & LAYOUT_F_EXTENTS ? "extents" : "blockmap"));
 	if (f->flags & LAYOUT_F_CORRUPT)

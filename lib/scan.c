@@ -9,8 +9,8 @@
 
 #include "layout_int.h"
 
-/* Inode scan buffer: large sequential reads of the inode tables. */
-#define SCAN_BUFFER_BLOCKS	256
+/* Inode scan buffer; readahead_inode_tables() keeps the reads ahead of it. */
+#define SCAN_BUFFER_BLOCKS	64
 
 struct scan_state {
 	struct layout		*layout;
@@ -26,6 +26,7 @@ struct file_acc {
 	struct scan_extra	*extra;
 	struct layout_file	*f;
 	blk64_t			stream_end;	/* one past the last stream block */
+	blk64_t			data_seen;	/* data blocks so far */
 	blk64_t			data_lend;	/* one past the last data block, logical */
 	blk64_t			data_pend;	/* ... and physical */
 	int			reserved;	/* a reserved inode: blocks are fixed metadata */
@@ -38,7 +39,6 @@ static errcode_t acc_stream(struct file_acc *a, blk64_t pblk, blk64_t len)
 	struct layout_piece *p;
 	errcode_t ret;
 
-	a->f->stream_blocks += len;
 	a->f->blocks += len;
 	if (a->f->pieces && a->stream_end == pblk) {
 		layout->pieces[layout->npieces - 1].len += len;
@@ -64,11 +64,11 @@ static errcode_t acc_data(void *priv, blk64_t lblk, blk64_t pblk, blk64_t len,
 	struct scan_extra *x = a->extra;
 	errcode_t ret;
 
-	if (!a->f->data_blocks || lblk != a->data_lend || pblk != a->data_pend)
+	if (!a->data_seen || lblk != a->data_lend || pblk != a->data_pend)
 		a->f->extents++;
 	a->data_lend = lblk + len;
 	a->data_pend = pblk + len;
-	a->f->data_blocks += len;
+	a->data_seen += len;
 	if (uninit)
 		a->f->flags |= LAYOUT_F_UNINIT;
 	if (a->f->type == LAYOUT_DIR && !a->reserved) {
@@ -119,6 +119,7 @@ static errcode_t acc_etb(void *priv, blk64_t pblk)
 	struct file_acc *a = priv;
 
 	a->f->blocks++;
+	a->f->etb_blocks++;
 	return add_aux(a->layout, &a->s->aux_cap, pblk, a->f->ino, LAYOUT_AUX_ETB);
 }
 
@@ -167,6 +168,13 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 		r->ino = f->ino;
 		r->blocks = f->blocks;
 		r->pieces = f->pieces;
+		free(r->runs);
+		r->runs = malloc((f->pieces ? f->pieces : 1) * sizeof(*r->runs));
+		if (!r->runs)
+			return ENOMEM;
+		if (f->pieces)
+			memcpy(r->runs, layout->pieces + first,
+			       f->pieces * sizeof(*r->runs));
 	}
 	ret = vec_reserve(&x->reserved_runs, &x->reserved_runs_cap,
 			  x->nreserved_runs + f->pieces, sizeof(*x->reserved_runs));
@@ -217,9 +225,8 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 	f->ino = ino;
 	f->type = inode_type(inode);
 	f->links = inode->i_links_count;
-	f->mtime = inode->i_mtime;
 	f->size = EXT2_I_SIZE(inode);
-	f->first_piece = first_piece;
+	f->where = first_piece;
 	if (inode->i_flags & EXT4_EXTENTS_FL)
 		f->flags |= LAYOUT_F_EXTENTS;
 
@@ -271,6 +278,11 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		/* Only an EA block: nothing to report, but the map shows it. */
 		return 0;
 	}
+	if (f->pieces == 1) {
+		/* Most files: keep the one piece in the file itself. */
+		f->where = layout->pieces[first_piece].start;
+		layout->npieces = first_piece;
+	}
 	layout->nfiles++;
 	return 0;
 }
@@ -284,6 +296,30 @@ static int cmp_aux(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
+/*
+ * Ask the kernel to start reading every group's inode table (the part in
+ * use) now, so that the scan finds it in the page cache: the scan itself
+ * reads one buffer at a time.
+ */
+static void readahead_inode_tables(ext2_filsys fs)
+{
+	unsigned per_block = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	dgrp_t g;
+
+	for (g = 0; g < fs->group_desc_count; g++) {
+		blk64_t start = ext2fs_inode_table_loc(fs, g);
+		blk64_t n = fs->inode_blocks_per_group;
+
+		if (ext2fs_has_group_desc_csum(fs)) {
+			if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
+				continue;
+			n -= ext2fs_bg_itable_unused(fs, g) / per_block;
+		}
+		if (start && n && start + n <= ext2fs_blocks_count(fs->super))
+			io_channel_cache_readahead(fs->io, start, n);
+	}
+}
+
 static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			     const struct layout_opts *opts)
 {
@@ -292,7 +328,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	struct scan_state s;
 	struct ext2_inode *inode = NULL;
 	int isize = EXT2_INODE_SIZE(fs->super);
-	uint64_t total = fs->super->s_inodes_count, seen = 0;
+	uint64_t total = fs->super->s_inodes_count, seen = 0, hint;
 	ext2_ino_t ino;
 	errcode_t ret;
 
@@ -305,6 +341,17 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	ret = ext2fs_get_memzero(isize, &inode);
 	if (ret)
 		goto out;
+	/*
+	 * Room for every inode the superblock says is in use, reserved once:
+	 * growing by copies would hold two arrays at the peak.  Only what is
+	 * written is ever paged in.
+	 */
+	hint = fs->super->s_inodes_count - fs->super->s_free_inodes_count + 16;
+	ret = vec_reserve(&layout->files, &s.files_cap,
+			  hint < total ? hint : total, sizeof(*layout->files));
+	if (ret)
+		goto out;
+	readahead_inode_tables(fs);
 	ret = ext2fs_open_inode_scan(fs, SCAN_BUFFER_BLOCKS, &scan);
 	if (ret)
 		goto out;
@@ -340,18 +387,6 @@ out:
 	ext2fs_free_mem(&inode);
 	ext2fs_free_mem(&s.block_buf);
 	return ret;
-}
-
-static void compute_read_times(struct layout *layout)
-{
-	uint64_t i;
-
-	for (i = 0; i < layout->nfiles; i++) {
-		struct layout_file *f = &layout->files[i];
-
-		f->best = zones_best(layout, f->stream_blocks);
-		readmodel_file(&layout->model, layout, f);
-	}
 }
 
 static void free_extra(struct scan_extra *x)
@@ -391,13 +426,13 @@ errcode_t layout_scan(ext2_filsys fs, const struct layout_opts *opts,
 	ret = freespace_scan(layout);
 	if (ret)
 		goto errout;
-	ret = names_build(layout, &extra, opts);
-	if (ret)
-		goto errout;
-	compute_read_times(layout);
 	ret = interleave_find(layout);
 	if (ret)
 		goto errout;
+	ret = names_build(layout, &extra, opts);
+	if (ret)
+		goto errout;
+	interleave_order_sets(layout);
 	for (i = 0; i < layout->nfiles; i++)
 		layout->files[i].flags |= LAYOUT_F_SELECTED;
 	layout_summarize(layout, 1);

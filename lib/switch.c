@@ -30,9 +30,17 @@ struct switch_ctx {
 	struct journal	*journal;	/* NULL: ordered writes */
 	char		*buf;		/* one block */
 	struct metawrite_groups groups;	/* touched by the switch at hand */
+	io_channel	wrapper;	/* ours, reading through the journal */
 	int		marked_unclean;	/* ordered: VALID_FS cleared on disk */
 	errcode_t	failed;		/* a write failed: write nothing more */
 };
+
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 1;
+}
 
 /* Write the primary superblock, as one whole block, in place. */
 static errcode_t write_super(struct switch_ctx *c)
@@ -248,14 +256,72 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	return ret;
 }
 
+/* Reads see the blocks the journal holds and the disk does not yet. */
+static void read_through_journal(void *priv, uint64_t offset, uint64_t len,
+				 void *data)
+{
+	struct switch_ctx *c = priv;
+
+	journal_overlay(c->journal, offset, len, data);
+}
+
+static const struct iowrap_hooks journal_hooks = {
+	.read = read_through_journal,
+};
+
 static void ctx_free(struct switch_ctx *c)
 {
 	if (!c)
 		return;
+	iowrap_unhook(c->wrapper);
 	journal_free(c->journal);
 	metawrite_groups_free(&c->groups);
 	ext2fs_free_mem(&c->buf);
 	free(c);
+}
+
+/*
+ * Superblocks go out whole, never through write_byte (iowrap.h), and
+ * reads see the blocks the journal holds that the disk does not yet.
+ */
+static errcode_t open_journalled(struct switch_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	errcode_t ret;
+
+	ret = journal_open(fs, c->flags & SWITCH_NO_CHECKPOINT ?
+			   JOURNAL_NO_CHECKPOINT : 0, &c->journal);
+	if (!ret)
+		ret = iowrap_push(fs, &journal_hooks, c);
+	if (!ret)
+		c->wrapper = fs->io;
+	return ret;
+}
+
+/* Whole superblocks; "not clean" on disk until switch_close. */
+static errcode_t open_ordered(struct switch_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	errcode_t ret;
+
+	if (!iowrap_is_safe(fs)) {
+		ret = iowrap_push(fs, NULL, NULL);
+		if (ret)
+			return ret;
+	}
+	if (!(fs->super->s_state & EXT2_VALID_FS))
+		return 0;
+	fs->super->s_state &= ~EXT2_VALID_FS;
+	ret = write_super(c);
+	if (!ret)
+		ret = io_channel_flush(fs->io);
+	if (ret) {
+		fs->super->s_state |= EXT2_VALID_FS;
+		fail_stop(c, ret);
+		return ret;
+	}
+	c->marked_unclean = 1;
+	return 0;
 }
 
 errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
@@ -275,6 +341,10 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 	/* One bit per block is assumed throughout (fsopen refuses it too). */
 	if (ext2fs_has_feature_bigalloc(sb))
 		return E2F_ERR_UNSUPPORTED_FEATURE;
+	/* Inodes and descriptors are written as libext2fs holds them in
+	 * memory, which is disk order only on a little-endian machine. */
+	if (!host_is_little_endian())
+		return EXT2_ET_UNIMPLEMENTED;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -289,31 +359,14 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 		if (ret)
 			goto errout;
 	}
-	/* Superblocks whole, never through write_byte (iowrap.h). */
-	if (!iowrap_is_safe(fs)) {
-		ret = iowrap_push(fs, NULL, NULL);
-		if (ret)
-			goto errout;
-	}
 	/* Should anything flush, the backups stay as they are. */
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-
-	if (ext2fs_has_feature_journal(sb)) {
-		ret = journal_open(fs, flags & SWITCH_NO_CHECKPOINT ?
-				   JOURNAL_NO_CHECKPOINT : 0, &c->journal);
-		if (ret)
-			goto errout;
-	} else if (sb->s_state & EXT2_VALID_FS) {
-		sb->s_state &= ~EXT2_VALID_FS;
-		ret = write_super(c);
-		if (!ret)
-			ret = io_channel_flush(fs->io);
-		if (ret) {
-			fail_stop(c, ret);
-			goto errout;
-		}
-		c->marked_unclean = 1;
-	}
+	if (ext2fs_has_feature_journal(sb))
+		ret = open_journalled(c);
+	else
+		ret = open_ordered(c);
+	if (ret)
+		goto errout;
 	*ret_ctx = c;
 	return 0;
 errout:

@@ -14,9 +14,11 @@
  *   - with an internal journal (ext3, ext4): one JBD2 transaction holding
  *     the inode table block with the new inode, the block bitmap blocks,
  *     group descriptor blocks and superblock that change; data stays out of
- *     the journal (ordered mode).  Committed, then checkpointed in place.
- *     After a cut, replaying the journal alone (e2fsck, or the kernel)
- *     leaves a clean filesystem;
+ *     the journal (ordered mode).  Committed when switch_file returns;
+ *     checkpointed in place (as the kernel does) when the log fills up and
+ *     at switch_close.  Until then the disk lags behind; reads through
+ *     fs->io see the current blocks all the same.  After a cut, replaying
+ *     the journal alone (e2fsck, or the kernel) leaves a clean filesystem;
  *   - without a journal (ext2): ordered writes: mark GAINED in the bitmaps
  *     and counts, flush; write the inode, flush; release RELEASED, flush.
  *     A cut leaves at worst leaked blocks and counts that e2fsck fixes.
@@ -57,10 +59,10 @@
 struct switch_ctx;
 
 enum {
-	/* Test hook: commit transactions but never checkpoint them, so that a
-	 * test can check that e2fsck replays what we wrote.  Only when the
-	 * log is full is it checkpointed, to make room; switch_close then
-	 * leaves the journal as it is (needs_recovery set).  No effect
+	/* Test hook: switch_close leaves the committed transactions in the
+	 * log, not checkpointed (needs_recovery set), so that a test can
+	 * check that e2fsck or the kernel replays what we wrote.  (A log
+	 * that fills up is still checkpointed, to make room.)  No effect
 	 * without a journal. */
 	SWITCH_NO_CHECKPOINT = 1 << 0,
 };

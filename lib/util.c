@@ -126,3 +126,18 @@ size_t util_printable(const char *in, char *out, size_t outlen)
 	out[pos] = 0;
 	return pos;
 }
+
+const char *util_format_seconds(double s, char *buf, size_t len)
+{
+	if (s >= 100)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s >= 1)
+		snprintf(buf, len, "%.1f s", s);
+	else if (s >= 0.01)
+		snprintf(buf, len, "%.0f ms", s * 1e3);
+	else if (s > 0)
+		snprintf(buf, len, "%.2f ms", s * 1e3);
+	else
+		snprintf(buf, len, "0 s");
+	return buf;
+}

@@ -59,3 +59,33 @@ if r["summary"]["fragmented_files"] + journal <= want:
 PY
 	done
 done
+
+# 64 KiB blocks with inline data: a file and a directory that live in their
+# inodes own no blocks and are not listed, but what is inside the inline
+# directory is, with its path.
+img=$T/inline.img
+mkfs_img "$img" ext4 65536 512M -O inline_data
+make_data "$T/one" 1 65536
+make_data "$T/three" 3 65536
+printf 'tiny' > "$T/tiny"
+{
+	echo "write $T/tiny tiny"
+	echo "mkdir small.dir"
+	echo "write $T/three small.dir/three"
+	for i in 1 2 3 4 5 6; do echo "write $T/one one$i"; done
+	echo "rm one2"; echo "rm one4"
+	echo "write $T/three frag"
+} > "$T/cmds"
+dfs "$img" "$T/cmds"
+fsck_clean "$img"
+debugfs -R "stat /tiny" "$img" 2>/dev/null | grep -q "Size of inline data" ||
+	fail "precondition: /tiny is not inline"
+debugfs -R "stat /small.dir" "$img" 2>/dev/null | grep -q "Size of inline data" ||
+	fail "precondition: /small.dir is not inline"
+run_status e2frag --json "$img" > "$T/report.json"
+[ "$status" -le 1 ] || fail "64k/inline: e2frag exited $status"
+$ORACLE compare "$img" "$T/report.json" > "$T/cmp" ||
+	{ cat "$T/cmp"; fail "64k/inline: e2frag and debugfs disagree"; }
+grep -q '"path": *"/small.dir/three"' "$T/report.json" || fail "64k/inline: no /small.dir/three"
+grep -q '"/tiny"' "$T/report.json" && fail "64k/inline: lists the inline /tiny"
+note "ext4/65536 inline_data: $(tail -1 "$T/cmp")"

@@ -1,5 +1,6 @@
 # lib.sh --- shell helpers of the tests in tests/crash, sourced by them.
 #
+# The functions keep their variables local (dash and bash have "local").
 # Images are small, generated under $TMPDIR with mke2fs and debugfs, and
 # every fact a test checks comes from e2fsprogs (debugfs, e2fsck,
 # dumpe2fs) or from checksums of the contents, never from the code under
@@ -11,15 +12,21 @@ export LC_ALL=C
 
 # Skip (exit 77) unless every named tool is there.
 need() {
+	local t
 	for t in "$@"; do
 		command -v "$t" >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
 	done
 }
 
 # A scratch directory removed on exit: $WORK.
+# KEEP=1 keeps it, for a look after a failure.
 mkwork() {
 	WORK=$(mktemp -d "$TMPDIR/e2f-crash.XXXXXX") || exit 99
-	trap 'rm -rf "$WORK"' EXIT
+	if [ -n "${KEEP:-}" ]; then
+		echo "# work directory: $WORK"
+	else
+		trap 'rm -rf "$WORK"' EXIT
+	fi
 }
 
 fail() {
@@ -41,7 +48,7 @@ EOF
 
 # mkimg IMG KIB MKE2FS-ARGS...: a fresh filesystem, fixed UUID.
 mkimg() {
-	img=$1 kib=$2
+	local img=$1 kib=$2
 	shift 2
 	rm -f "$img"
 	mke2fs -q -F -U 6b33f6a2-6d1e-4d7b-9b0e-3f1f5b0c9a11 \
@@ -59,8 +66,8 @@ dbg() {
 # s1 on the next ...), as concurrent recordings leave them.  One-block
 # spacer files hold the places of the others until their turn.
 make_streams() {
-	img=$1 n=$2 blocks=$3 dir=$4
-	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	local img=$1 n=$2 blocks=$3 dir=$4 bs cmds i k
+	bs=$(blocksize "$img")
 	cmds=$dir/streams.cmds
 	gen_file "$dir/one" "$bs" spacer
 	: > "$cmds"
@@ -87,8 +94,8 @@ make_streams() {
 # sizes written and deleted at random, then larger files written into the
 # holes that left, so that they come out fragmented.
 make_aged() {
-	img=$1 seed=$2 nfiles=$3 dir=$4
-	bs=$(dumpe2fs -h "$img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+	local img=$1 seed=$2 nfiles=$3 dir=$4 bs
+	bs=$(blocksize "$img")
 	python3 - "$dir" "$seed" "$nfiles" "$bs" > "$dir/aged.cmds" <<'EOF'
 import random, sys
 d, seed, n, bs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -114,6 +121,7 @@ EOF
 # snapshot IMG OUT: every regular file's path, size and sha256, read back
 # with debugfs rdump.
 snapshot() {
+	local sdir
 	sdir=$(mktemp -d "$WORK/rd.XXXXXX")
 	debugfs -R "rdump / $sdir" "$1" >/dev/null 2>&1
 	( cd "$sdir" && find . -type f -printf '%p %s\n' | sort &&
@@ -144,6 +152,7 @@ blocksize() {
 
 # changed_blocks A B: numbers of the filesystem blocks that differ.
 changed_blocks() {
+	local bs
 	bs=$(blocksize "$1")
 	cmp -l "$1" "$2" | awk -v bs="$bs" '{ b = int(($1 - 1) / bs); if (b != last) print b; last = b }'
 }
@@ -189,4 +198,29 @@ file_blocks() {
 	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |
 	tr ', ' '\n\n' | grep -E '^\(' | sed 's/.*://' |
 	awk -F- '{ e = (NF > 1) ? $2 : $1; for (b = $1; b <= e; b++) print b }'
+}
+
+# logdump IMG: debugfs's account of the journal, descriptors' tags
+# included (logdump -a), without the hex dumps of the blocks.
+logdump() {
+	debugfs -R "logdump -a" "$1" 2>&1 | grep -v '^  [0-9a-f]\{4\}:  '
+}
+
+# regular_files IMG: the regular files in /, as /NAME, one a line.
+regular_files() {
+	debugfs -R "ls -p /" "$1" 2>/dev/null |
+	awk -F/ '$3 ~ /^10/ && $6 != "" { print "/" $6 }'
+}
+
+# fragmented_files IMG: those of them in more than one piece.
+fragmented_files() {
+	local f
+	for f in $(regular_files "$1"); do
+		[ "$(pieces "$1" "$f")" -gt 1 ] && echo "$f"
+	done
+}
+
+# sweep_line OUT: "N L C" from cutsweep.sh's summary line in OUT.
+sweep_line() {
+	sed -n 's/.*cut points \([0-9]*\), data lost \([0-9]*\), not clean after replay \([0-9]*\)$/\1 \2 \3/p' "$1"
 }

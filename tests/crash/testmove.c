@@ -269,6 +269,12 @@ static errcode_t move_one(ext2_filsys fs, struct switch_ctx *sw,
 		ret = ext2fs_new_range(fs, EXT2_NEWRANGE_MIN_LENGTH,
 				       fs->super->s_first_data_block,
 				       data + mapping, NULL, &start, &len);
+		if (ret == EXT2_ET_BLOCK_ALLOC_FAIL) {
+			printf("skip %s: no free run of %llu blocks\n", path,
+			       (unsigned long long)(data + mapping));
+			ret = 0;
+			goto errout;
+		}
 		if (ret)
 			goto errout;
 		ret = runs_push(&target, start, data + mapping);

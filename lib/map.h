@@ -1,0 +1,139 @@
+/*
+ * map.h --- the block map: the layout's block space cut into cells, each
+ * showing the worst state of the blocks in it.
+ *
+ * One model, two consumers: e2fragmap draws it on a terminal, e2frag --svg
+ * writes it as a picture.  Both ask the same questions: what state is each
+ * cell of a zoom level in, who owns a range of blocks, which cells hold a
+ * given file (and the files it interleaves with).
+ *
+ * Zoom level K puts 2^K blocks in a cell; cell C of level K covers blocks
+ * [C * 2^K, (C + 1) * 2^K), clipped to the filesystem.  Cells start at
+ * block 0, so on a 1 KiB-block filesystem the boot block (before
+ * s_first_data_block) shows as fixed metadata.  Levels coarse enough to
+ * have at most MAP_CACHED_CELLS cells are computed once, when the map is
+ * built; finer levels are computed on request for the window asked for,
+ * from a list of disjoint state runs.  Either way a request costs about
+ * the cells asked for, not the size of the filesystem.
+ *
+ * Like the rest of the core, this never prints; errors are errcode_t.
+ */
+#ifndef E2FRAG_MAP_H
+#define E2FRAG_MAP_H
+
+#include "e2frag.h"
+
+/*
+ * The states of a block, from least to most worth seeing: a cell with
+ * blocks in several states shows the highest.  Files are FILE when they
+ * have no more pieces than they could have (DESIGN.md: best), FRAGMENTED
+ * when they have more, INTERLEAVED when they interleave with other files
+ * (whatever their pieces).  Directories are DIR however they lie.
+ */
+enum map_state {
+	MAP_FREE,
+	MAP_FIXED,		/* superblocks, descriptors, bitmaps, inode tables, reserved inodes */
+	MAP_JOURNAL,		/* the journal inode's blocks */
+	MAP_UNKNOWN,		/* in use in the block bitmap, but no inode owns it */
+	MAP_DIR,
+	MAP_FILE,
+	MAP_FRAGMENTED,
+	MAP_INTERLEAVED,
+	MAP_NSTATES,
+	MAP_PAST_END = MAP_NSTATES	/* a cell beyond the last block */
+};
+
+/* Short name for a legend ("free", "metadata", ...) and a one-line description. */
+const char *map_state_name(enum map_state state);
+const char *map_state_description(enum map_state state);
+
+/* Levels coarser than this many cells are kept in memory (one byte per cell). */
+#define MAP_CACHED_CELLS	((uint64_t)1 << 22)
+
+struct map;
+
+/*
+ * Build the map of LAYOUT (which must outlive it and stay unchanged).
+ * Reads nothing from disk: everything comes from the layout, its fixed
+ * metadata bitmap and the filesystem's block bitmap loaded by the scan.
+ */
+errcode_t map_build(const struct layout *layout, struct map **ret);
+
+/*
+ * The same, keeping in memory only the levels of at most CACHED_CELLS
+ * cells (map_build uses MAP_CACHED_CELLS).  The answers do not depend on
+ * it, only the memory and the time they take; tests use it to check both
+ * ways of computing cells against each other.
+ */
+errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
+			   struct map **ret);
+void map_free(struct map *map);
+
+const struct layout *map_layout(const struct map *map);
+
+/* Blocks the map covers: the filesystem's block count. */
+blk64_t map_blocks(const struct map *map);
+
+/* Zoom levels 0 .. map_levels() - 1; the last one has a single cell. */
+unsigned map_levels(const struct map *map);
+
+/* Cells of LEVEL: ceil(map_blocks / 2^LEVEL). */
+uint64_t map_cells(const struct map *map, unsigned level);
+
+/* The finest level with at most MAX_CELLS cells (the last level if none). */
+unsigned map_level_fit(const struct map *map, uint64_t max_cells);
+
+/* State of one block (MAP_PAST_END beyond the filesystem). */
+enum map_state map_block_state(const struct map *map, blk64_t block);
+
+/*
+ * States of cells FIRST .. FIRST + COUNT - 1 of LEVEL, one byte each
+ * (enum map_state) into STATES; cells beyond the last are MAP_PAST_END.
+ */
+void map_cell_states(const struct map *map, unsigned level, uint64_t first,
+		     uint64_t count, uint8_t *states);
+
+/*
+ * How many of the blocks START .. START + LEN - 1 are in each state
+ * (each block counted once, in its worst state).  Blocks beyond the
+ * filesystem are not counted.
+ */
+void map_range_counts(const struct map *map, blk64_t start, blk64_t len,
+		      blk64_t counts[MAP_NSTATES]);
+
+/*
+ * The inodes owning blocks in START .. START + LEN - 1 (data, indirect,
+ * extent tree and EA blocks; not the reserved inodes, which are fixed
+ * metadata), ascending, each once.  *INOS is malloc'd (NULL when none).
+ */
+errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
+			   ext2_ino_t **inos, uint64_t *n);
+
+/* ---------------------------------------------------------------- highlight */
+
+/* What a cell holds of a highlighted file, from least to most. */
+enum map_mark { MAP_MARK_NONE, MAP_MARK_PARTNER, MAP_MARK_FILE };
+
+struct map_highlight;
+
+/*
+ * Highlight the file layout->files[FILE_INDEX]: every block it owns
+ * (its pieces and its extent tree and EA blocks) and, as partners, every
+ * block of the files it interleaves with.
+ */
+errcode_t map_highlight_new(const struct map *map, uint64_t file_index,
+			    struct map_highlight **ret);
+void map_highlight_free(struct map_highlight *hl);
+
+/* The file it highlights (index into layout->files). */
+uint64_t map_highlight_file(const struct map_highlight *hl);
+
+/*
+ * Marks (enum map_mark) of cells FIRST .. FIRST + COUNT - 1 of LEVEL:
+ * MAP_MARK_FILE when the cell holds a block of the file, else
+ * MAP_MARK_PARTNER when it holds a block of a partner.
+ */
+void map_highlight_cells(const struct map_highlight *hl, unsigned level,
+			 uint64_t first, uint64_t count, uint8_t *marks);
+
+#endif /* E2FRAG_MAP_H */

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Every program's --help and its man page name the same long options, the
+# man page formats without warnings, and the bash completion parses.
+. "$top_srcdir/tests/lib/common.sh"
+
+checked=0
+for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
+	    tui/e2fragmap:man/e2fragmap.1 images/e2fragimg:man/e2fragimg.1; do
+	bin=$top_builddir/${prog%%:*}
+	page=$top_srcdir/${prog#*:}
+	name=$(basename "$bin")
+	[ -x "$bin" ] || continue
+	[ -f "$page" ] || fail "$name has no man page ${prog#*:}"
+	"$bin" --help > "$T/help" 2>&1 || fail "$name --help failed"
+	grep -oE -- '--[a-z][a-z0-9-]+' "$T/help" | sort -u > "$T/help.opts"
+	# In roff, "-" is written "\-".
+	sed 's/\\-/-/g' "$page" | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u > "$T/man.opts"
+	missing=$(comm -23 "$T/help.opts" "$T/man.opts" | tr '\n' ' ')
+	[ -z "$missing" ] || fail "$name: options in --help but not in its man page: $missing"
+	extra=$(comm -13 "$T/help.opts" "$T/man.opts" | tr '\n' ' ')
+	[ -z "$extra" ] || fail "$name: options in its man page but not in --help: $extra"
+	warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
+	[ -z "$warnings" ] || fail "$name: man page warnings: $warnings"
+	if [ -f "$top_srcdir/completion/$name" ]; then
+		bash -n "$top_srcdir/completion/$name" || fail "$name: completion does not parse"
+	fi
+	checked=$((checked + 1))
+done
+[ "$checked" -ge 1 ] || fail "no program checked"
+note "$checked programs' help, man pages and completions agree"

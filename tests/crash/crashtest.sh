@@ -1,0 +1,84 @@
+#!/bin/sh
+# crashtest.sh --- the full power-cut sweep (`make crashtest`): ext2, ext3
+# and ext4 images of the "streams" (interleaved recordings) and "aged"
+# (files written and deleted at random) workloads (and ext4 without a
+# journal, streams); for each, every flush
+# boundary of the run and CRASH_RANDOM (170) random-subset and
+# CRASH_PREFIX (30) prefix cuts (cutsweep.sh).  Prints the total
+# "cut points N, data lost L, not clean after replay C"; exits 0 when L
+# and C are 0.
+#
+# The images come from e2fragimg (its streams and aged workloads; ext4
+# without a journal by tune2fs), or from mke2fs+debugfs when it is not
+# built.  CRASH_IMAGE_CMD, when set, builds them instead: run with KIND
+# (streams|aged), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
+# image to create) in the environment.  The workload is a parameter too:
+# CRASH_WORKLOAD is a shell command run on the image $IMAGE (default: the
+# test mover moving every fragmented file, listed in $FILES; for e2defrag:
+# CRASH_WORKLOAD='e2defrag "$IMAGE"').
+. "$top_srcdir/tests/crash/lib.sh"
+need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
+: "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}"
+: "${CRASH_WORKLOAD:=testmove \"\$IMAGE\" \$FILES}"
+mkwork
+
+# build KIND FSTYPE OUT SEED
+build() {
+	local kind=$1 fstype=$2 out=$3 seed=$4 type=$2 bs=1024 size=8M total=1M
+	if [ -n "${CRASH_IMAGE_CMD:-}" ]; then
+		KIND=$kind FSTYPE=$fstype OUT=$out sh -c "$CRASH_IMAGE_CMD" ||
+			fail "CRASH_IMAGE_CMD failed for $kind $fstype"
+		return
+	fi
+	if command -v e2fragimg >/dev/null 2>&1; then
+		case $fstype in
+		ext4) bs=4096 size=16M total=2M ;;
+		ext4-nojournal) type=ext4 ;;
+		esac
+		case $kind in
+		streams) e2fragimg -q -w streams -t $type -b $bs -s $size \
+				--total $total -S "$seed" "$out" ;;
+		aged) e2fragimg -q -w aged -t $type -b $bs -s $size --fill 70 \
+				-S "$seed" "$out" ;;
+		esac || fail "e2fragimg failed for $kind $fstype"
+		if [ $fstype = ext4-nojournal ]; then
+			tune2fs -O ^has_journal "$out" >/dev/null 2>&1 ||
+				fail "tune2fs -O ^has_journal failed"
+		fi
+		return
+	fi
+	case $fstype in
+	ext4) mkimg "$out" 16384 -t ext4 -b 4096 ;;
+	ext4-nojournal) mkimg "$out" 8192 -t ext4 -O ^has_journal -b 1024 ;;
+	*) mkimg "$out" 8192 -t "$fstype" -b 1024 ;;
+	esac
+	case $kind in
+	streams) make_streams "$out" 4 200 "$WORK" ;;
+	aged) make_aged "$out" "aged-$fstype" 80 "$WORK" ;;
+	esac
+}
+
+total_n=0 total_l=0 total_c=0 sweep_seed=1
+for kind in streams aged; do
+	for fstype in ext2 ext3 ext4 ext4-nojournal; do
+		# ext4 without a journal: ordered writes with checksums.
+		[ $fstype = ext4-nojournal ] && [ $kind = aged ] && continue
+		name=$fstype-$kind
+		img=$WORK/$name.img
+		build "$kind" "$fstype" "$img" $sweep_seed
+		FILES=$(fragmented_files "$img" | tr '\n' ' ')
+		export FILES
+		sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$CRASH_RANDOM" \
+			-p "$CRASH_PREFIX" -s $sweep_seed -n "$name" "$img" "$CRASH_WORKLOAD" \
+			> "$WORK/sweep.out" 2> "$WORK/sweep.err"
+		cat "$WORK/sweep.out"
+		head -40 "$WORK/sweep.err"
+		set -- $(sweep_line "$WORK/sweep.out")
+		[ $# -eq 3 ] || fail "$name: no summary from cutsweep.sh"
+		total_n=$((total_n + $1)) total_l=$((total_l + $2)) total_c=$((total_c + $3))
+		sweep_seed=$((sweep_seed + 1))
+		rm -f "$img"
+	done
+done
+echo "cut points $total_n, data lost $total_l, not clean after replay $total_c"
+[ "$total_l" -eq 0 ] && [ "$total_c" -eq 0 ]

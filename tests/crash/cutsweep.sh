@@ -1,0 +1,141 @@
+#!/bin/sh
+# cutsweep.sh --- the power-cut harness.
+#
+#   cutsweep.sh [-r RANDOM] [-p PREFIX] [-s SEED] [-n NAME] IMAGE WORKLOAD
+#
+# Runs WORKLOAD, a shell command that writes to the image named by $IMAGE
+# (testmove "$IMAGE" /a /b, or e2defrag "$IMAGE"), on a copy of IMAGE with
+# every write and flush logged (E2FRAG_IOLOG, lib/iolog.h).  Then, for
+# each cut point, rebuilds the image a power cut there would leave
+# (iolog_replay): at every flush boundary, at RANDOM seeded random subsets
+# of the writes between two flushes (a disk cache reorders writes between
+# barriers) and at PREFIX prefixes of them.  Each is recovered as a user
+# would (e2fsck -fy) and checked:
+#   1. nothing lost: every regular file there before the run is there with
+#      the same path, size and sha256 (debugfs rdump);
+#   2. with a journal, replaying the journal alone (e2fsck -E journal_only)
+#      leaves a filesystem e2fsck -fn finds clean;
+#   3. without, e2fsck fixes nothing but leaked blocks and counts (and,
+#      with metadata_csum, a block bitmap checksum: see fsck_only_leaks).
+# Prints "NAME: cut points N, data lost L, not clean after replay C" (and
+# the failing cuts on stderr); exits 0 when L and C are 0.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/crash/lib.sh"
+need e2fsck debugfs dumpe2fs iolog_replay sha256sum cmp
+
+random=50 prefix=10 seed=1 name=
+while getopts r:p:s:n: opt; do
+	case $opt in
+	r) random=$OPTARG ;;
+	p) prefix=$OPTARG ;;
+	s) seed=$OPTARG ;;
+	n) name=$OPTARG ;;
+	*) echo "usage: $0 [-r N] [-p N] [-s SEED] [-n NAME] IMAGE WORKLOAD" >&2; exit 16 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 2 ] || { echo "usage: $0 [-r N] [-p N] [-s SEED] [-n NAME] IMAGE WORKLOAD" >&2; exit 16; }
+image=$1 workload=$2
+: "${name:=$(basename "$image")}"
+mkwork
+
+cp --sparse=always "$image" "$WORK/base.img"
+# Start from what e2fsck calls clean, so that what it finds after a cut
+# is the run's doing (generated images may hold things it would optimize).
+e2fsck -fy "$WORK/base.img" > "$WORK/base.out" 2>&1
+e2fsck -fn "$WORK/base.img" > "$WORK/base.out" 2>&1 ||
+	{ cat "$WORK/base.out"; echo "$name: the image is not clean to begin with"; exit 99; }
+snapshot "$WORK/base.img" "$WORK/before"
+journalled=no
+dumpe2fs -h "$WORK/base.img" 2>/dev/null | grep -q '^Filesystem features:.*has_journal' &&
+	journalled=yes
+
+# The run.
+cp --sparse=always "$WORK/base.img" "$WORK/run.img"
+( export IMAGE="$WORK/run.img" E2FRAG_IOLOG="$WORK/run.log"; sh -c "$workload" ) \
+	> "$WORK/run.out" 2>&1
+rc=$?
+[ $rc -le 1 ] || { cat "$WORK/run.out"; echo "$name: the workload failed (exit $rc)"; exit 99; }
+[ -s "$WORK/run.log" ] || { echo "$name: the workload wrote nothing"; exit 99; }
+
+# The log must account for every byte the run changed.
+iolog_replay info "$WORK/run.log" > "$WORK/info"
+flushes=$(awk '/^flushes/ { print $2 }' "$WORK/info")
+cp --sparse=always "$WORK/base.img" "$WORK/full.img"
+iolog_replay apply "$WORK/run.log" "$WORK/full.img" "$flushes" all
+cmp -s "$WORK/full.img" "$WORK/run.img" ||
+	{ echo "$name: replaying the whole log does not give the image after the run"; exit 99; }
+
+# Cut points: EPOCH MODE ARG.
+awk -v random="$random" -v prefix="$prefix" -v seed="$seed" '
+	/^epoch/ { n[$2] = $4; if ($4 > 1) big[nbig++] = $2; last = $2 }
+	END {
+		for (k = 0; k <= last; k++) print k, "prefix", 0
+		print last, "all", 0
+		srand(seed)
+		for (i = 0; i < random && nbig; i++) {
+			k = big[int(rand() * nbig)]
+			print k, "subset", int(rand() * 2147483647)
+		}
+		for (i = 0; i < prefix && nbig; i++) {
+			k = big[int(rand() * nbig)]
+			print k, "prefix", 1 + int(rand() * (n[k] - 1))
+		}
+	}' "$WORK/info" > "$WORK/cuts"
+
+# fsck_only_leaks OUT: e2fsck -fy output that fixed nothing but blocks
+# marked in use that nothing uses (leaked) and free counts.  With
+# metadata_csum and no journal, a cut between a block bitmap and the
+# descriptor holding its checksum also leaves that checksum to fix: no
+# order of two writes avoids it (the kernel's no-journal mode has the
+# same window), and the bitmap itself is then old or new, both right.
+fsck_only_leaks() {
+	awk '
+	/^e2fsck [0-9]/ || /^Pass [1-5]/ || /^$/ || /^Fix\? yes$/ { next }
+	/^Free blocks count wrong/ { next }
+	/^Block bitmap differences: Group [0-9]+ block bitmap does not match checksum\.$/ { next }
+	/^FIXED\.$/ { next }
+	/: \*\*\*\*\* FILE SYSTEM WAS MODIFIED \*\*\*\*\*$/ { next }
+	/: [0-9]+\/[0-9]+ files .* blocks$/ { next }
+	/^Block bitmap differences: / {
+		s = $0; sub(/^Block bitmap differences: +/, "", s)
+		# only "-N" and "-(N--M)": blocks to free, never "+" (in use
+		# yet marked free: a file would share them)
+		if (s ~ /^(-[0-9]+|-\([0-9]+--[0-9]+\))( +(-[0-9]+|-\([0-9]+--[0-9]+\)))*$/)
+			next
+	}
+	{ print; bad = 1 }
+	END { exit bad }' "$1"
+}
+
+cuts=0 lost=0 unclean=0
+while read -r epoch mode arg; do
+	cuts=$((cuts + 1))
+	what="cut $epoch $mode $arg"
+	cp --sparse=always "$WORK/base.img" "$WORK/cut.img"
+	iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" "$mode" $([ "$mode" = all ] || echo "$arg")
+	cp --sparse=always "$WORK/cut.img" "$WORK/user.img"
+	e2fsck -fy "$WORK/user.img" > "$WORK/user.out" 2>&1
+	urc=$?
+	snapshot "$WORK/user.img" "$WORK/after"
+	if [ $urc -gt 1 ] || ! cmp -s "$WORK/before" "$WORK/after"; then
+		lost=$((lost + 1))
+		echo "$name: $what: data lost (e2fsck -fy exit $urc)" >&2
+		diff "$WORK/before" "$WORK/after" | head -5 >&2
+	fi
+	if [ $journalled = yes ]; then
+		cp --sparse=always "$WORK/cut.img" "$WORK/jo.img"
+		if ! e2fsck -y -E journal_only "$WORK/jo.img" > "$WORK/jo.out" 2>&1 ||
+		   ! e2fsck -fn "$WORK/jo.img" > "$WORK/fsck.out" 2>&1; then
+			unclean=$((unclean + 1))
+			echo "$name: $what: not clean after replaying the journal" >&2
+			grep -v '^Pass [1-5]' "$WORK/fsck.out" | head -8 >&2
+		fi
+	elif ! fsck_only_leaks "$WORK/user.out" > "$WORK/bad" || [ $urc -gt 1 ]; then
+		unclean=$((unclean + 1))
+		echo "$name: $what: e2fsck fixed more than leaks (exit $urc)" >&2
+		head -8 "$WORK/bad" >&2
+	fi
+done < "$WORK/cuts"
+
+echo "$name: cut points $cuts, data lost $lost, not clean after replay $unclean"
+[ $lost -eq 0 ] && [ $unclean -eq 0 ]

@@ -1,0 +1,112 @@
+/*
+ * jtool.c --- drive the journal writer (lib/journal.h) directly, for what
+ * a file switch never does on its own: a block logged by one transaction
+ * and freed by the next, then reused for data.  Test-only.
+ *
+ *   jtool IMAGE revoke BLOCK     T1 logs BLOCK (filled with 'J'); T2
+ *                                revokes it; then BLOCK is written in
+ *                                place with 'D' (its new use as data).
+ *   jtool IMAGE norevoke BLOCK   the same without the revoke (the control:
+ *                                replay then brings the 'J' back).
+ *   jtool IMAGE clobber BLOCK    zero BLOCK in place, through the logged
+ *                                channel: the power-cut harness's control
+ *                                (an unsafe write it must catch).
+ * Neither transaction is checkpointed: the log is left for e2fsck to
+ * replay.  BLOCK should be a free block, so that either content is
+ * consistent for e2fsck.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2frag.h"
+#include "iowrap.h"
+#include "journal.h"
+
+static const char *prog = "jtool";
+
+static errcode_t run(ext2_filsys fs, blk64_t blk, int revoke)
+{
+	struct journal *j = NULL;
+	struct layout_piece run = { blk, 1 };
+	char *buf = NULL;
+	errcode_t ret;
+
+	ret = ext2fs_get_mem(fs->blocksize, &buf);
+	if (!ret)
+		ret = journal_open(fs, JOURNAL_NO_CHECKPOINT, &j);
+	if (ret)
+		goto errout;
+	memset(buf, 'J', fs->blocksize);
+	ret = journal_start(j);
+	if (!ret)
+		ret = journal_add(j, blk, buf);
+	if (!ret)
+		ret = journal_commit(j);
+	if (!ret && revoke) {
+		ret = journal_revoke(j, &run, 1);
+		if (!ret)
+			ret = journal_commit(j);
+	}
+	/* The block's next life, outside the journal. */
+	memset(buf, 'D', fs->blocksize);
+	if (!ret)
+		ret = io_channel_write_blk64(fs->io, blk, 1, buf);
+	if (!ret)
+		ret = io_channel_flush(fs->io);
+	if (!ret)
+		ret = journal_close(j);
+errout:
+	journal_free(j);
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+static errcode_t clobber(ext2_filsys fs, blk64_t blk)
+{
+	char *buf = NULL;
+	errcode_t ret = ext2fs_get_memzero(fs->blocksize, &buf);
+
+	if (!ret)
+		ret = io_channel_write_blk64(fs->io, blk, 1, buf);
+	if (!ret)
+		ret = io_channel_flush(fs->io);
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct fsopen_info info;
+	ext2_filsys fs = NULL;
+	errcode_t ret;
+	const char *mode = argc == 4 ? argv[2] : "";
+	blk64_t blk;
+
+	initialize_e2f_error_table();
+	initialize_ext2_error_table();
+	if (strcmp(mode, "revoke") && strcmp(mode, "norevoke") &&
+	    strcmp(mode, "clobber")) {
+		fprintf(stderr, "usage: %s IMAGE revoke|norevoke|clobber BLOCK\n",
+			prog);
+		return 16;
+	}
+	blk = strtoull(argv[3], NULL, 0);
+	ret = fsopen_open(argv[1], FSOPEN_WRITE | FSOPEN_FORCE, NULL, &fs, &info);
+	if (ret) {
+		com_err(prog, ret, "while opening %s", argv[1]);
+		return 8;
+	}
+	/* As switch_open does: superblocks go out whole. */
+	ret = iowrap_push(fs, NULL, NULL);
+	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	if (!ret && !strcmp(mode, "clobber"))
+		ret = clobber(fs, blk);
+	else if (!ret)
+		ret = run(fs, blk, !strcmp(mode, "revoke"));
+	if (ret)
+		com_err(prog, ret, "while writing the journal");
+	fs->flags &= ~EXT2_FLAG_DIRTY;
+	fsopen_close(fs, &info);
+	return ret ? 4 : 0;
+}

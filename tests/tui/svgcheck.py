@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""svgcheck.py --- read e2frag's SVG map back as cells, for the tests.
+
+    svgcheck.py cells SVG      one state letter a cell (see oracle.py)
+    svgcheck.py marks SVG      one letter a cell: @ the file, & a partner, - none
+    svgcheck.py attr SVG NAME  an attribute of the <svg> element
+    svgcheck.py groups SVG     the data-group of every group boundary line
+
+Fails (exit 1) when the runs of cells overlap or leave a cell out.
+"""
+import sys
+import xml.etree.ElementTree as ET
+
+NS = "{http://www.w3.org/2000/svg}"
+STATES = ".#J?dofx"        # class s0 .. s7, map.h's order
+
+
+def load(path):
+    return ET.parse(path).getroot()
+
+
+def runs(root, group):
+    g = root.find("%sg[@class='%s']" % (NS, group))
+    if g is None:
+        return []
+    return [(int(r.get("data-cell")), int(r.get("data-n")), r.get("class"))
+            for r in g.findall(NS + "rect")]
+
+
+def spread(root, group, letter_of, default=None):
+    n = int(root.get("data-cells"))
+    out = [default] * n
+    for cell, count, cls in runs(root, group):
+        for c in range(cell, cell + count):
+            if c >= n or (out[c] is not default):
+                sys.exit("cell %d drawn twice or past the end" % c)
+            out[c] = letter_of(cls)
+    return out
+
+
+def main(argv):
+    root = load(argv[2])
+    if argv[1] == "cells":
+        cells = spread(root, "cells", lambda cls: STATES[int(cls[1:])])
+        if None in cells:
+            sys.exit("cell %d not drawn" % cells.index(None))
+        print("".join(cells))
+    elif argv[1] == "marks":
+        print("".join(spread(root, "highlight",
+                             lambda cls: "@" if cls == "hl" else "&", "-")))
+    elif argv[1] == "attr":
+        print(root.get(argv[3]))
+    elif argv[1] == "groups":
+        g = root.find("%sg[@class='groups']" % NS)
+        print(" ".join(l.get("data-group") for l in g.findall(NS + "line")))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

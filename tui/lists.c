@@ -1,0 +1,330 @@
+/*
+ * lists.c --- the lists the map opens, as sources for listview.c: the
+ * worst files by lost read time (ncdu's list, sorted by what layout costs
+ * in reading), the interleave sets, what lies under the cursor, the keys.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+static enum tui_action show_and_close(struct tui *t, uint64_t fi)
+{
+	tui_map_show_file(t, fi);
+	return TUI_CLOSE;
+}
+
+/* -------------------------------------------------------- worst files */
+
+/* The read times are worked out once, when the list opens: each walks the pieces. */
+struct worst_row {
+	uint32_t	file;
+	double		read, ideal;
+};
+
+struct worst {
+	const struct layout	*layout;
+	struct worst_row	*rows;		/* worst first */
+	uint64_t		n;
+};
+
+static int cmp_loss(const void *a, const void *b)
+{
+	const struct worst_row *x = a, *y = b;
+	double lx = x->read - x->ideal, ly = y->read - y->ideal;
+
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+static uint64_t worst_count(struct tui *t, void *priv)
+{
+	(void)t;
+	return ((struct worst *)priv)->n;
+}
+
+static void worst_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
+{
+	struct worst *w = priv;
+	const struct worst_row *r = &w->rows[i];
+	const struct layout_file *f = &w->layout->files[r->file];
+	char lost[32], path[1024];
+
+	util_format_seconds(r->read - r->ideal, lost, sizeof(lost));
+	tui_file_path(t, f->ino, path, sizeof(path));
+	snprintf(buf, len, "%10s %5.1f %7u %5u %6u  %s", lost,
+		 readmodel_score(r->read, r->ideal), f->pieces,
+		 layout_file_best(w->layout, f), tui_partners(t, f), path);
+}
+
+static enum tui_action worst_choose(struct tui *t, void *priv, uint64_t i)
+{
+	return show_and_close(t, ((struct worst *)priv)->rows[i].file);
+}
+
+static void worst_free(void *priv)
+{
+	struct worst *w = priv;
+
+	free(w->rows);
+	free(w);
+}
+
+static const struct tui_list_source worst_source = {
+	.title = "files by read time lost to their layout",
+	.header = "      lost score  pieces  best  inter  path",
+	.count = worst_count,
+	.row = worst_row,
+	.choose = worst_choose,
+	.free = worst_free,
+};
+
+int tui_open_worst(struct tui *t)
+{
+	struct worst *w = calloc(1, sizeof(*w));
+	uint64_t i;
+
+	if (!w || !(w->rows = malloc((t->layout->nfiles + 1) * sizeof(*w->rows)))) {
+		free(w);
+		tui_message(t, "out of memory");
+		return -1;
+	}
+	w->layout = t->layout;
+	w->n = t->layout->nfiles;
+	for (i = 0; i < w->n; i++) {
+		w->rows[i].file = i;
+		layout_file_times(t->layout, &t->layout->files[i], &w->rows[i].read,
+				  &w->rows[i].ideal);
+	}
+	qsort(w->rows, w->n, sizeof(*w->rows), cmp_loss);
+	return tui_list_push(t, &worst_source, w);
+}
+
+/* ---------------------------------------------------- interleave sets */
+
+static uint64_t sets_count(struct tui *t, void *priv)
+{
+	(void)priv;
+	return t->layout->nsets;
+}
+
+static void sets_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
+{
+	const struct layout *layout = t->layout;
+	const struct layout_set *s = &layout->sets[i];
+	char lost[32], path[1024];
+	size_t pos;
+	uint32_t m;
+
+	(void)priv;
+	util_format_seconds(s->read_seconds - s->ideal_seconds, lost, sizeof(lost));
+	pos = snprintf(buf, len, "%5llu %10s %6u %8llu  ", (unsigned long long)i + 1,
+		       lost, s->members, (unsigned long long)s->alternations);
+	/* As many member paths as the row has room for; the screen cuts the rest. */
+	for (m = 0; m < s->members && pos + 1 < len; m++) {
+		tui_file_path(t, layout->files[layout->set_members[s->first_member + m]].ino,
+			      path, sizeof(path));
+		pos += snprintf(buf + pos, len - pos, "%s%s", m ? " " : "", path);
+	}
+}
+
+static enum tui_action sets_choose(struct tui *t, void *priv, uint64_t i)
+{
+	const struct layout_set *s = &t->layout->sets[i];
+
+	(void)priv;
+	return show_and_close(t, t->layout->set_members[s->first_member]);
+}
+
+static const struct tui_list_source sets_source = {
+	.title = "interleave sets: files written into each other's way",
+	.header = "  set       lost  files  alterns  members",
+	.count = sets_count,
+	.row = sets_row,
+	.choose = sets_choose,
+};
+
+int tui_open_sets(struct tui *t)
+{
+	if (!t->layout->nsets) {
+		tui_message(t, "no files interleave");
+		return 0;
+	}
+	return tui_list_push(t, &sets_source, NULL);
+}
+
+/* ------------------------------------------------ under the cursor */
+
+/*
+ * Rows: the range, one row per state present, then one per owner.  Only
+ * owner rows can be chosen, so the list has rows for both and Enter on a
+ * summary row does nothing.
+ */
+struct cell_info {
+	blk64_t		start, end;	/* inclusive */
+	blk64_t		counts[MAP_NSTATES];
+	int		states[MAP_NSTATES], nstates;
+	ext2_ino_t	*inos;
+	uint64_t	ninos;
+};
+
+static uint64_t cell_count(struct tui *t, void *priv)
+{
+	struct cell_info *c = priv;
+
+	(void)t;
+	return 1 + c->nstates + 1 + c->ninos;
+}
+
+static void cell_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
+{
+	struct cell_info *c = priv;
+	char path[1024];
+	int64_t fi;
+
+	if (i == 0) {
+		blk64_t first = t->fs->super->s_first_data_block;
+		dgrp_t g0 = ext2fs_group_of_blk2(t->fs, c->start > first ? c->start : first);
+		dgrp_t g1 = ext2fs_group_of_blk2(t->fs, c->end > first ? c->end : first);
+
+		if (c->start == c->end)
+			snprintf(buf, len, "block %llu, group %u",
+				 (unsigned long long)c->start, g0);
+		else if (g0 == g1)
+			snprintf(buf, len, "blocks %llu-%llu, group %u",
+				 (unsigned long long)c->start, (unsigned long long)c->end, g0);
+		else
+			snprintf(buf, len, "blocks %llu-%llu, groups %u-%u",
+				 (unsigned long long)c->start, (unsigned long long)c->end,
+				 g0, g1);
+		return;
+	}
+	i--;
+	if (i < (uint64_t)c->nstates) {
+		int s = c->states[i];
+
+		snprintf(buf, len, "  %10llu %-12s %s", (unsigned long long)c->counts[s],
+			 map_state_name(s), map_state_description(s));
+		return;
+	}
+	i -= c->nstates;
+	if (i == 0) {
+		snprintf(buf, len, c->ninos ? "owners (Enter shows one on the map):" :
+			 "no inode owns these blocks");
+		return;
+	}
+	i--;
+	tui_file_path(t, c->inos[i], path, sizeof(path));
+	fi = layout_find(t->layout, c->inos[i]);
+	if (fi < 0) {
+		snprintf(buf, len, "  %-40s inode %u, only an extended attribute block",
+			 path, c->inos[i]);
+	} else {
+		const struct layout_file *f = &t->layout->files[fi];
+
+		snprintf(buf, len, "  %-40s %s, %u piece%s (best %u), %u interleaved",
+			 path, layout_type_name(f->type), f->pieces,
+			 f->pieces == 1 ? "" : "s", layout_file_best(t->layout, f),
+			 tui_partners(t, f));
+	}
+}
+
+static enum tui_action cell_choose(struct tui *t, void *priv, uint64_t i)
+{
+	struct cell_info *c = priv;
+	int64_t fi;
+
+	if (i < 2 + (uint64_t)c->nstates)
+		return TUI_STAY;
+	fi = layout_find(t->layout, c->inos[i - 2 - c->nstates]);
+	if (fi < 0) {
+		tui_message(t, "that inode has no blocks but an EA block");
+		return TUI_STAY;
+	}
+	return show_and_close(t, fi);
+}
+
+static void cell_free(void *priv)
+{
+	struct cell_info *c = priv;
+
+	free(c->inos);
+	free(c);
+}
+
+static const struct tui_list_source cell_source = {
+	.title = "under the cursor",
+	.count = cell_count,
+	.row = cell_row,
+	.choose = cell_choose,
+	.free = cell_free,
+};
+
+int tui_open_cell(struct tui *t, blk64_t start, blk64_t len)
+{
+	struct cell_info *c = calloc(1, sizeof(*c));
+	errcode_t ret;
+	int s;
+
+	if (!c) {
+		tui_message(t, "out of memory");
+		return -1;
+	}
+	if (start + len > map_blocks(t->map))
+		len = map_blocks(t->map) - start;
+	c->start = start;
+	c->end = start + len - 1;
+	map_range_counts(t->map, start, len, c->counts);
+	for (s = MAP_NSTATES - 1; s >= 0; s--)
+		if (c->counts[s])
+			c->states[c->nstates++] = s;
+	ret = map_range_owners(t->map, start, len, &c->inos, &c->ninos);
+	if (ret) {
+		tui_message(t, "cannot list the owners: %s", error_message(ret));
+		free(c);
+		return -1;
+	}
+	return tui_list_push(t, &cell_source, c);
+}
+
+/* -------------------------------------------------------------- help */
+
+static uint64_t help_count(struct tui *t, void *priv)
+{
+	(void)t;
+	(void)priv;
+	return tui_map_help_count() + 2 + MAP_NSTATES;
+}
+
+static void help_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
+{
+	size_t keys = tui_map_help_count();
+
+	(void)t;
+	(void)priv;
+	if (i < keys) {
+		tui_map_help_row(i, buf, len);
+	} else if (i == keys) {
+		buf[0] = 0;
+	} else if (i == keys + 1) {
+		snprintf(buf, len, "A cell shows the worst state of its blocks:");
+	} else {
+		int s = i - keys - 2;
+
+		snprintf(buf, len, "  %-12s %s", map_state_name(s),
+			 map_state_description(s));
+	}
+}
+
+static const struct tui_list_source help_source = {
+	.title = "e2fragmap keys",
+	.count = help_count,
+	.row = help_row,
+};
+
+int tui_open_help(struct tui *t)
+{
+	return tui_list_push(t, &help_source, NULL);
+}

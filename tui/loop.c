@@ -1,0 +1,213 @@
+/*
+ * loop.c --- the view stack and the one loop that draws the top view and
+ * hands it keys; plus text output the views share.
+ */
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "tui.h"
+
+/* Below this the map, its legend and status line cannot be told apart. */
+#define MIN_COLS	24
+#define MIN_LINES	6
+
+/* get_wch() failing this many times in a row: the terminal is gone. */
+#define MAX_READ_ERRORS	100
+
+int tui_push(struct tui *t, const struct tui_view *view, void *data)
+{
+	if (t->depth >= TUI_MAX_VIEWS) {
+		if (view->free)
+			view->free(data);
+		tui_message(t, "too many windows open");
+		return -1;
+	}
+	t->stack[t->depth].view = view;
+	t->stack[t->depth].data = data;
+	t->depth++;
+	return 0;
+}
+
+/* Remove frame I (not necessarily the top: a prompt's callback may push). */
+static void remove_frame(struct tui *t, int i)
+{
+	struct tui_frame f = t->stack[i];
+
+	memmove(&t->stack[i], &t->stack[i + 1],
+		(t->depth - i - 1) * sizeof(t->stack[0]));
+	t->depth--;
+	if (f.view->free)
+		f.view->free(f.data);
+}
+
+void tui_message(struct tui *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->message, sizeof(t->message), fmt, ap);
+	va_end(ap);
+}
+
+/* The next character of S (of LEN bytes): its length, and it as shown (wide, width). */
+static size_t next_char(const char *s, size_t len, mbstate_t *st, wchar_t *wc, int *width)
+{
+	size_t n = mbrtowc(wc, s, len, st);
+
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		/* Not text in this locale: one '?' per byte. */
+		memset(st, 0, sizeof(*st));
+		*wc = L'?';
+		n = 1;
+	}
+	*width = wcwidth(*wc);
+	if (*width < 0) {
+		*wc = L'?';
+		*width = 1;
+	}
+	return n;
+}
+
+int tui_width(const char *s)
+{
+	mbstate_t st;
+	size_t len = strlen(s);
+	int used = 0;
+
+	memset(&st, 0, sizeof(st));
+	while (len) {
+		wchar_t wc;
+		int w;
+		size_t n = next_char(s, len, &st, &wc, &w);
+
+		used += w;
+		s += n;
+		len -= n;
+	}
+	return used;
+}
+
+int tui_put(int y, int x, const char *s, int maxw)
+{
+	mbstate_t st;
+	int used = 0;
+
+	size_t len = strlen(s);
+
+	memset(&st, 0, sizeof(st));
+	move(y, x);
+	while (len && used < maxw) {
+		wchar_t wc;
+		int w;
+		size_t n = next_char(s, len, &st, &wc, &w);
+
+		if (used + w > maxw)
+			break;
+		addnwstr(&wc, 1);
+		used += w;
+		s += n;
+		len -= n;
+	}
+	return used;
+}
+
+void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len)
+{
+	char raw[4096];
+
+	layout_path(t->layout, ino, raw, sizeof(raw));
+	util_printable(raw, buf, len);
+}
+
+static int too_small(void)
+{
+	return COLS < MIN_COLS || LINES < MIN_LINES;
+}
+
+/* The complaint, word-wrapped over whatever room there is. */
+static void draw_too_small(void)
+{
+	char text[160];
+	const char *p = text;
+	int y;
+
+	snprintf(text, sizeof(text), "Terminal too small (%dx%d): e2fragmap needs %dx%d. q quits.",
+		 COLS, LINES, MIN_COLS, MIN_LINES);
+	for (y = 0; y < LINES && *p; y++) {
+		int len = strlen(p), cut = len;
+
+		if (len > COLS) {
+			for (cut = COLS; cut > 0 && p[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = COLS;
+		}
+		mvaddnstr(y, 0, p, cut);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static void draw(struct tui *t)
+{
+	int i;
+
+	erase();
+	curs_set(0);
+	if (too_small()) {
+		draw_too_small();
+	} else {
+		/* From the topmost view that covers the screen up. */
+		for (i = t->depth - 1; i > 0 && t->stack[i].view->overlay; i--)
+			;
+		for (; i < t->depth; i++)
+			t->stack[i].view->draw(t, t->stack[i].data);
+	}
+	refresh();
+}
+
+void tui_run(struct tui *t)
+{
+	int errors = 0;
+
+	while (t->depth > 0) {
+		wint_t wc;
+		int r, key, top;
+		enum tui_action action;
+
+		draw(t);
+		r = get_wch(&wc);
+		if (r == ERR) {
+			if (++errors > MAX_READ_ERRORS)
+				break;
+			continue;
+		}
+		errors = 0;
+		key = r == KEY_CODE_YES ? tui_fkey(wc) : (int)wc;
+		if (key == tui_fkey(KEY_RESIZE))
+			continue;	/* LINES and COLS are new: the next draw fits them */
+		t->message[0] = 0;
+		if (key == 'L' - '@') {		/* ^L: repaint from scratch */
+			clearok(curscr, TRUE);
+			continue;
+		}
+		if (too_small()) {
+			if (key == 'q' || key == 'Q')
+				break;
+			continue;
+		}
+		top = t->depth - 1;
+		action = t->stack[top].view->key(t, t->stack[top].data, key);
+		if (action == TUI_QUIT)
+			break;
+		if (action == TUI_CLOSE)
+			remove_frame(t, top);
+	}
+	while (t->depth > 0)
+		remove_frame(t, t->depth - 1);
+}

@@ -1,0 +1,196 @@
+/*
+ * main.c --- e2fragmap: an interactive block map of an ext2/3/4
+ * filesystem.
+ *
+ * Opens the filesystem read-only through the core, scans it, builds the
+ * map model, then hands the terminal to the views (loop.c).  Exit codes
+ * are DESIGN.md's: 0 success, 8 operational error, 16 usage error.
+ */
+#include <curses.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <term.h>
+#include <unistd.h>
+
+#include <et/com_err.h>
+
+#include "config.h"
+#include "tui.h"
+
+enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
+
+static const struct option long_options[] = {
+	{ "version", no_argument, NULL, 'V' },
+	{ "help",    no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void usage(FILE *out, const char *prog)
+{
+	fprintf(out,
+"Usage: %s [options] SPEC\n"
+"Show the block layout of an ext2/ext3/ext4 filesystem as an interactive\n"
+"map, read-only: where each file lies, which files are fragmented and\n"
+"which were written into each other's way.\n"
+"\n"
+"SPEC is an image file, a block device, LABEL=... or UUID=...\n"
+"\n"
+"  -V, --version   print the version and exit\n"
+"  -h, --help      print this help and exit\n"
+"\n"
+"In the map, ? lists the keys and q quits.  Without colour (NO_COLOR set,\n"
+"or a terminal such as vt100) each state has its own character.\n"
+"\n"
+"Exit status: 0 success, 8 operational error, 16 usage error.\n", prog);
+}
+
+static int progress(void *priv, enum e2f_phase phase, uint64_t done,
+		    uint64_t total)
+{
+	static const char *const names[] = {
+		[E2F_PHASE_INODES] = "inodes", [E2F_PHASE_DIRS] = "directories",
+		[E2F_PHASE_BITMAPS] = "bitmaps", [E2F_PHASE_MOVE] = "moving",
+	};
+
+	if (total)
+		fprintf(stderr, "\r%s: reading %s: %3.0f%%", (const char *)priv,
+			names[phase], 100.0 * done / total);
+	return 0;
+}
+
+/* Curses on the terminal, or an error message; 0 on success. */
+static int start_curses(struct tui *t, SCREEN **screen)
+{
+	*screen = newterm(NULL, stdout, stdin);
+	if (!*screen) {
+		fprintf(stderr, "%s: cannot use the terminal (TERM=%s)\n", t->prog,
+			getenv("TERM") ? getenv("TERM") : "");
+		return -1;
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	tui_style_init(t);
+	return 0;
+}
+
+/*
+ * Give the terminal back.  Where it has an alternate screen, endwin()
+ * brings back what was there; where it has none (vt100) the map would
+ * stay under the shell's prompt, so clear it first.
+ */
+static void stop_curses(void)
+{
+	char *smcup = tigetstr("smcup");
+
+	if (!smcup || smcup == (char *)-1) {
+		erase();
+		refresh();
+	}
+	endwin();
+}
+
+int main(int argc, char **argv)
+{
+	struct tui t;
+	struct fsopen_info info;
+	struct layout_opts opts;
+	SCREEN *screen = NULL;
+	errcode_t ret;
+	int opt, status = EXIT_OPERATIONAL;
+	double fs_bytes;
+
+	setlocale(LC_ALL, "");
+	initialize_e2f_error_table();
+	initialize_ext2_error_table();
+	memset(&t, 0, sizeof(t));
+	memset(&info, 0, sizeof(info));
+	t.prog = "e2fragmap";
+
+	while ((opt = getopt_long(argc, argv, "Vh", long_options, NULL)) != -1) {
+		switch (opt) {
+		case 'V':
+			printf("e2fragmap %s\n", PACKAGE_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout, t.prog);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", t.prog);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "%s: %s\n", t.prog, optind >= argc ?
+			"no filesystem given" : "one filesystem at a time");
+		fprintf(stderr, "Try '%s --help' for more information.\n", t.prog);
+		return EXIT_USAGE;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: the map needs a terminal; e2frag writes reports\n",
+			t.prog);
+		return EXIT_OPERATIONAL;
+	}
+
+	ret = fsopen_open(argv[optind], 0, NULL, &t.fs, &info);
+	if (ret) {
+		com_err(t.prog, ret, "while opening %s", argv[optind]);
+		fsopen_close(NULL, &info);
+		return EXIT_OPERATIONAL;
+	}
+	t.device = info.device;
+
+	memset(&opts, 0, sizeof(opts));
+	readmodel_defaults(&opts.model);
+	fs_bytes = (double)ext2fs_blocks_count(t.fs->super) * t.fs->blocksize;
+	if (opts.model.disk_bytes < fs_bytes)
+		opts.model.disk_bytes = fs_bytes;
+	if (isatty(STDERR_FILENO)) {
+		opts.progress = progress;
+		opts.progress_priv = (void *)t.prog;
+	}
+	ret = layout_scan(t.fs, &opts, &t.layout);
+	if (opts.progress)
+		fputs("\r\033[K", stderr);
+	if (ret) {
+		com_err(t.prog, ret, "while scanning %s", info.device);
+		goto out;
+	}
+	ret = map_build(t.layout, &t.map);
+	if (ret) {
+		com_err(t.prog, ret, "while building the map of %s", info.device);
+		goto out;
+	}
+
+	/* What e2frag would warn about goes to the status line here. */
+	if (info.mount_flags & EXT2_MF_MOUNTED)
+		tui_message(&t, "%s is mounted: the map may be out of date", info.device);
+	else if (info.needs_recovery)
+		tui_message(&t, "%s needs journal recovery: the journal holds newer metadata",
+			    info.device);
+	else if (t.layout->summary.corrupt_files || t.layout->unreadable_inodes)
+		tui_message(&t, "%s has damaged inodes; run e2fsck", info.device);
+
+	if (start_curses(&t, &screen))
+		goto out;
+	t.fit = 1;
+	tui_push(&t, &tui_map_view, NULL);
+	tui_run(&t);
+	stop_curses();
+	status = EXIT_OK;
+out:
+	if (screen)
+		delscreen(screen);
+	map_highlight_free(t.hl);
+	free(t.cells);
+	free(t.marks);
+	map_free(t.map);
+	layout_free(t.layout);
+	fsopen_close(t.fs, &info);
+	return status;
+}

@@ -1,0 +1,588 @@
+/*
+ * mapview.c --- the map view: cells, legend, status line, and its keys.
+ *
+ * The screen, top to bottom: rows of cells (each row starting with the
+ * number of its first block), the legend, the status line.  The cursor is
+ * a cell index at the current zoom level; zooming keeps the block under
+ * it.  Its keys are a table, which the help list reads too.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+/* ------------------------------------------------------------- geometry */
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* One legend entry: a state or a mark with its name. */
+struct legend_entry {
+	int	state, mark;
+	char	name[160];
+};
+
+static int legend_entries(const struct tui *t, struct legend_entry *e)
+{
+	int n = 0, s;
+
+	for (s = 0; s < MAP_NSTATES; s++) {
+		e[n].state = s;
+		e[n].mark = MAP_MARK_NONE;
+		snprintf(e[n++].name, sizeof(e[0].name), "%s", map_state_name(s));
+	}
+	if (t->hl) {
+		const struct layout_file *f =
+			&t->layout->files[map_highlight_file(t->hl)];
+		uint32_t partners = tui_partners(t, f);
+
+		e[n].state = MAP_FREE;
+		e[n].mark = MAP_MARK_FILE;
+		tui_file_path(t, f->ino, e[n++].name, sizeof(e[0].name));
+
+		if (partners) {
+			e[n].state = MAP_FREE;
+			e[n].mark = MAP_MARK_PARTNER;
+			snprintf(e[n++].name, sizeof(e[0].name),
+				 "%u file%s interleaved with it", partners,
+				 partners == 1 ? "" : "s");
+		}
+	}
+	e[n].state = MAP_PAST_END;
+	e[n].mark = MAP_MARK_NONE;
+	snprintf(e[n++].name, sizeof(e[0].name), "?:keys");
+	return n;
+}
+
+#define LEGEND_MAX	(MAP_NSTATES + 3)
+#define LEGEND_GAP	2
+
+/*
+ * Lay the legend out from row Y, drawing its first MAX_ROWS rows (none:
+ * just measure); returns the rows it takes.
+ */
+static int legend(const struct tui *t, int y, int max_rows)
+{
+	struct legend_entry e[LEGEND_MAX];
+	int n = legend_entries(t, e), i, x = 0, rows = 1;
+
+	for (i = 0; i < n; i++) {
+		int w = 2 + tui_width(e[i].name);
+
+		if (x && x + w > COLS) {
+			rows++;
+			x = 0;
+		}
+		if (rows <= max_rows) {
+			if (e[i].state == MAP_PAST_END)
+				tui_put(y + rows - 1, x, e[i].name, COLS - x);
+			else
+				tui_style_legend_entry(t, y + rows - 1, x, e[i].state,
+						       e[i].mark, e[i].name);
+		}
+		x += w + LEGEND_GAP;
+	}
+	return rows;
+}
+
+void tui_map_geometry(const struct tui *t, struct tui_geometry *g)
+{
+	int lines = LINES;
+
+	g->status_y = lines - 1;
+	g->legend_rows = legend(t, 0, 0);	/* measure only */
+	/* Keep at least two rows of cells: the legend gives way first. */
+	if (g->legend_rows > lines - 3)
+		g->legend_rows = lines - 3 > 0 ? lines - 3 : 0;
+	g->legend_y = g->status_y - g->legend_rows;
+	g->rows = g->legend_y > 0 ? g->legend_y : 1;
+	g->gutter = digits(map_blocks(t->map) - 1) + 1;
+	if (COLS - g->gutter < 16)
+		g->gutter = 0;
+	g->width = COLS - g->gutter > 0 ? COLS - g->gutter : 1;
+}
+
+/* The coarsest level worth having: the whole filesystem on one screen. */
+static unsigned fit_level(const struct tui *t, const struct tui_geometry *g)
+{
+	return map_level_fit(t->map, (uint64_t)g->width * g->rows);
+}
+
+/* Change the zoom, keeping the block under the cursor (the anchor when it is in the cell). */
+static void set_level(struct tui *t, unsigned level)
+{
+	blk64_t block = t->cursor << t->level;
+
+	if (t->anchor >> t->level == t->cursor)
+		block = t->anchor;
+	t->level = level;
+	t->cursor = block >> level;
+	t->anchor = block;
+}
+
+void tui_map_jump(struct tui *t, blk64_t block)
+{
+	t->cursor = block >> t->level;
+	t->anchor = block;
+}
+
+/* Level and scroll position made consistent with the screen as it is now. */
+static void settle(struct tui *t, const struct tui_geometry *g)
+{
+	unsigned fit = fit_level(t, g);
+	uint64_t ncells, nrows, row;
+
+	if (t->fit || t->level > fit)
+		set_level(t, fit);
+	ncells = map_cells(t->map, t->level);
+	if (t->cursor >= ncells)
+		t->cursor = ncells - 1;
+	nrows = (ncells + g->width - 1) / g->width;
+	row = t->cursor / g->width;
+	if (row < t->top)
+		t->top = row;
+	if (row >= t->top + g->rows)
+		t->top = row - g->rows + 1;
+	if (t->top + g->rows > nrows)
+		t->top = nrows > (uint64_t)g->rows ? nrows - g->rows : 0;
+}
+
+/* ------------------------------------------------------------- drawing */
+
+static int reserve_cells(struct tui *t, size_t n)
+{
+	uint8_t *c, *m;
+
+	if (n <= t->cells_cap)
+		return 0;
+	c = realloc(t->cells, n);
+	if (!c)
+		return -1;
+	t->cells = c;
+	m = realloc(t->marks, n);
+	if (!m)
+		return -1;
+	t->marks = m;
+	t->cells_cap = n;
+	return 0;
+}
+
+static void draw_cells(struct tui *t, const struct tui_geometry *g)
+{
+	uint64_t first = t->top * g->width, ncells = map_cells(t->map, t->level);
+	size_t n = (size_t)g->width * g->rows;
+	int r, c;
+
+	if (reserve_cells(t, n)) {
+		tui_message(t, "out of memory");
+		return;
+	}
+	map_cell_states(t->map, t->level, first, n, t->cells);
+	if (t->hl)
+		map_highlight_cells(t->hl, t->level, first, n, t->marks);
+	else
+		memset(t->marks, MAP_MARK_NONE, n);
+	for (r = 0; r < g->rows; r++) {
+		uint64_t row_first = first + (uint64_t)r * g->width;
+		char num[32];
+
+		if (row_first >= ncells)
+			break;
+		if (g->gutter) {
+			snprintf(num, sizeof(num), "%*llu ", g->gutter - 1,
+				 (unsigned long long)(row_first << t->level));
+			mvaddstr(r, 0, num);
+		}
+		for (c = 0; c < g->width; c++) {
+			size_t i = (size_t)r * g->width + c;
+
+			tui_style_cell(t, r, g->gutter + c, t->cells[i], t->marks[i],
+				       row_first + c == t->cursor);
+		}
+	}
+}
+
+/* Who owns the cursor's blocks, in a few words. */
+static void describe_cursor(struct tui *t, blk64_t start, blk64_t len,
+			    char *buf, size_t size)
+{
+	ext2_ino_t *inos = NULL;
+	uint64_t n = 0;
+	blk64_t counts[MAP_NSTATES];
+	char path[1024];
+	int s;
+
+	if (map_range_owners(t->map, start, len, &inos, &n)) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	if (n) {
+		/* The highlighted file first, when it is here. */
+		ext2_ino_t shown = inos[0];
+		uint64_t i;
+
+		if (t->hl) {
+			ext2_ino_t hl_ino = t->layout->files[map_highlight_file(t->hl)].ino;
+
+			for (i = 0; i < n; i++)
+				if (inos[i] == hl_ino)
+					shown = hl_ino;
+		}
+		tui_file_path(t, shown, path, sizeof(path));
+		if (n > 1)
+			snprintf(buf, size, "%s +%llu more", path,
+				 (unsigned long long)(n - 1));
+		else
+			snprintf(buf, size, "%s", path);
+		free(inos);
+		return;
+	}
+	map_range_counts(t->map, start, len, counts);
+	for (s = MAP_NSTATES - 1; s > MAP_FREE && !counts[s]; s--)
+		;
+	snprintf(buf, size, "%s", map_state_name(s));
+}
+
+static void draw_status(struct tui *t, const struct tui_geometry *g)
+{
+	blk64_t start = t->cursor << t->level, len = (blk64_t)1 << t->level;
+	blk64_t end = start + len - 1;
+	blk64_t first = t->fs->super->s_first_data_block;
+	char owner[1200], line[1600], groups[64];
+	dgrp_t g0, g1;
+
+	if (end >= map_blocks(t->map))
+		end = map_blocks(t->map) - 1;
+	g0 = ext2fs_group_of_blk2(t->fs, start < first ? first : start);
+	g1 = ext2fs_group_of_blk2(t->fs, end < first ? first : end);
+	if (g0 == g1)
+		snprintf(groups, sizeof(groups), "group %u", g0);
+	else
+		snprintf(groups, sizeof(groups), "groups %u-%u", g0, g1);
+	describe_cursor(t, start, end - start + 1, owner, sizeof(owner));
+	/* A message stands in for the cursor's blocks; the zoom stays in view. */
+	if (t->message[0])
+		snprintf(line, sizeof(line), "%s", t->message);
+	else if (end > start)
+		snprintf(line, sizeof(line), "blocks %llu-%llu (%s): %s",
+			 (unsigned long long)start, (unsigned long long)end, groups, owner);
+	else
+		snprintf(line, sizeof(line), "block %llu (%s): %s",
+			 (unsigned long long)start, groups, owner);
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), "  |  %llu block%s/cell  %s",
+		 (unsigned long long)len, len == 1 ? "" : "s", t->device);
+	attron(A_REVERSE);
+	mvhline(g->status_y, 0, ' ', COLS);
+	tui_put(g->status_y, 0, line, COLS);
+	attroff(A_REVERSE);
+}
+
+static void map_draw(struct tui *t, void *data)
+{
+	struct tui_geometry g;
+
+	(void)data;
+	tui_map_geometry(t, &g);
+	settle(t, &g);
+	draw_cells(t, &g);
+	if (g.legend_rows)
+		legend(t, g.legend_y, g.legend_rows);
+	draw_status(t, &g);
+}
+
+/* ---------------------------------------------------------------- keys */
+
+static void move_cursor(struct tui *t, int64_t delta)
+{
+	uint64_t ncells = map_cells(t->map, t->level);
+
+	if (delta < 0 && (uint64_t)-delta > t->cursor)
+		t->cursor = 0;
+	else if (delta > 0 && t->cursor + delta >= ncells)
+		t->cursor = ncells - 1;
+	else
+		t->cursor += delta;
+}
+
+static enum tui_action key_move(struct tui *t, const struct tui_geometry *g, int key)
+{
+	int64_t w = g->width, page = (int64_t)g->width * g->rows;
+
+	switch (key) {
+	case 'h': case TUI_FKEY + KEY_LEFT: move_cursor(t, -1); break;
+	case 'l': case TUI_FKEY + KEY_RIGHT: move_cursor(t, 1); break;
+	case 'k': case TUI_FKEY + KEY_UP: move_cursor(t, -w); break;
+	case 'j': case TUI_FKEY + KEY_DOWN: move_cursor(t, w); break;
+	case TUI_FKEY + KEY_PPAGE:
+		move_cursor(t, -page);
+		t->top = t->top > (uint64_t)g->rows ? t->top - g->rows : 0;
+		break;
+	case TUI_FKEY + KEY_NPAGE:
+		move_cursor(t, page);
+		t->top += g->rows;	/* settle() pulls it back at the end */
+		break;
+	case TUI_FKEY + KEY_HOME: t->cursor = 0; break;
+	case TUI_FKEY + KEY_END: t->cursor = map_cells(t->map, t->level) - 1; break;
+	}
+	return TUI_STAY;
+}
+
+static enum tui_action key_zoom(struct tui *t, const struct tui_geometry *g, int key)
+{
+	unsigned fit = fit_level(t, g);
+	uint64_t screen_row = t->cursor / g->width - t->top;
+
+	if (key == '+' || key == '=') {
+		if (!t->level) {
+			tui_message(t, "one block per cell: cannot zoom in further");
+			return TUI_STAY;
+		}
+		set_level(t, t->level - 1);
+		t->fit = 0;
+	} else {
+		if (t->level >= fit) {
+			tui_message(t, "the whole filesystem is on the screen");
+			return TUI_STAY;
+		}
+		set_level(t, t->level + 1);
+		t->fit = t->level == fit;
+	}
+	/* Keep the cursor on the same screen row where possible. */
+	t->top = t->cursor / g->width > screen_row ? t->cursor / g->width - screen_row : 0;
+	return TUI_STAY;
+}
+
+static void goto_group(struct tui *t, const char *text)
+{
+	char *end;
+	unsigned long g = strtoul(text, &end, 10);
+
+	if (end == text || *end || g >= t->fs->group_desc_count) {
+		tui_message(t, "no group '%s': groups are 0-%u", text,
+			    t->fs->group_desc_count - 1);
+		return;
+	}
+	tui_map_jump(t, ext2fs_group_first_block2(t->fs, g));
+}
+
+static enum tui_action key_group(struct tui *t, const struct tui_geometry *g, int key)
+{
+	(void)g;
+	(void)key;
+	tui_prompt(t, "go to group: ", goto_group);
+	return TUI_STAY;
+}
+
+void tui_map_show_file(struct tui *t, uint64_t fi)
+{
+	const struct layout_file *f = &t->layout->files[fi];
+	struct map_highlight *hl;
+	char path[1024];
+	errcode_t ret;
+
+	ret = map_highlight_new(t->map, fi, &hl);
+	if (ret) {
+		tui_message(t, "cannot highlight: %s", error_message(ret));
+		return;
+	}
+	map_highlight_free(t->hl);
+	t->hl = hl;
+	t->piece = 0;
+	if (f->pieces)
+		tui_map_jump(t, layout_file_piece(t->layout, f, 0).start);
+	tui_file_path(t, f->ino, path, sizeof(path));
+	tui_message(t, "%s: %u piece%s (best %u), interleaved with %u file%s; n/N: next/previous piece",
+		    path, f->pieces, f->pieces == 1 ? "" : "s",
+		    layout_file_best(t->layout, f), tui_partners(t, f),
+		    tui_partners(t, f) == 1 ? "" : "s");
+}
+
+static void find_file(struct tui *t, const char *text)
+{
+	char path[4096], shown[1024];
+	ext2_ino_t ino;
+	int64_t fi;
+	errcode_t ret;
+
+	snprintf(path, sizeof(path), "%s%s", text[0] == '/' ? "" : "/", text);
+	util_printable(path, shown, sizeof(shown));
+	ret = ext2fs_namei(t->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (ret) {
+		tui_message(t, "%s: %s", shown, ret == EXT2_ET_FILE_NOT_FOUND ?
+			    "no such file" : error_message(ret));
+		return;
+	}
+	fi = layout_find(t->layout, ino);
+	if (fi < 0) {
+		tui_message(t, "%s owns no blocks", shown);
+		return;
+	}
+	tui_map_show_file(t, fi);
+}
+
+static enum tui_action key_find(struct tui *t, const struct tui_geometry *g, int key)
+{
+	(void)g;
+	(void)key;
+	tui_prompt(t, "find file: /", find_file);
+	return TUI_STAY;
+}
+
+static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, int key)
+{
+	const struct layout_file *f;
+	struct layout_piece p;
+	char path[1024];
+
+	(void)g;
+	if (!t->hl) {
+		tui_message(t, "no file highlighted: / finds one");
+		return TUI_STAY;
+	}
+	f = &t->layout->files[map_highlight_file(t->hl)];
+	if (!f->pieces)
+		return TUI_STAY;
+	if (key == 'n')
+		t->piece = (t->piece + 1) % f->pieces;
+	else
+		t->piece = (t->piece + f->pieces - 1) % f->pieces;
+	p = layout_file_piece(t->layout, f, t->piece);
+	tui_map_jump(t, p.start);
+	tui_file_path(t, f->ino, path, sizeof(path));
+	tui_message(t, "%s: piece %u of %u, blocks %llu-%llu", path, t->piece + 1,
+		    f->pieces, (unsigned long long)p.start,
+		    (unsigned long long)(p.start + p.len - 1));
+	return TUI_STAY;
+}
+
+static enum tui_action key_clear(struct tui *t, const struct tui_geometry *g, int key)
+{
+	(void)g;
+	(void)key;
+	map_highlight_free(t->hl);
+	t->hl = NULL;
+	return TUI_STAY;
+}
+
+static enum tui_action key_cell(struct tui *t, const struct tui_geometry *g, int key)
+{
+	(void)g;
+	(void)key;
+	tui_open_cell(t, t->cursor << t->level, (blk64_t)1 << t->level);
+	return TUI_STAY;
+}
+
+static enum tui_action key_list(struct tui *t, const struct tui_geometry *g, int key)
+{
+	(void)g;
+	if (key == 'L' || key == 'w')
+		tui_open_worst(t);
+	else if (key == 'i')
+		tui_open_sets(t);
+	else
+		tui_open_help(t);
+	return TUI_STAY;
+}
+
+static enum tui_action key_quit(struct tui *t, const struct tui_geometry *g, int key)
+{
+	(void)t;
+	(void)g;
+	(void)key;
+	return TUI_QUIT;
+}
+
+/* The keys: several may share a handler; LABEL and HELP on the first of them. */
+static const struct map_key {
+	int		key;
+	const char	*label, *help;
+	enum tui_action (*fn)(struct tui *, const struct tui_geometry *, int);
+} map_keys[] = {
+	{ TUI_FKEY + KEY_LEFT,	"arrows, h j k l", "move the cursor", key_move },
+	{ TUI_FKEY + KEY_RIGHT,	NULL, NULL, key_move },
+	{ TUI_FKEY + KEY_UP,	NULL, NULL, key_move },
+	{ TUI_FKEY + KEY_DOWN,	NULL, NULL, key_move },
+	{ 'h', NULL, NULL, key_move },
+	{ 'j', NULL, NULL, key_move },
+	{ 'k', NULL, NULL, key_move },
+	{ 'l', NULL, NULL, key_move },
+	{ TUI_FKEY + KEY_PPAGE,	"PgUp PgDn", "move a screen up or down", key_move },
+	{ TUI_FKEY + KEY_NPAGE,	NULL, NULL, key_move },
+	{ TUI_FKEY + KEY_HOME,	"Home End", "go to the first or last block", key_move },
+	{ TUI_FKEY + KEY_END,	NULL, NULL, key_move },
+	{ '+',	"+ -", "zoom in (fewer blocks per cell) or out", key_zoom },
+	{ '=',	NULL, NULL, key_zoom },
+	{ '-',	NULL, NULL, key_zoom },
+	{ '_',	NULL, NULL, key_zoom },
+	{ 'g',	"g", "go to a block group", key_group },
+	{ '\n',	"Enter", "what is under the cursor: states, owners and their paths", key_cell },
+	{ '\r',	NULL, NULL, key_cell },
+	{ TUI_FKEY + KEY_ENTER,	NULL, NULL, key_cell },
+	{ '/',	"/", "find a file by path: highlight it and the files it interleaves with", key_find },
+	{ 'n',	"n N", "next or previous piece of the highlighted file", key_piece },
+	{ 'N',	NULL, NULL, key_piece },
+	{ 'c',	"c Esc", "clear the highlight", key_clear },
+	{ 27,	NULL, NULL, key_clear },
+	/* 'l' would be the list the issue asks for, but it is also vi's right. */
+	{ 'L',	"L w", "the worst files by lost read time", key_list },
+	{ 'w',	NULL, NULL, key_list },
+	{ 'i',	"i", "the interleave sets", key_list },
+	{ '?',	"?", "this list of keys", key_list },
+	{ 'q',	"q", "quit", key_quit },
+};
+
+#define NKEYS (sizeof(map_keys) / sizeof(map_keys[0]))
+
+static enum tui_action map_key(struct tui *t, void *data, int key)
+{
+	struct tui_geometry g;
+	size_t i;
+
+	(void)data;
+	tui_map_geometry(t, &g);
+	settle(t, &g);
+	for (i = 0; i < NKEYS; i++)
+		if (map_keys[i].key == key)
+			return map_keys[i].fn(t, &g, key);
+	return TUI_STAY;
+}
+
+size_t tui_map_help_count(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < NKEYS; i++)
+		n += map_keys[i].label != NULL;
+	return n;
+}
+
+void tui_map_help_row(size_t row, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (!map_keys[i].label)
+			continue;
+		if (n++ == row) {
+			snprintf(buf, len, "%-16s %s", map_keys[i].label, map_keys[i].help);
+			return;
+		}
+	}
+	buf[0] = 0;
+}
+
+const struct tui_view tui_map_view = {
+	.name = "map",
+	.draw = map_draw,
+	.key = map_key,
+};

@@ -1,0 +1,154 @@
+/*
+ * tui.h --- e2fragmap's pieces: the state the views share, the view
+ * table, and the few helpers every view uses.
+ *
+ * Every screen is a view, a table of functions {draw, key, free} (tmux's
+ * window modes are the model).  Views sit on a stack; one loop (loop.c)
+ * draws the top one and hands it each key.  The map view is always at the
+ * bottom; lists, help and prompts are pushed over it and popped again.
+ * Only the files in tui/ call curses.
+ */
+#ifndef TUI_H
+#define TUI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../lib/e2frag.h"
+#include "../lib/map.h"
+
+struct tui;
+
+/* What a view's key handler asks the loop to do. */
+enum tui_action {
+	TUI_STAY,	/* key handled (or ignored): redraw */
+	TUI_CLOSE,	/* pop this view */
+	TUI_QUIT,	/* leave the program */
+};
+
+/*
+ * Keys reach views as one int: a character's code point, or a curses
+ * function key (KEY_UP, KEY_RESIZE ...) offset by TUI_FKEY so the two
+ * ranges cannot meet.
+ */
+enum { TUI_FKEY = 0x200000 };
+
+static inline int tui_fkey(int curses_key)
+{
+	return TUI_FKEY + curses_key;
+}
+
+struct tui_view {
+	const char *name;
+	int overlay;	/* draw the view below first (prompts) */
+	void (*draw)(struct tui *t, void *data);
+	enum tui_action (*key)(struct tui *t, void *data, int key);
+	void (*free)(void *data);
+};
+
+#define TUI_MAX_VIEWS	8
+
+struct tui_frame {
+	const struct tui_view	*view;
+	void			*data;
+};
+
+/* How the map view is laid out on the current screen (mapview.c). */
+struct tui_geometry {
+	int	gutter;		/* columns of block numbers left of the cells */
+	int	width;		/* cells per row */
+	int	rows;		/* rows of cells */
+	int	legend_y, legend_rows;
+	int	status_y;
+};
+
+struct tui {
+	const char		*prog;
+	const char		*device;
+	ext2_filsys		fs;
+	struct layout		*layout;
+	struct map		*map;
+
+	int			color;		/* colour pairs set up */
+	int			unicode;	/* the locale can show block glyphs */
+
+	/* Where the map looks; lists and prompts move it too. */
+	unsigned		level;		/* 2^level blocks a cell */
+	int			fit;		/* keep the whole filesystem on screen */
+	uint64_t		cursor;		/* cell index at LEVEL */
+	blk64_t			anchor;		/* the block a jump went to, inside the cursor's cell */
+	uint64_t		top;		/* first row shown */
+	struct map_highlight	*hl;
+	uint32_t		piece;		/* piece of the highlighted file n/N is at */
+
+	char			message[256];	/* for the status line, until the next key */
+
+	struct tui_frame	stack[TUI_MAX_VIEWS];
+	int			depth;
+
+	uint8_t			*cells, *marks;	/* a screenful of cells */
+	size_t			cells_cap;
+};
+
+/* How many files F interleaves with (0 for most). */
+static inline uint32_t tui_partners(const struct tui *t, const struct layout_file *f)
+{
+	const struct layout_interleave *il = layout_file_interleave(t->layout, f);
+
+	return il ? il->partners : 0;
+}
+
+/* loop.c */
+int tui_push(struct tui *t, const struct tui_view *view, void *data);
+void tui_run(struct tui *t);
+void tui_message(struct tui *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Put S at Y, X, cut to fit MAXW columns (multibyte-aware); returns columns used. */
+int tui_put(int y, int x, const char *s, int maxw);
+/* Columns S takes on the screen, as tui_put() draws it. */
+int tui_width(const char *s);
+/* File paths as terminal-safe text. */
+void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len);
+
+/* style.c: how states and marks look. */
+void tui_style_init(struct tui *t);
+/* Draw one cell of STATE with MARK (enum map_mark) at Y, X; CURSOR reverses it. */
+void tui_style_cell(const struct tui *t, int y, int x, int state, int mark, int cursor);
+/* A legend entry: a cell's glyph and a name; returns columns used. */
+int tui_style_legend_entry(const struct tui *t, int y, int x, int state, int mark,
+			   const char *name);
+
+/* mapview.c */
+extern const struct tui_view tui_map_view;
+void tui_map_geometry(const struct tui *t, struct tui_geometry *g);
+/* Highlight layout->files[FI] and put the cursor on its first piece. */
+void tui_map_show_file(struct tui *t, uint64_t fi);
+/* Put the cursor on the cell of BLOCK, which zooming in will keep. */
+void tui_map_jump(struct tui *t, blk64_t block);
+/* Help rows: the map's keys, for the help list. */
+size_t tui_map_help_count(void);
+void tui_map_help_row(size_t i, char *buf, size_t len);
+
+/* listview.c: a generic scrolling list driven by a source. */
+struct tui_list_source {
+	const char *title;
+	const char *header;		/* column titles, or NULL */
+	uint64_t (*count)(struct tui *t, void *priv);
+	void (*row)(struct tui *t, void *priv, uint64_t i, char *buf, size_t len);
+	/* Enter on row I: NULL when rows cannot be chosen. */
+	enum tui_action (*choose)(struct tui *t, void *priv, uint64_t i);
+	void (*free)(void *priv);
+};
+int tui_list_push(struct tui *t, const struct tui_list_source *src, void *priv);
+
+/* lists.c: the lists the map opens. */
+int tui_open_worst(struct tui *t);
+int tui_open_sets(struct tui *t);
+int tui_open_cell(struct tui *t, blk64_t start, blk64_t len);
+int tui_open_help(struct tui *t);
+
+/* prompt.c: one line of input in the status line. */
+typedef void (*tui_prompt_done)(struct tui *t, const char *text);
+int tui_prompt(struct tui *t, const char *label, tui_prompt_done done);
+
+#endif /* TUI_H */
