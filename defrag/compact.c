@@ -81,7 +81,7 @@ static int cmp_cunit(const void *a, const void *b)
 
 static blk64_t file_need(const struct compact *c, uint32_t f)
 {
-	return c->p->layout->files[f].stream_blocks + c->p->pf[f].etb_contig;
+	return layout_stream_blocks(&c->p->layout->files[f]) + c->p->pf[f].etb_contig;
 }
 
 /* First gap (address order) with room for NEED blocks, or -1. */
@@ -288,7 +288,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		len = end - front < avail - slack ? end - front : avail - slack;
 		/* Never end a chunk inside a file's tree blocks: take them all. */
 		for (f = 0; f < p->layout->nfiles; f++) {
-			blk64_t s = c->final[f] + p->layout->files[f].stream_blocks;
+			blk64_t s = c->final[f] + layout_stream_blocks(&p->layout->files[f]);
 
 			if (c->member[f] == 1 && c->final[f] && s <= front + len &&
 			    s + p->pf[f].etb_contig > front + len)
@@ -303,7 +303,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		free(own);
 		for (f = 0; !ret && ok && f < p->layout->nfiles; f++)
 			if (c->member[f] == 1 && c->final[f] < front + len &&
-			    c->final[f] + p->layout->files[f].stream_blocks > front)
+			    c->final[f] + layout_stream_blocks(&p->layout->files[f]) > front)
 				ret = cmove_fill(c, f, front, front + len, &ok);
 		if (!ok)
 			*stuck = 1;
@@ -342,7 +342,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 			 */
 			if (((lf->flags & LAYOUT_F_EXTENTS) ||
 			     ext2fs_blocks_count(p->fs->super) <= (1ULL << 32)) &&
-			    lf->best <= 1 && (p->pf[f].flags & PF_PENDING) &&
+			    p->pf[f].best <= 1 && (p->pf[f].flags & PF_PENDING) &&
 			    !place_need(p, f, 0, &need))
 				c.member[f] = 1;
 		}

@@ -179,7 +179,7 @@ out:
 errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			   int *ok)
 {
-	blk64_t n = c->p->layout->files[f].stream_blocks;
+	blk64_t n = layout_stream_blocks(&c->p->layout->files[f]);
 	blk64_t a = c->final[f] > lo ? c->final[f] : lo;
 	blk64_t b = c->final[f] + n < hi ? c->final[f] + n : hi;
 	struct plan_seg *ch = NULL;

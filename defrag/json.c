@@ -99,7 +99,9 @@ static json_t *file_json(const struct report *r, uint64_t i)
 	json_object_set_new(o, "read_seconds_after", real6(pf->read_after));
 	json_object_set_new(o, "ideal_read_seconds", real6(pf->ideal));
 	json_object_set_new(o, "bytes_to_write", json_integer(pf->moved_blocks * bs));
-	json_object_set_new(o, "interleave_set", json_integer(f->interleave_set));
+	json_object_set_new(o, "interleave_set", json_integer(
+		layout_file_interleave(r->layout, f) ?
+		layout_file_interleave(r->layout, f)->set : 0));
 	return o;
 }
 
@@ -133,8 +135,11 @@ static json_t *result_json(const struct report *r)
 		k = layout_find(r->after, r->layout->files[i].ino);
 		if (k < 0)
 			continue;
+		double t, ideal;
+
+		layout_file_times(r->after, &r->after->files[k], &t, &ideal);
 		pieces += r->after->files[k].pieces;
-		read += r->after->files[k].read_seconds;
+		read += t;
 	}
 	json_object_set_new(o, "pieces_after", json_integer(pieces));
 	json_object_set_new(o, "read_seconds_after", real6(read));

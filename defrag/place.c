@@ -107,9 +107,9 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		ret = place_need(p, file, (int)nw - 1, &room);
 		if (ret)
 			goto out;
-		e = room - p->layout->files[file].stream_blocks;
+		e = room - layout_stream_blocks(&p->layout->files[file]);
 		if (take(w, nw, &wi, &wo, e, meta, &nmeta, cap) ||
-		    take(w, nw, &wi, &wo, p->layout->files[file].stream_blocks,
+		    take(w, nw, &wi, &wo, layout_stream_blocks(&p->layout->files[file]),
 			 runs, &nruns, cap)) {
 			ret = E2D_ERR_PLAN_CONFLICT;
 			goto out;
@@ -169,14 +169,14 @@ errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
 			break;
 	if (one.first == p->nmembers) {
 		/* Not a candidate: commit directly, as an evacuation. */
-		struct layout_piece meta = { at, need - p->layout->files[file].stream_blocks };
-		struct layout_piece data = { at + meta.len, p->layout->files[file].stream_blocks };
+		struct layout_piece meta = { at, need - layout_stream_blocks(&p->layout->files[file]) };
+		struct layout_piece data = { at + meta.len, layout_stream_blocks(&p->layout->files[file]) };
 
 		ret = planner_commit(p, file, MOVE_EVACUATE, &data, 1, &meta,
 				     meta.len ? 1 : 0);
 	} else {
 		one.n = 1;
-		one.blocks = p->layout->files[file].stream_blocks;
+		one.blocks = layout_stream_blocks(&p->layout->files[file]);
 		ret = place_members(p, &one, &run, 1);
 	}
 	if (ret == E2D_ERR_PLAN_CONFLICT)
@@ -249,7 +249,7 @@ static void best_in_place(struct planner *p, uint32_t file, blk64_t *best_t,
 {
 	const struct layout_piece *r;
 	uint32_t nr, i, k, pick[IN_PLACE_CANDIDATES], npick = 0;
-	blk64_t n = p->layout->files[file].stream_blocks;
+	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
 
 	*best_cost = ~(blk64_t)0;
 	r = planner_runs(p, file, &nr);
@@ -282,7 +282,7 @@ static void best_in_place(struct planner *p, uint32_t file, blk64_t *best_t,
 static errcode_t commit_in_place(struct planner *p, uint32_t file, blk64_t t,
 				 int *ok)
 {
-	blk64_t n = p->layout->files[file].stream_blocks, at, stretch;
+	blk64_t n = layout_stream_blocks(&p->layout->files[file]), at, stretch;
 	struct layout_piece run = { t, n }, meta = { 0, 0 };
 	uint32_t need;
 	errcode_t ret;
@@ -382,7 +382,7 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 {
 	struct spacemap scratch;
 	struct layout_piece *runs = NULL, meta = { 0, 0 };
-	blk64_t left = p->layout->files[file].stream_blocks, s, l;
+	blk64_t left = layout_stream_blocks(&p->layout->files[file]), s, l;
 	blk64_t limit = planner_limit(p, file);
 	uint32_t before = p->layout->files[file].pieces, nruns = 0, need = 0;
 	errcode_t ret;
@@ -416,7 +416,7 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 		goto out;
 	/* Fewer pieces further apart can read slower: only if it reads faster. */
 	if (plan_read_seconds(p->layout, runs, nruns) >=
-	    p->layout->files[file].read_seconds)
+	    file_read_seconds(p, file))
 		goto out;
 	if (need) {
 		if (spacemap_best_fit(&scratch, need, ext2fs_blocks_count(p->fs->super),
@@ -436,7 +436,7 @@ out:
 static errcode_t place_single(struct planner *p, const struct unit *u)
 {
 	uint32_t file = p->members[u->first];
-	uint32_t best = p->layout->files[file].best;
+	uint32_t best = p->pf[file].best;
 	blk64_t need;
 	int placed = 0;
 	errcode_t ret;
@@ -481,7 +481,7 @@ errcode_t place_unit(struct planner *p, const struct unit *u, int *placed)
 		p->pf[p->members[u->first + k]].flags &= ~PF_IN_SET;
 	for (k = 0; k < u->n; k++) {
 		struct unit one = { u->first + k, 1,
-			p->layout->files[p->members[u->first + k]].stream_blocks };
+			layout_stream_blocks(&p->layout->files[p->members[u->first + k]]) };
 
 		if (!(p->pf[p->members[one.first]].flags & PF_PENDING))
 			continue;

@@ -140,11 +140,13 @@ static errcode_t build_space(struct planner *p)
 	sort_n(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		const struct layout_piece *pc = layout_file_pieces(layout, f);
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
 		uint32_t k;
 
 		p->pf[i].nruns = f->pieces;
+		p->pf[i].best = layout_file_best(layout, f);
+		if (f->pieces == 1)
+			p->pf[i].one = layout_file_piece(layout, f, 0);
 		p->pf[i].meta_off = p->netb;
 		while (a < layout->naux && aux[a].ino < f->ino)
 			a++;
@@ -160,7 +162,9 @@ static errcode_t build_space(struct planner *p)
 				goto out;
 		}
 		for (k = 0; k < f->pieces; k++) {
-			ret = add_seg(&runs, &nruns, &cap, pc[k].start, pc[k].len, owner);
+			struct layout_piece pc = layout_file_piece(layout, f, k);
+
+			ret = add_seg(&runs, &nruns, &cap, pc.start, pc.len, owner);
 			if (ret)
 				goto out;
 		}
@@ -269,7 +273,7 @@ static errcode_t build_units(struct planner *p)
 			in_unit[fi] = 1;
 			p->members[p->nmembers++] = fi;
 			u->n++;
-			u->blocks += layout->files[fi].stream_blocks;
+			u->blocks += layout_stream_blocks(&layout->files[fi]);
 		}
 		if (u->n > 1)
 			for (m = 0; m < u->n; m++)
@@ -285,7 +289,7 @@ static errcode_t build_units(struct planner *p)
 		u = &p->units[p->nunits++];
 		u->first = p->nmembers;
 		u->n = 1;
-		u->blocks = layout->files[i].stream_blocks;
+		u->blocks = layout_stream_blocks(&layout->files[i]);
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);
@@ -309,12 +313,11 @@ static void finish_figures(struct planner *p)
 
 		r->file = i;
 		r->pieces_before = f->pieces;
-		r->best = f->best;
-		r->read_before = f->read_seconds;
-		r->ideal = f->ideal_seconds;
+		r->best = p->pf[i].best;
+		layout_file_times(layout, f, &r->read_before, &r->ideal);
 		if (!r->moves) {
 			r->pieces_after = f->pieces;
-			r->read_after = f->read_seconds;
+			r->read_after = r->read_before;
 		}
 		if (!candidate) {
 			if (r->moves)
@@ -336,7 +339,7 @@ static void finish_figures(struct planner *p)
 		default: plan->skipped++; break;
 		}
 		if (r->moves)
-			plan->needed_blocks += f->stream_blocks;
+			plan->needed_blocks += layout_stream_blocks(f);
 		plan->pieces_before += r->pieces_before;
 		plan->pieces_after += r->pieces_after;
 		plan->read_before += r->read_before;

@@ -19,6 +19,8 @@ enum {
 };
 
 struct pfile {
+	struct layout_piece one;	/* a one-piece file's piece (the layout keeps none) */
+	uint32_t	best;		/* layout_file_best() */
 	struct layout_piece *runs;	/* stream runs after a planned move (owned) */
 	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
 	struct layout_piece *meta;	/* extent tree runs after a move (owned) */
@@ -56,6 +58,15 @@ struct planner {
 	/* window.c scratch, sized once */
 	uint32_t	*owner_count;	/* per spacemap owner */
 };
+
+/* Modeled seconds to read FILE as the scan found it. */
+static inline double file_read_seconds(const struct planner *p, uint32_t file)
+{
+	double read, ideal;
+
+	layout_file_times(p->layout, &p->layout->files[file], &read, &ideal);
+	return read;
+}
 
 /* plan.c */
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,

@@ -16,8 +16,10 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 	const struct pfile *f = &p->pf[file];
 
 	*n = f->nruns;
-	return f->runs ? f->runs :
-		p->layout->pieces + p->layout->files[file].first_piece;
+	if (f->runs)
+		return f->runs;
+	return f->nruns == 1 ? &f->one :
+		p->layout->pieces + p->layout->files[file].where;
 }
 
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
@@ -71,7 +73,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	if (!m)
 		return ENOMEM;
 	err = fmap_read(p->fs, p->layout->files[file].ino, m);
-	if (!err && m->stream_blocks != p->layout->files[file].stream_blocks)
+	if (!err && m->stream_blocks != layout_stream_blocks(&p->layout->files[file]))
 		err = E2D_ERR_CHANGED;
 	if (!err && m->extents) {
 		struct layout_piece one = { p->fs->super->s_first_data_block,
@@ -306,7 +308,7 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 		segs[i].pblk = runs[i].start;
 		off += runs[i].len;
 	}
-	if (off != p->layout->files[file].stream_blocks)
+	if (off != layout_stream_blocks(&p->layout->files[file]))
 		ret = E2D_ERR_PLAN_CONFLICT;
 	else
 		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);

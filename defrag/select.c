@@ -9,6 +9,7 @@
  * other owner), and files whose map could not be read whole.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,10 +127,12 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		const struct layout_piece *pc = layout_file_pieces(layout, f);
 
-		for (p = 0; p < f->pieces; p++)
-			mark_run(seen, dup, pc[p].start, pc[p].len);
+		for (p = 0; p < f->pieces; p++) {
+			struct layout_piece pc = layout_file_piece(layout, f, p);
+
+			mark_run(seen, dup, pc.start, pc.len);
+		}
 	}
 	for (a = 0; a < layout->naux; a++) {
 		/* EA blocks are shared by design (refcounted); only data may not share them. */
@@ -141,16 +144,17 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		const struct layout_piece *pc = layout_file_pieces(layout, f);
 		enum skip_reason why = SKIP_NONE;
 
 		if (f->flags & LAYOUT_F_CORRUPT)
 			why = SKIP_CORRUPT;
 		for (p = 0; p < f->pieces && !why; p++) {
-			if (any_set(layout->fixed, pc[p].start, pc[p].len))
+			struct layout_piece pc = layout_file_piece(layout, f, p);
+
+			if (any_set(layout->fixed, pc.start, pc.len))
 				why = SKIP_METADATA;
-			else if (any_set(dup, pc[p].start, pc[p].len) ||
-				 any_set(xattr, pc[p].start, pc[p].len))
+			else if (any_set(dup, pc.start, pc.len) ||
+				 any_set(xattr, pc.start, pc.len))
 				why = SKIP_SHARED;
 		}
 		while (a < layout->naux && aux[a].ino < f->ino)
@@ -249,17 +253,41 @@ static errcode_t note_blockless(struct layout *layout, struct selection *sel,
 			 SKIP_INLINE : SKIP_NO_BLOCKS, path);
 }
 
-static int wanted(const struct layout_file *f, const struct select_opts *o)
+/* Modification time of INO (seconds, with the extra epoch bits); 0 if unreadable. */
+static int64_t mtime_of(ext2_filsys fs, ext2_ino_t ino)
 {
-	int needs = f->pieces > f->best || f->partners;
+	struct ext2_inode_large inode;
+	int64_t t;
 
-	if (!needs || !(f->flags & LAYOUT_F_SELECTED))
+	memset(&inode, 0, sizeof(inode));
+	if (ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)&inode, sizeof(inode)))
 		return 0;
-	if (o->interleaved_only && !f->partners)
+	t = (int32_t)inode.i_mtime;
+	/* Large inodes carry two more bits of seconds (years past 2038). */
+	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE &&
+	    inode.i_extra_isize >= offsetof(struct ext2_inode_large, i_mtime_extra) +
+	    sizeof(inode.i_mtime_extra) - EXT2_GOOD_OLD_INODE_SIZE)
+		t += (int64_t)(inode.i_mtime_extra & EXT4_EPOCH_MASK) << 32;
+	return t;
+}
+
+static int wanted(const struct layout *layout, const struct layout_file *f,
+		  const struct select_opts *o)
+{
+	int interleaved = layout_file_interleave(layout, f) != NULL;
+	double read, ideal;
+
+	if (!(f->flags & LAYOUT_F_SELECTED))
 		return 0;
-	if ((int64_t)f->mtime < o->newer_than)
+	if (!interleaved && f->pieces <= layout_file_best(layout, f))
+		return 0;	/* nothing to gain */
+	if (o->interleaved_only && !interleaved)
 		return 0;
-	return readmodel_score(f->read_seconds, f->ideal_seconds) >= o->min_score;
+	layout_file_times(layout, f, &read, &ideal);
+	if (readmodel_score(read, ideal) < o->min_score)
+		return 0;
+	return o->newer_than == INT64_MIN ||
+	       mtime_of(layout->fs, f->ino) >= o->newer_than;
 }
 
 errcode_t select_files(struct layout *layout, const struct select_opts *opts,
@@ -296,7 +324,7 @@ errcode_t select_files(struct layout *layout, const struct select_opts *opts,
 	if (ret)
 		goto errout;
 	for (i = 0; i < layout->nfiles; i++) {
-		if (!wanted(&layout->files[i], opts))
+		if (!wanted(layout, &layout->files[i], opts))
 			continue;
 		sel->flags[i] |= SEL_CANDIDATE;
 		if (sel->flags[i] & SEL_UNMOVABLE)

@@ -57,7 +57,7 @@ static void file_lines(FILE *out, const struct report *r)
 				"read time (s)", "size", "path: outcome");
 			header = 1;
 		}
-		util_format_size(f->stream_blocks * (uint64_t)bs, size, sizeof(size));
+		util_format_size(layout_stream_blocks(f) * (uint64_t)bs, size, sizeof(size));
 		fprintf(out, "  %6u -> %-6u (%u)  %8.3f -> %-8.3f %10s  ",
 			pf->pieces_before, pf->pieces_after, pf->best,
 			pf->read_before, pf->read_after, size);
@@ -154,8 +154,11 @@ static void after_figures(const struct report *r, uint64_t *pieces,
 		k = layout_find(r->after, r->layout->files[i].ino);
 		if (k < 0)
 			continue;
+		double t, ideal;
+
+		layout_file_times(r->after, &r->after->files[k], &t, &ideal);
 		*pieces += r->after->files[k].pieces;
-		*read += r->after->files[k].read_seconds;
+		*read += t;
 	}
 }
 

@@ -77,7 +77,7 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 	/* Under quota a file's block count must stay; only tree-less files are safe. */
 	if (p->quota && f->etb_now)
 		return COST_INF;
-	size = p->layout->files[file].stream_blocks + f->etb_now;
+	size = layout_stream_blocks(&p->layout->files[file]) + f->etb_now;
 	if (size >= need)
 		return COST_INF;
 	return f->flags & PF_PENDING ? 1 : size;
@@ -245,8 +245,8 @@ static int cmp_evacuee(const void *a, const void *b, void *arg)
 {
 	const struct planner *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	blk64_t sx = p->layout->files[x].stream_blocks + p->pf[x].etb_now;
-	blk64_t sy = p->layout->files[y].stream_blocks + p->pf[y].etb_now;
+	blk64_t sx = layout_stream_blocks(&p->layout->files[x]) + p->pf[x].etb_now;
+	blk64_t sy = layout_stream_blocks(&p->layout->files[y]) + p->pf[y].etb_now;
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
@@ -308,7 +308,8 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 	if (ret)
 		goto out;
 	for (i = 0; i < nev; i++) {
-		blk64_t need = p->layout->files[ev[i]].stream_blocks + p->pf[ev[i]].etb_now;
+		blk64_t need = layout_stream_blocks(&p->layout->files[ev[i]]) +
+			p->pf[ev[i]].etb_now;
 
 		if (spacemap_best_fit(&scratch, need, planner_limit(p, ev[i]),
 				      excl_s, excl_e, &at[i], &stretch))
