@@ -153,7 +153,8 @@ static int cmp_need_desc(const void *a, const void *b, void *arg)
  * lie first come first, so that fewer blocks must move out of the way
  * twice.
  */
-static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits)
+static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits,
+		      const uint32_t *extra, size_t nextra)
 {
 	struct cunit *cu;
 	struct item *it;
@@ -161,9 +162,9 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	size_t i, n = 0, nit = 0;
 	uint32_t k;
 
-	cu = malloc((nunits + 1) * sizeof(*cu));
-	mem = malloc((c->p->nmembers + 1) * sizeof(*mem));
-	it = malloc((c->p->nmembers + 1) * sizeof(*it));
+	cu = malloc((nunits + nextra + 1) * sizeof(*cu));
+	mem = malloc((c->p->nmembers + nextra + 1) * sizeof(*mem));
+	it = malloc((c->p->nmembers + nextra + 1) * sizeof(*it));
 	if (!cu || !mem || !it) {
 		free(cu);
 		free(mem);
@@ -186,6 +187,14 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 		}
 		if (cu[n].n)
 			n++;
+	}
+	for (i = 0; i < nextra; i++) {
+		if (c->member[extra[i]] != 1)
+			continue;
+		cu[n].first = nmem;
+		cu[n].n = 1;
+		cu[n++].need = file_need(c, extra[i]);
+		mem[nmem++] = extra[i];
 	}
 	sort_n(cu, n, sizeof(*cu), cmp_cunit);
 	for (i = 0; i < n; i++) {
@@ -312,14 +321,64 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 	return ret;
 }
 
-errcode_t compact_place(struct planner *p, const struct unit *units, size_t nunits)
+/* Whether every block FILE owns lies in zone Z. */
+static int within_zone(const struct planner *p, uint32_t file, int64_t z)
+{
+	const struct layout_piece *r;
+	uint32_t n, i;
+
+	r = planner_runs(p, file, &n);
+	for (i = 0; i < n; i++)
+		if (planner_zone_of(p, r[i].start) != z ||
+		    planner_zone_of(p, r[i].start + r[i].len - 1) != z)
+			return 0;
+	r = planner_meta(p, file, &n);
+	for (i = 0; i < n; i++)
+		if (planner_zone_of(p, r[i].start) != z)
+			return 0;
+	return 1;
+}
+
+/* Files of zone Z that are fine where they are but may move to make room. */
+static errcode_t zone_files(struct compact *c, int64_t z, uint32_t **out,
+			    size_t *nout)
+{
+	struct planner *p = c->p;
+	uint32_t *x;
+	uint64_t f;
+	size_t n = 0;
+	blk64_t need;
+
+	x = malloc((p->layout->nfiles + 1) * sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	for (f = 0; f < p->layout->nfiles; f++) {
+		if (c->member[f] || (p->pf[f].flags & (PF_UNMOVABLE | PF_PENDING)) ||
+		    p->pf[f].best > 1 || !within_zone(p, f, z))
+			continue;
+		/* A file whose tree would shrink is in pieces: not one of these. */
+		if (place_need(p, f, 0, &need) ||
+		    p->pf[f].etb_contig != p->pf[f].etb_now)
+			continue;
+		c->member[f] = 1;
+		x[n++] = f;
+	}
+	*out = x;
+	*nout = n;
+	return 0;
+}
+
+errcode_t compact_place(struct planner *p, const struct unit *units, size_t nunits,
+			int64_t zone, int *complete)
 {
 	struct compact c;
-	size_t i;
+	uint32_t *extra = NULL;
+	size_t i, nextra = 0;
 	uint32_t k;
 	int stuck = 0;
-	errcode_t ret;
+	errcode_t ret = 0;
 
+	*complete = 1;
 	if (!nunits || p->quota)
 		return 0;
 	memset(&c, 0, sizeof(c));
@@ -332,8 +391,8 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 	}
 	for (i = 0; i < nunits; i++)
 		for (k = 0; k < units[i].n; k++) {
-			uint32_t f = p->members[units[i].first + k];
-			const struct layout_file *lf = &p->layout->files[f];
+			uint32_t file = p->members[units[i].first + k];
+			const struct layout_file *lf = &p->layout->files[file];
 			blk64_t need;
 
 			/*
@@ -342,20 +401,28 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 			 */
 			if (((lf->flags & LAYOUT_F_EXTENTS) ||
 			     ext2fs_blocks_count(p->fs->super) <= (1ULL << 32)) &&
-			    p->pf[f].best <= 1 && (p->pf[f].flags & PF_PENDING) &&
-			    !place_need(p, f, 0, &need))
-				c.member[f] = 1;
+			    p->pf[file].best <= 1 && (p->pf[file].flags & PF_PENDING) &&
+			    !place_need(p, file, 0, &need))
+				c.member[file] = 1;
 		}
-	ret = find_gaps(&c);
+	if (zone >= 0)
+		ret = zone_files(&c, zone, &extra, &nextra);
 	if (!ret)
-		ret = pack(&c, units, nunits);
+		ret = find_gaps(&c);
+	/* Making room in one zone: only its gaps. */
+	for (i = 0; !ret && zone >= 0 && i < c.ngaps; i++)
+		if (planner_zone_of(p, c.gaps[i].start) != zone)
+			c.gaps[i].len = 0;
+	if (!ret)
+		ret = pack(&c, units, nunits, extra, nextra);
 	for (i = 0; !ret && i < c.ngaps && !stuck; i++)
 		if (c.gaps[i].used)
 			ret = run_gap(&c, &c.gaps[i], &stuck);
-	/* Stuck: files not complete keep their staged indirect blocks; free the slots. */
 	if (!ret)
 		ret = stage_unreserve(&c, UINT32_MAX);
+	*complete = !stuck;
 out:
+	free(extra);
 	free(c.member);
 	free(c.final);
 	free(c.gaps);
@@ -365,4 +432,3 @@ out:
 	free(c.held);
 	return ret;
 }
-

@@ -37,6 +37,7 @@ struct compact {
 	/* Staging candidates for the chunk at hand: free runs, best first. */
 	struct layout_piece *cand;
 	size_t		ncand, cand_cap, cand_next;
+	size_t		cand_out;	/* the first cand_out are where free space stays */
 	blk64_t		cand_off;
 };
 
@@ -49,6 +50,18 @@ errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
 int stage_cmp_seg_off(const void *a, const void *b);
 /* List the free runs outside [LO, HI) to stage into, best first. */
 errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi);
+/*
+ * A free run of LEN blocks where free space will stay (best fit), for a
+ * whole file that has no place of its own; -1 when there is none.
+ */
+int stage_whole(struct compact *c, blk64_t len, blk64_t *at);
+/*
+ * The fewest (at most MAX_RUNS) free runs where free space will stay that
+ * hold LEN blocks, largest first, the last a best fit, in address order;
+ * *NOUT 0 when they do not.
+ */
+errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
+		       struct layout_piece **out, size_t *nout);
 /* Take LEN staging blocks into *OUT (from index *NOUT); -1: too few. */
 int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 	       size_t *nout, size_t *cap);

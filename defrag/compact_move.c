@@ -95,6 +95,74 @@ out:
 	return ret;
 }
 
+/*
+ * A file with no place of its own that no free run holds whole: into the
+ * fewest runs where free space stays, if that is fewer pieces than it has
+ * (then it is not touched again).  *OK: 1 done, 2 not possible.
+ */
+static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *ok)
+{
+	const struct layout_piece *cur;
+	struct layout_piece *runs = NULL, *meta = NULL;
+	size_t nruns = 0, nmeta = 0, cap = 0;
+	uint32_t ncur, need = 0;
+	errcode_t ret;
+
+	*ok = 2;
+	cur = planner_runs(c->p, f, &ncur);
+	if (plan_pieces(cur, ncur) < 2)
+		return 0;
+	ret = stage_fewest(c, layout_stream_blocks(&c->p->layout->files[f]),
+			   plan_pieces(cur, ncur) - 1, &runs, &nruns);
+	if (ret || !nruns)
+		goto out;
+	{
+		struct plan_seg *ch = malloc(nruns * sizeof(*ch));
+		blk64_t off = 0;
+		size_t k;
+
+		if (!ch) {
+			ret = ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < nruns; k++) {
+			ch[k] = (struct plan_seg){ off, runs[k].len, runs[k].start };
+			off += runs[k].len;
+		}
+		ret = tree_blocks_after(c, f, ch, nruns, &need);
+		free(ch);
+	}
+	if (ret)
+		goto out;
+	if (need) {
+		/* The tree's blocks must not be taken from the runs just chosen. */
+		size_t k;
+
+		for (k = 0; !ret && k < nruns; k++)
+			ret = stage_push_piece(&c->held, &c->nheld, &c->held_cap,
+					       runs[k].start, runs[k].start + runs[k].len);
+		if (!ret)
+			ret = stage_hold(c, SM_RESERVED);
+		if (!ret && stage_take(c, need, &meta, &nmeta, &cap)) {
+			ret = stage_release(c);
+			goto out;
+		}
+		if (!ret)
+			ret = stage_release(c);
+		if (ret)
+			goto out;
+	}
+	ret = planner_commit(c->p, f, MOVE_STAGE, runs, nruns, meta, nmeta);
+	if (ret == E2D_ERR_PLAN_CONFLICT)
+		ret = 0;
+	else if (!ret)
+		*ok = 1;
+out:
+	free(runs);
+	free(meta);
+	return ret;
+}
+
 /* Step 1: move out of [LO, HI) every block of F not in its final place. */
 errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			    int *ok)
@@ -109,6 +177,36 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	errcode_t ret = 0;
 
 	*ok = 1;
+	/*
+	 * No place of its own in the packing: out of the way whole, where free
+	 * space stays, rather than bit by bit into staging.
+	 */
+	if (c->member[f] != 1) {
+		struct layout_piece whole, meta1;
+		blk64_t need, at;
+
+		ret = place_need(c->p, f, 0, &need);
+		if (!ret && !stage_whole(c, need, &at)) {
+			blk64_t n = layout_stream_blocks(&c->p->layout->files[f]);
+
+			whole = (struct layout_piece){ at + (need - n), n };
+			meta1 = (struct layout_piece){ at, need - n };
+			ret = planner_commit(c->p, f, MOVE_PLACE, &whole, 1, &meta1,
+					     meta1.len ? 1 : 0);
+			if (ret != E2D_ERR_PLAN_CONFLICT)
+				return ret;
+			ret = 0;
+		}
+		if (ret)
+			return ret;
+		ret = clear_in_fewer_pieces(c, f, ok);
+		if (ret || *ok != 2) {
+			if (*ok == 2)
+				*ok = 1;
+			return ret;
+		}
+		*ok = 1;
+	}
 	cur = planner_runs(c->p, f, &ncur);
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t a = cur[i].start > lo ? cur[i].start : lo;

@@ -113,11 +113,107 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 			ret = split_packed(c, s > hi ? s : hi, e, &in, &nin, &incap);
 	}
 	sort_n(in, nin, sizeof(*in), cmp_piece_desc);
+	c->cand_out = c->ncand;
 	for (i = 0; i < nin && !ret; i++)
 		ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, in[i].start,
 				 in[i].start + in[i].len);
 	free(in);
 	return ret;
+}
+
+int stage_whole(struct compact *c, blk64_t len, blk64_t *at)
+{
+	const struct spacemap *sm = &c->p->sm;
+	blk64_t best_len = 0;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < c->cand_out; i++) {
+		const struct layout_piece *r = &c->cand[i];
+		size_t g = spacemap_find(sm, r->start);
+		blk64_t s = r->start, l;
+
+		/* What is still free of it (moves since it was listed took some). */
+		if (sm->seg[g].owner != SM_FREE)
+			continue;
+		l = sm->seg[g].start + sm->seg[g].len - s;
+		if (l > r->len)
+			l = r->len;
+		if (l >= len && (!found || l < best_len)) {
+			found = 1;
+			best_len = l;
+			*at = s;
+		}
+	}
+	return found ? 0 : -1;
+}
+
+static int cmp_piece_start(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_piece_len_desc(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
+		       struct layout_piece **out, size_t *nout)
+{
+	const struct spacemap *sm = &c->p->sm;
+	struct layout_piece *f, *o;
+	size_t nf = 0, i, k;
+	blk64_t left = len;
+
+	*out = NULL;
+	*nout = 0;
+	f = malloc((c->cand_out + 1) * sizeof(*f));
+	o = malloc(((size_t)max_runs + 1) * sizeof(*o));
+	if (!f || !o) {
+		free(f);
+		free(o);
+		return ENOMEM;
+	}
+	/* What is still free of the runs where free space stays. */
+	for (i = 0; i < c->cand_out; i++) {
+		size_t g = spacemap_find(sm, c->cand[i].start);
+		blk64_t l;
+
+		if (sm->seg[g].owner != SM_FREE)
+			continue;
+		l = sm->seg[g].start + sm->seg[g].len - c->cand[i].start;
+		f[nf].start = c->cand[i].start;
+		f[nf++].len = l < c->cand[i].len ? l : c->cand[i].len;
+	}
+	sort_n(f, nf, sizeof(*f), cmp_piece_len_desc);
+	for (i = 0, k = 0; left && i < nf && k < max_runs; i++) {
+		size_t j, pick = i;
+
+		/* The last one: the smallest that still holds the rest. */
+		for (j = i; j < nf && f[j].len >= left; j++)
+			pick = j;
+		o[k].start = f[pick].start;
+		o[k].len = f[pick].len < left ? f[pick].len : left;
+		left -= o[k++].len;
+		if (pick != i)
+			break;
+	}
+	free(f);
+	if (left) {
+		free(o);
+		return 0;
+	}
+	sort_n(o, k, sizeof(*o), cmp_piece_start);
+	*out = o;
+	*nout = k;
+	return 0;
 }
 
 /*
@@ -182,12 +278,6 @@ errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
 	return 0;
 }
 
-static int cmp_piece_start(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
 
 /* Mark the held final places (c->held) as taken, or give them back. */
 errcode_t stage_hold(struct compact *c, uint32_t owner)

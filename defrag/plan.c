@@ -22,6 +22,11 @@
 #include "plan_int.h"
 #include "dutil.h"
 
+/* More turns for the files still left, while each round places some. */
+#define PLACE_ROUNDS	4
+/* Zones packed whole, at most, to make room for what is left. */
+#define CONSOLIDATE_ZONES	4
+
 uint32_t plan_pieces(const struct layout_piece *runs, size_t nruns)
 {
 	uint32_t n = 0;
@@ -353,34 +358,202 @@ static void finish_figures(struct planner *p)
 			    &plan->largest_free_after);
 }
 
-/* Every unit in turn; what is left is packed; what is left then gets fewer pieces. */
+/* The zone with the RANK-th most free blocks (0: the most), or -1. */
+static int64_t freest_zone(const struct planner *p, int rank)
+{
+	const struct layout *layout = p->layout;
+	blk64_t *freeb, best;
+	int64_t z = -1;
+	uint64_t i;
+	size_t s;
+	int r;
+
+	freeb = calloc(layout->nzones + 1, sizeof(*freeb));
+	if (!freeb)
+		return -1;
+	for (s = 0; s < p->sm.n; s++) {
+		int64_t k;
+
+		if (p->sm.seg[s].owner != SM_FREE)
+			continue;
+		k = planner_zone_of(p, p->sm.seg[s].start);
+		if (k >= 0)
+			freeb[k] += p->sm.seg[s].len;
+	}
+	for (r = 0; r <= rank; r++) {
+		best = 0;
+		z = -1;
+		for (i = 0; i < layout->nzones; i++)
+			if (freeb[i] > best) {
+				best = freeb[i];
+				z = i;
+			}
+		if (z < 0)
+			break;
+		if (r < rank)
+			freeb[z] = 0;
+	}
+	free(freeb);
+	return z;
+}
+
+/* Index of FILE in p->members, for a unit of its own; -1 if not a candidate. */
+static int64_t member_index(const struct planner *p, uint32_t file)
+{
+	uint64_t i;
+
+	for (i = 0; i < p->nmembers; i++)
+		if (p->members[i] == file)
+			return i;
+	return -1;
+}
+
+/* Candidates not at best (pending, or placed in more pieces than best). */
+static uint64_t not_best(const struct planner *p)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < p->nmembers; i++) {
+		uint32_t f = p->members[i];
+
+		if (p->pf[f].flags & PF_UNMOVABLE)
+			continue;
+		if ((p->pf[f].flags & PF_PENDING) ||
+		    (p->plan->files[f].moves &&
+		     p->plan->files[f].pieces_after > p->pf[f].best))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * Compaction, taken back unless it completes and leaves no file in more
+ * pieces than before: files it moved out of the way without finding them
+ * a place get a turn of their own first.
+ */
+static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
+					size_t n, int64_t zone)
+{
+	uint32_t *left = NULL;
+	size_t nleft = 0, i;
+	int complete = 0, placed;
+	errcode_t err;
+
+	err = psnap_take(p);
+	if (err)
+		return err;
+	err = compact_place(p, u, n, zone, &complete);
+	if (!err && complete)
+		err = psnap_pending(p, &left, &nleft);
+	for (i = 0; !err && complete && i < nleft; i++) {
+		int64_t m = member_index(p, left[i]);
+		struct unit one;
+
+		if (m < 0 || !(p->pf[left[i]].flags & PF_PENDING))
+			continue;
+		one.first = m;
+		one.n = 1;
+		one.blocks = layout_stream_blocks(&p->layout->files[left[i]]);
+		p->pf[left[i]].flags &= ~PF_IN_SET;
+		err = place_unit(p, &one, &placed);
+		if (!err && (p->pf[left[i]].flags & PF_PENDING))
+			err = place_partial(p, left[i]);
+	}
+	free(left);
+	if (err || !complete || psnap_any_worse(p))
+		psnap_restore(p);
+	else
+		psnap_forget(p);
+	return err;
+}
+
+static uint64_t count_pending(const struct planner *p)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		n += !!(p->pf[i].flags & PF_PENDING);
+	return n;
+}
+
+/* The units of U with a member still pending, appended to LEFT. */
+static int unit_pending(const struct planner *p, const struct unit *u)
+{
+	uint32_t k;
+
+	for (k = 0; k < u->n; k++)
+		if (p->pf[p->members[u->first + k]].flags & PF_PENDING)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every unit in turn; what is left is packed.  Moves change where free
+ * space is, so what is still left then gets more turns, file by file,
+ * while that helps; what is left after that gets fewer pieces.
+ */
 static errcode_t place_all(struct planner *p)
 {
 	struct unit *left;
-	uint64_t i, nleft = 0;
-	uint32_t k;
+	uint64_t i, nleft = 0, before;
+	int round, placed;
 	errcode_t err = 0;
 
-	left = malloc((p->nunits + 1) * sizeof(*left));
+	left = malloc((p->nmembers + p->nunits + 1) * sizeof(*left));
 	if (!left)
 		return ENOMEM;
 	for (i = 0; !err && i < p->nunits; i++) {
 		const struct unit *u = &p->units[i];
-		int placed, pending = 0;
 
-		for (k = 0; k < u->n; k++)
-			pending |= p->pf[p->members[u->first + k]].flags & PF_PENDING;
 		/* Files moved out of another's way earlier are placed already. */
-		if (!pending)
+		if (!unit_pending(p, u))
 			continue;
 		err = place_unit(p, u, &placed);
-		for (k = 0, pending = 0; k < u->n; k++)
-			pending |= p->pf[p->members[u->first + k]].flags & PF_PENDING;
-		if (pending)
+		if (unit_pending(p, u))
 			left[nleft++] = *u;
 	}
 	if (!err)
-		err = compact_place(p, left, nleft);
+		err = compact_all_or_nothing(p, left, nleft, -1);
+	for (round = 0; !err && round < PLACE_ROUNDS; round++) {
+		before = count_pending(p);
+		if (!before)
+			break;
+		for (i = 0, nleft = 0; !err && i < p->nmembers; i++) {
+			struct unit one = { i, 1, 0 };
+
+			if (!(p->pf[p->members[i]].flags & PF_PENDING))
+				continue;
+			p->pf[p->members[i]].flags &= ~PF_IN_SET;
+			one.blocks = layout_stream_blocks(&p->layout->files[p->members[i]]);
+			err = place_unit(p, &one, &placed);
+			if (!err && unit_pending(p, &one))
+				left[nleft++] = one;
+		}
+		if (!err)
+			err = compact_all_or_nothing(p, left, nleft, -1);
+		if (count_pending(p) >= before)
+			break;
+	}
+	/* Still no room: pack whole zones, the freest first, to make some. */
+	for (round = 0; !err && round < CONSOLIDATE_ZONES && not_best(p); round++) {
+		int64_t z = freest_zone(p, round);
+
+		if (z < 0)
+			break;
+		for (i = 0, nleft = 0; i < p->nmembers; i++) {
+			uint32_t f = p->members[i];
+
+			/* Files left in fewer pieces but not best have another go. */
+			if (!(p->pf[f].flags & PF_UNMOVABLE) &&
+			    p->plan->files[f].moves &&
+			    p->plan->files[f].pieces_after > p->pf[f].best)
+				p->pf[f].flags |= PF_PENDING;
+			if (p->pf[f].flags & PF_PENDING)
+				left[nleft++] = (struct unit){ i, 1,
+					layout_stream_blocks(&p->layout->files[f]) };
+		}
+		err = compact_all_or_nothing(p, left, nleft, z);
+	}
 	for (i = 0; !err && i < p->layout->nfiles; i++)
 		if (p->pf[i].flags & PF_PENDING)
 			err = place_partial(p, i);

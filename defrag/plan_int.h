@@ -57,6 +57,7 @@ struct planner {
 	blk64_t		largest_zone;
 	/* window.c scratch, sized once */
 	uint32_t	*owner_count;	/* per spacemap owner */
+	struct psnap	*snap;		/* psnap.c: moves that may be taken back */
 };
 
 /* Modeled seconds to read FILE as the scan found it. */
@@ -93,6 +94,19 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 enum plan_move_kind kind,
 				 const struct plan_seg *changes, size_t nchanges,
 				 const struct layout_piece *meta, size_t nmeta);
+
+/* psnap.c */
+/* Remember the plan as it is, to return to it (only one at a time). */
+errcode_t psnap_take(struct planner *p);
+/* FILE is about to change: save what it was (planner_commit calls this). */
+errcode_t psnap_touch(struct planner *p, uint32_t file);
+/* Whether a file changed since the snapshot is now in more pieces. */
+int psnap_any_worse(const struct planner *p);
+/* Files changed since the snapshot and still pending, into *OUT (malloc'd). */
+errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n);
+/* Back to the snapshot / keep what was planned since; either ends it. */
+void psnap_restore(struct planner *p);
+void psnap_forget(struct planner *p);
 
 /* place.c */
 /* Place unit U; *placed says whether all its files reached best. */
@@ -141,10 +155,15 @@ errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 /* compact.c */
 /*
  * Pack the pending files of UNITS into the gaps they share with free
- * space, moving parts out of the way and in, chunk by chunk.
+ * space, moving parts out of the way and in, chunk by chunk.  With ZONE
+ * (>= 0), pack them into that zone alone, with every movable file in it:
+ * its free space ends up in one run per gap, room made for them.
+ * *COMPLETE is 0 when it got stuck half-way (the caller takes the moves
+ * back: psnap.c).  Files that found no place may have been moved out of
+ * the way: they are still pending.
  */
 errcode_t compact_place(struct planner *p, const struct unit *units,
-			size_t nunits);
+			size_t nunits, int64_t zone, int *complete);
 
 /* window.c */
 /*

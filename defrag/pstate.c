@@ -219,6 +219,9 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	uint32_t nold, i;
 	errcode_t ret;
 
+	ret = psnap_touch(p, file);
+	if (ret)
+		return ret;
 	old = planner_runs(p, file, &nold);
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)

@@ -1,0 +1,198 @@
+/*
+ * psnap.c --- taking back a series of planned moves.
+ *
+ * Compaction moves files part by part; if it gets stuck half-way, the
+ * files it was working on would be left in more pieces than before, and
+ * so would files it moved out of the way to make room.  The planner takes
+ * a snapshot before such a series and, unless the series completes,
+ * returns to it: the moves are dropped from the plan and the space map
+ * and the files' places are as they were.  Nothing is ever half-planned.
+ *
+ * A file's state is saved the first time a move changes it (planner_commit
+ * calls psnap_touch), with its own copies of its runs, so that later moves
+ * can free and replace what they like.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+#include "dutil.h"
+
+struct psave {
+	uint32_t	file;
+	struct pfile	pf;
+};
+
+struct psnap {
+	struct spacemap	sm;
+	uint64_t	nmoves, nsegs, nmeta;
+	blk64_t		copy_blocks;
+	struct plan_file *files;
+	struct psave	*saved;
+	size_t		nsaved, cap;
+	uint8_t		*is_saved;
+};
+
+errcode_t psnap_take(struct planner *p)
+{
+	struct psnap *s;
+	errcode_t ret;
+
+	if (p->snap)
+		return EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	s->files = malloc((p->plan->nfiles + 1) * sizeof(*s->files));
+	s->is_saved = calloc(p->layout->nfiles + 1, 1);
+	if (!s->files || !s->is_saved) {
+		ret = ENOMEM;
+		goto errout;
+	}
+	ret = spacemap_copy(&s->sm, &p->sm);
+	if (ret)
+		goto errout;
+	copy_n(s->files, p->plan->files, p->plan->nfiles * sizeof(*s->files));
+	s->nmoves = p->plan->nmoves;
+	s->nsegs = p->plan->nsegs;
+	s->nmeta = p->plan->nmeta;
+	s->copy_blocks = p->plan->copy_blocks;
+	p->snap = s;
+	return 0;
+errout:
+	free(s->files);
+	free(s->is_saved);
+	free(s);
+	return ret;
+}
+
+static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
+{
+	struct layout_piece *d = malloc((n ? n : 1) * sizeof(*d));
+
+	if (d)
+		copy_n(d, r, n * sizeof(*r));
+	return d;
+}
+
+errcode_t psnap_touch(struct planner *p, uint32_t file)
+{
+	struct psnap *s = p->snap;
+	struct pfile *f = &p->pf[file];
+	struct psave *sv;
+	struct layout_piece *runs = NULL, *meta = NULL;
+
+	if (!s || s->is_saved[file])
+		return 0;
+	if (s->nsaved == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+
+		sv = realloc(s->saved, cap * sizeof(*sv));
+		if (!sv)
+			return ENOMEM;
+		s->saved = sv;
+		s->cap = cap;
+	}
+	/* The saved state keeps the arrays it had; the file gets copies. */
+	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
+		return ENOMEM;
+	if (f->meta && !(meta = dup_runs(f->meta, f->nmeta))) {
+		free(runs);
+		return ENOMEM;
+	}
+	sv = &s->saved[s->nsaved++];
+	sv->file = file;
+	sv->pf = *f;
+	if (f->runs)
+		f->runs = runs;
+	if (f->meta)
+		f->meta = meta;
+	s->is_saved[file] = 1;
+	return 0;
+}
+
+static void free_snap(struct psnap *s)
+{
+	spacemap_free(&s->sm);
+	free(s->files);
+	free(s->saved);
+	free(s->is_saved);
+	free(s);
+}
+
+int psnap_any_worse(const struct planner *p)
+{
+	const struct psnap *s = p->snap;
+	size_t i;
+
+	for (i = 0; s && i < s->nsaved; i++) {
+		const struct pfile *was = &s->saved[i].pf;
+		uint32_t file = s->saved[i].file, n;
+		const struct layout_piece *now = planner_runs(p, file, &n);
+		uint32_t before = was->runs ? plan_pieces(was->runs, was->nruns) :
+			p->layout->files[file].pieces;
+
+		if (plan_pieces(now, n) > before)
+			return 1;
+	}
+	return 0;
+}
+
+errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n)
+{
+	const struct psnap *s = p->snap;
+	size_t i;
+
+	*n = 0;
+	*out = malloc(((s ? s->nsaved : 0) + 1) * sizeof(**out));
+	if (!*out)
+		return ENOMEM;
+	for (i = 0; s && i < s->nsaved; i++)
+		if (p->pf[s->saved[i].file].flags & PF_PENDING)
+			(*out)[(*n)++] = s->saved[i].file;
+	return 0;
+}
+
+void psnap_restore(struct planner *p)
+{
+	struct psnap *s = p->snap;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nsaved; i++) {
+		struct pfile *f = &p->pf[s->saved[i].file];
+		struct fmap *m = f->fmap;	/* a cache, right either way */
+
+		free(f->runs);
+		free(f->meta);
+		*f = s->saved[i].pf;
+		f->fmap = m;
+	}
+	spacemap_free(&p->sm);
+	p->sm = s->sm;
+	s->sm.seg = NULL;
+	copy_n(p->plan->files, s->files, p->plan->nfiles * sizeof(*s->files));
+	p->plan->nmoves = s->nmoves;
+	p->plan->nsegs = s->nsegs;
+	p->plan->nmeta = s->nmeta;
+	p->plan->copy_blocks = s->copy_blocks;
+	p->snap = NULL;
+	free_snap(s);
+}
+
+void psnap_forget(struct planner *p)
+{
+	struct psnap *s = p->snap;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nsaved; i++) {
+		free(s->saved[i].pf.runs);
+		free(s->saved[i].pf.meta);
+	}
+	p->snap = NULL;
+	free_snap(s);
+}
