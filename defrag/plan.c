@@ -492,7 +492,7 @@ static int unit_pending(const struct planner *p, const struct unit *u)
  * space is, so what is still left then gets more turns, file by file,
  * while that helps; what is left after that gets fewer pieces.
  */
-static errcode_t place_all(struct planner *p)
+static errcode_t place_all(struct planner *p, int pack_first)
 {
 	struct unit *left;
 	uint64_t i, nleft = 0, before;
@@ -508,7 +508,8 @@ static errcode_t place_all(struct planner *p)
 		/* Files moved out of another's way earlier are placed already. */
 		if (!unit_pending(p, u))
 			continue;
-		err = place_unit(p, u, &placed);
+		if (!pack_first)
+			err = place_unit(p, u, &placed);
 		if (unit_pending(p, u))
 			left[nleft++] = *u;
 	}
@@ -561,15 +562,15 @@ static errcode_t place_all(struct planner *p)
 	return err;
 }
 
-errcode_t plan_build(struct layout *layout, const struct selection *sel,
-		     const struct plan_opts *opts, struct plan **ret)
+/* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
+static errcode_t plan_once(struct layout *layout, const struct selection *sel,
+			   int pack_first, struct plan **ret)
 {
 	struct planner p;
 	struct plan *plan;
 	uint64_t i;
 	errcode_t err;
 
-	(void)opts;
 	*ret = NULL;
 	memset(&p, 0, sizeof(p));
 	plan = calloc(1, sizeof(*plan));
@@ -606,7 +607,7 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	if (!err)
 		err = build_units(&p);
 	if (!err)
-		err = place_all(&p);
+		err = place_all(&p, pack_first);
 	if (!err)
 		finish_figures(&p);
 out:
@@ -632,6 +633,42 @@ out:
 	return 0;
 }
 
+/*
+ * Placing files one by one into the best free run can leave free space cut
+ * so that the last ones find no room where packing them all together
+ * would have fitted every one (a zone that holds one recording and not
+ * two).  So when the first plan leaves files short of best, plan again
+ * packing first, and keep whichever brings more files to best (then
+ * writes less).
+ */
+errcode_t plan_build(struct layout *layout, const struct selection *sel,
+		     const struct plan_opts *opts, struct plan **ret)
+{
+	struct plan *a, *b = NULL;
+	errcode_t err;
+
+	(void)opts;
+	err = plan_once(layout, sel, 0, &a);
+	if (err)
+		return err;
+	if (a->partial || a->no_room) {
+		err = plan_once(layout, sel, 1, &b);
+		if (err) {
+			plan_free(a);
+			return err;
+		}
+		if (b->best > a->best ||
+		    (b->best == a->best && b->copy_blocks < a->copy_blocks)) {
+			plan_free(a);
+			a = b;
+		} else {
+			plan_free(b);
+		}
+	}
+	*ret = a;
+	return 0;
+}
+
 void plan_free(struct plan *plan)
 {
 	if (!plan)
@@ -642,4 +679,3 @@ void plan_free(struct plan *plan)
 	free(plan->files);
 	free(plan);
 }
-
