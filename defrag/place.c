@@ -346,26 +346,6 @@ static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
 	return 0;
 }
 
-/* The largest free stretch below LIMIT in SM, or -1. */
-static int largest_free(const struct spacemap *sm, blk64_t limit,
-			blk64_t *start, blk64_t *len)
-{
-	size_t i;
-	int found = 0;
-
-	for (i = 0; i < sm->n && sm->seg[i].start < limit; i++) {
-		const struct sm_seg *g = &sm->seg[i];
-		blk64_t l = g->start + g->len > limit ? limit - g->start : g->len;
-
-		if (g->owner == SM_FREE && (!found || l > *len)) {
-			*start = g->start;
-			*len = l;
-			found = 1;
-		}
-	}
-	return found ? 0 : -1;
-}
-
 static int cmp_piece_start(const void *a, const void *b)
 {
 	const struct layout_piece *x = a, *y = b;
@@ -373,44 +353,117 @@ static int cmp_piece_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int cmp_piece_len_desc(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Free stretches of SM below LIMIT, longest first. */
+static errcode_t free_stretches(const struct spacemap *sm, blk64_t limit,
+				struct layout_piece **out, size_t *n)
+{
+	struct layout_piece *f;
+	size_t i;
+
+	*n = 0;
+	f = malloc((sm->n + 1) * sizeof(*f));
+	if (!f)
+		return ENOMEM;
+	for (i = 0; i < sm->n && sm->seg[i].start < limit; i++) {
+		const struct sm_seg *g = &sm->seg[i];
+
+		if (g->owner != SM_FREE)
+			continue;
+		f[*n].start = g->start;
+		f[(*n)++].len = g->start + g->len > limit ? limit - g->start : g->len;
+	}
+	sort_n(f, *n, sizeof(*f), cmp_piece_len_desc);
+	*out = f;
+	return 0;
+}
+
+/*
+ * The fewest of the stretches F (longest first) that hold LEFT blocks, the
+ * last one a best fit, into RUNS (at most MAX); 0 when they do not.
+ */
+static uint32_t pick_runs(const struct layout_piece *f, size_t nf, blk64_t left,
+			  struct layout_piece *runs, uint32_t max)
+{
+	uint32_t n = 0;
+	size_t i = 0;
+
+	while (left) {
+		size_t lo = i, hi = nf;
+
+		if (n >= max || i >= nf)
+			return 0;
+		if (f[i].len < left) {
+			runs[n++] = f[i++];
+			left -= runs[n - 1].len;
+			continue;
+		}
+		/* The last: the shortest stretch that holds the rest. */
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (f[mid].len >= left)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		runs[n++] = (struct layout_piece){ f[lo].start, left };
+		left = 0;
+	}
+	return n;
+}
+
 /*
  * Step 4: the fewest free runs that hold FILE, largest first and the last
- * one a best fit, in address order so that reading runs forward.  Only
- * when that means fewer pieces than it has and a shorter modeled read.
+ * one a best fit, in address order so that reading runs forward; its
+ * extent tree at the start of the largest.  Only when that means fewer
+ * pieces than it has and a shorter modeled read.
  */
 errcode_t place_partial(struct planner *p, uint32_t file)
 {
-	struct spacemap scratch;
-	struct layout_piece *runs = NULL, meta = { 0, 0 };
-	blk64_t left = layout_stream_blocks(&p->layout->files[file]), s, l;
-	blk64_t limit = planner_limit(p, file);
+	struct layout_piece *f = NULL, *runs = NULL, meta = { 0, 0 };
+	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
 	uint32_t before = p->layout->files[file].pieces, nruns = 0, need = 0;
+	uint32_t reserve = 0, tries;
+	size_t nf;
 	errcode_t ret;
 
-	ret = spacemap_copy(&scratch, &p->sm);
+	ret = free_stretches(&p->sm, planner_limit(p, file), &f, &nf);
 	if (ret)
 		return ret;
-	runs = malloc(before * sizeof(*runs) + sizeof(*runs));
-	if (!runs) {
-		ret = ENOMEM;
+	runs = malloc(((size_t)before + 1) * sizeof(*runs));
+	if (!runs || !nf) {
+		ret = runs ? 0 : ENOMEM;
 		goto out;
 	}
-	while (left) {
-		if (nruns + 1 >= before)
-			goto out;	/* no fewer pieces than now: leave it */
-		if (!spacemap_best_fit(&scratch, left, limit, 0, 0, &s, &l))
-			l = left;
-		else if (largest_free(&scratch, limit, &s, &l))
+	/* Room for the tree in the largest stretch; its size depends on the runs. */
+	for (tries = 0; tries < 4; tries++) {
+		if (f[0].len <= reserve)
 			goto out;
-		runs[nruns++] = (struct layout_piece){ s, l };
-		ret = spacemap_assign(&scratch, s, l, SM_FILE0 + file);
+		f[0].start += reserve;
+		f[0].len -= reserve;
+		nruns = pick_runs(f, nf, n, runs, before - 1);
+		f[0].start -= reserve;
+		f[0].len += reserve;
+		if (!nruns)
+			goto out;	/* no fewer pieces than now: leave it */
+		sort_n(runs, nruns, sizeof(*runs), cmp_piece_start);
+		ret = tree_need(p, file, runs, nruns, &need);
 		if (ret)
 			goto out;
-		left -= l;
+		if (need <= reserve)
+			break;
+		reserve = need + 1;
 	}
-	sort_n(runs, nruns, sizeof(*runs), cmp_piece_start);
-	ret = tree_need(p, file, runs, nruns, &need);
-	if (ret)
+	if (need > reserve)
 		goto out;
 	if (p->quota && need != p->pf[file].etb_now)
 		goto out;
@@ -418,17 +471,14 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 	if (plan_read_seconds(p->layout, runs, nruns) >=
 	    file_read_seconds(p, file))
 		goto out;
-	if (need) {
-		if (spacemap_best_fit(&scratch, need, ext2fs_blocks_count(p->fs->super),
-				      0, 0, &s, &l))
-			goto out;
-		meta.start = s;
-		meta.len = need;
-	}
+	meta.start = f[0].start;
+	meta.len = need;
 	ret = planner_commit(p, file, MOVE_PARTIAL, runs, nruns, &meta, need ? 1 : 0);
+	if (ret == E2D_ERR_PLAN_CONFLICT)
+		ret = 0;
 out:
 	free(runs);
-	spacemap_free(&scratch);
+	free(f);
 	return ret;
 }
 

@@ -1,0 +1,116 @@
+#!/bin/sh
+# bench/defrag.sh [DIR] --- e2defrag on a 2 GiB aged PVR image (90% full,
+# e2fragimg --workload aged) and a 2 GiB image of 4 concurrent recorders
+# (--workload streams, 4 x 200 MiB: each fits a zone), both ext4 unless E2DEFRAG_BENCH_TYPE says
+# otherwise.  For each, in one run on the same disk:
+#   - bytes moved per second, against dd copying the same number of bytes
+#     (same directory, same block size, fsync at the end; target >= 0.7x);
+#   - write amplification: bytes written / bytes of the files that needed
+#     moving (target <= 1.5);
+#   - modeled read time after, against the ideal (target within 2%).
+# Then e4defrag on a copy of the aged image mounted on a loop device
+# (root only; skipped when mounting is impossible), against e2defrag on
+# another copy: avoidably fragmented files left (per e2frag) and wall time.
+# Run from the build tree after make.  Needs about 10 GiB under DIR.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=${1:-${BENCH_DIR:-${TMPDIR:-/tmp}/e2defrag-bench}}
+type=${E2DEFRAG_BENCH_TYPE:-ext4}
+mkdir -p "$dir"
+PATH=$top/defrag:$top/analyze:$top/images:$PATH:/sbin:/usr/sbin
+export PATH LC_ALL=C
+
+now() { python3 -c 'import time; print("%.3f" % time.monotonic())'; }
+
+# field JSON EXPR: a figure out of a JSON file (j is the document).
+field() { python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# ddrate BYTES: MB/s of dd copying BYTES within DIR, fsync'd, in 8 MiB blocks.
+ddrate() {
+	bytes=$1
+	head -c "$bytes" /dev/urandom > "$dir/dd.src" 2>/dev/null || true
+	cat "$dir/dd.src" > /dev/null
+	t0=$(now)
+	dd if="$dir/dd.src" of="$dir/dd.dst" bs=8M conv=fsync status=none
+	t1=$(now)
+	rm -f "$dir/dd.src" "$dir/dd.dst"
+	python3 -c "print('%.1f' % ($bytes / 1e6 / ($t1 - $t0)))"
+}
+
+bench_one() {
+	name=$1
+	shift
+	img=$dir/$name.img
+	if [ ! -f "$dir/$name.orig" ]; then
+		echo "building $name: e2fragimg $*"
+		e2fragimg -q -t "$type" "$@" "$dir/$name.orig"
+	fi
+	cp "$dir/$name.orig" "$img"
+	cat "$img" > /dev/null
+	t0=$(now)
+	e2defrag --json "$img" > "$dir/$name.json" || true
+	t1=$(now)
+	e2fsck -fn "$img" > /dev/null 2>&1 || echo "$name: e2fsck -fn NOT CLEAN"
+	e2frag --json "$img" > "$dir/$name.after.json" || true
+	wall=$(python3 -c "print('%.2f' % ($t1 - $t0))")
+	written=$(field "$dir/$name.json" 'j["result"]["bytes_written"]')
+	needed=$(field "$dir/$name.json" 'j["plan"]["bytes_needing_move"]')
+	movesec=$(field "$dir/$name.json" 'j["result"]["seconds"]')
+	ours=$(python3 -c "print('%.1f' % ($written / 1e6 / $wall))")
+	ours_move=$(python3 -c "print('%.1f' % ($written / 1e6 / $movesec))")
+	dd=$(ddrate "$written")
+	wa=$(python3 -c "print('%.3f' % ($written / $needed))")
+	read=$(field "$dir/$name.after.json" 'j["summary"]["modeled_read_seconds"]')
+	ideal=$(field "$dir/$name.after.json" 'j["summary"]["ideal_read_seconds"]')
+	before=$(field "$dir/$name.json" 'j["plan"]["read_seconds_before"]')
+	left=$(field "$dir/$name.after.json" 'j["summary"]["avoidably_fragmented_files"]')
+	sets=$(field "$dir/$name.after.json" 'j["summary"]["interleave_sets"]')
+	echo "$name: e2defrag $wall s wall (move phase $movesec s), $(python3 -c "print('%.0f' % ($written / 2**20))") MiB written"
+	echo "  rate: e2defrag $ours MB/s (move phase $ours_move MB/s), dd $dd MB/s: $(python3 -c "print('%.2f' % ($ours / $dd))")x (move phase $(python3 -c "print('%.2f' % ($ours_move / $dd))")x)"
+	echo "  write amplification: $wa ($(python3 -c "print('%.0f' % ($needed / 2**20))") MiB of files needed moving)"
+	echo "  modeled read time: $before s before, $read s after, ideal $ideal s: $(python3 -c "print('%.2f' % (100 * ($read / $ideal - 1)))")% over ideal"
+	echo "  left: $left avoidably fragmented files, $sets interleave sets"
+}
+
+bench_one aged -w aged -s 2G --seed 1
+bench_one streams4 -w streams --streams 4 --total 800M -s 2G --seed 1
+
+# e4defrag on a loop mount of the same aged image.
+if [ "$(id -u)" -ne 0 ] || ! command -v e4defrag >/dev/null 2>&1 || [ "$type" != ext4 ]; then
+	echo "e4defrag: skipped (needs root, e4defrag and ext4)"
+	exit 0
+fi
+cp "$dir/aged.orig" "$dir/e4.img"
+mkdir -p "$dir/mnt"
+if ! mount -o loop "$dir/e4.img" "$dir/mnt" 2>/dev/null; then
+	echo "e4defrag: skipped (cannot mount a loop device)"
+	exit 0
+fi
+t0=$(now)
+e4defrag "$dir/mnt" > "$dir/e4defrag.out" 2>&1 || true
+sync
+t1=$(now)
+umount "$dir/mnt"
+e4wall=$(python3 -c "print('%.2f' % ($t1 - $t0))")
+e2fsck -fn "$dir/e4.img" > /dev/null 2>&1 || echo "e4defrag: e2fsck -fn not clean"
+e2frag --json "$dir/e4.img" > "$dir/e4.after.json" || true
+e4left=$(field "$dir/e4.after.json" 'j["summary"]["avoidably_fragmented_files"]')
+e4sets=$(field "$dir/e4.after.json" 'j["summary"]["interleave_sets"]')
+e4read=$(field "$dir/e4.after.json" 'j["summary"]["modeled_read_seconds"]')
+
+cp "$dir/aged.orig" "$dir/e2.img"
+cat "$dir/e2.img" > /dev/null
+t0=$(now)
+e2defrag "$dir/e2.img" > /dev/null 2>&1 || true
+sync
+t1=$(now)
+e2wall=$(python3 -c "print('%.2f' % ($t1 - $t0))")
+e2frag --json "$dir/e2.img" > "$dir/e2.after.json" || true
+e2left=$(field "$dir/e2.after.json" 'j["summary"]["avoidably_fragmented_files"]')
+e2read=$(field "$dir/e2.after.json" 'j["summary"]["modeled_read_seconds"]')
+total=$(field "$dir/aged.json" 'j["plan"]["files_selected"]')
+echo "e4defrag vs e2defrag on the aged image ($total files avoidably fragmented before):"
+echo "  e4defrag: $e4wall s, $e4left avoidably fragmented files left, $e4sets interleave sets, modeled read $e4read s"
+echo "  e2defrag: $e2wall s, $e2left avoidably fragmented files left, modeled read $e2read s"
+echo "  time ratio e2defrag/e4defrag: $(python3 -c "print('%.2f' % ($e2wall / $e4wall))")x"
+rm -f "$dir/e4.img" "$dir/e2.img" "$dir/aged.img" "$dir/streams4.img"
