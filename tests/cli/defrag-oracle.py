@@ -188,9 +188,13 @@ def main():
         return 0
     if cmd == "blocks":
         out = debugfs(sys.argv[2], ["stat %s" % sys.argv[3]])
-        for what, a, b in block_list(out.get(0, [])):
-            for blk in range(a, b + 1):
-                print(blk)
+        lines = [str(blk) for what, a, b in block_list(out.get(0, []))
+                 for blk in range(a, b + 1)]
+        try:
+            sys.stdout.write("".join(l + "\n" for l in lines))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass	# a reader that wanted only the first lines
         return 0
     print(__doc__)
     return 2
