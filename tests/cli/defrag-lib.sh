@@ -255,3 +255,20 @@ crowded() {
 	dbg "$img" "$T/c"
 	check_clean "$img"
 }
+
+# uninit_map IMG PATH: the logical ranges of PATH's uninitialized extents,
+# merged, per debugfs's extent list.
+uninit_map() {
+	debugfs -R "ex $2" "$1" 2>/dev/null | python3 -c 'import re, sys
+r = []
+for line in sys.stdin:
+    m = re.match(r"\s*(\d+)/\s*(\d+)\s+\d+/\s*\d+\s+(\d+)\s*-\s*(\d+)\s+\d+\s*-\s*\d+\s+\d+\s*(Uninit)?", line)
+    if m and m.group(1) == m.group(2) and m.group(5):
+        a, b = int(m.group(3)), int(m.group(4))
+        if r and r[-1][1] + 1 == a:
+            r[-1][1] = b
+        else:
+            r.append([a, b])
+for a, b in r:
+    print("%d-%d" % (a, b))'
+}
