@@ -84,16 +84,25 @@ static void not_best_lines(FILE *out, const struct report *r)
 
 	for (i = 0; i < r->layout->nfiles; i++) {
 		const struct plan_file *pf = &r->plan->files[i];
+		uint32_t after;
 
 		if (pf->outcome != OUT_PARTIAL && pf->outcome != OUT_NO_ROOM &&
 		    pf->outcome != OUT_SKIPPED &&
 		    !(r->result && (r->result[i] == FR_FAILED ||
 				    r->result[i] == FR_NOT_REACHED)))
 			continue;
+		/* After a run, what the rescan found, not what was planned. */
+		if (r->after) {
+			int64_t k = layout_find(r->after, r->layout->files[i].ino);
+
+			after = k >= 0 ? r->after->files[k].pieces : pf->pieces_after;
+		} else {
+			after = pf->pieces_after;
+		}
 		fprintf(out, "  not at best: ");
 		print_path(out, r->layout, r->layout->files[i].ino);
 		fprintf(out, " (%u -> %u pieces, best %u): %s\n", pf->pieces_before,
-			pf->pieces_after, pf->best, outcome_word(r, i));
+			after, pf->best, outcome_word(r, i));
 	}
 }
 
