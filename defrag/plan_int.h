@@ -69,6 +69,11 @@ static inline double file_read_seconds(const struct planner *p, uint32_t file)
 	return read;
 }
 
+/* psetup.c */
+errcode_t planner_build_space(struct planner *p);
+errcode_t planner_check_candidates(struct planner *p);
+errcode_t planner_build_units(struct planner *p);
+
 /* plan.c */
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n);
