@@ -1,21 +1,28 @@
 #!/bin/sh
 # The power-cut harness on a bounded sample (make check; `make crashtest`
-# runs the full sweep): small interleaved-stream images, ext2 (ordered
-# writes) and ext4 (journal, checksum v3), every file moved by the test
-# mover; every flush boundary of the run, 30 random subsets of the writes
-# between flushes and 5 prefixes, each.  Then a control: a run that
-# clobbers an inode table block must be caught.
+# runs the full sweep): e2defrag deinterleaving small stream images, ext2
+# (ordered writes) and ext4 (journal, checksum v3); every flush boundary
+# of the run, 30 random subsets of the writes between flushes and 5
+# prefixes, each.  Then a control: a run that clobbers an inode table
+# block must be caught.
 . "$top_srcdir/tests/crash/lib.sh"
-need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp testmove iolog_replay jtool
+need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp e2defrag testmove iolog_replay jtool
 mkwork
 
 total_n=0 total_l=0 total_c=0
 sweep() {
 	name=$1 img=$2
-	files=$(fragmented_files "$img" | tr '\n' ' ')
-	[ -n "$files" ] || fail "$name: no fragmented file to move"
+	[ -n "$(fragmented_files "$img")" ] || fail "$name: no fragmented file to move"
+	# The run being cut must really move the files: afterwards every file
+	# is in one piece, by debugfs's block lists (tests/lib/oracle.py).
+	cp "$img" "$WORK/whole.img"
+	e2defrag "$WORK/whole.img" > /dev/null 2>&1 || fail "$name: e2defrag failed"
+	python3 "$top_srcdir/tests/lib/oracle.py" layout "$WORK/whole.img" |
+		python3 -c 'import json, sys
+left = [f["path"] for f in json.load(sys.stdin).values() if f["type"] == "f" and f["pieces"] > 1]
+sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag left files in pieces"
 	sh "$top_srcdir/tests/crash/cutsweep.sh" -r 30 -p 5 -s 7 -n "$name" "$img" \
-		"testmove \"\$IMAGE\" $files" > "$WORK/sweep.out" 2> "$WORK/sweep.err"
+		"e2defrag \"\$IMAGE\"" > "$WORK/sweep.out" 2> "$WORK/sweep.err"
 	cat "$WORK/sweep.out"
 	head -20 "$WORK/sweep.err"
 	set -- $(sweep_line "$WORK/sweep.out")

@@ -13,13 +13,13 @@
 # built.  CRASH_IMAGE_CMD, when set, builds them instead: run with KIND
 # (streams|aged), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
 # image to create) in the environment.  The workload is a parameter too:
-# CRASH_WORKLOAD is a shell command run on the image $IMAGE (default: the
-# test mover moving every fragmented file, listed in $FILES; for e2defrag:
-# CRASH_WORKLOAD='e2defrag "$IMAGE"').
+# CRASH_WORKLOAD is a shell command run on the image $IMAGE (default:
+# e2defrag "$IMAGE"; the test mover moving every fragmented file, listed in
+# $FILES, is CRASH_WORKLOAD='testmove "$IMAGE" $FILES').
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
 : "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}"
-: "${CRASH_WORKLOAD:=testmove \"\$IMAGE\" \$FILES}"
+: "${CRASH_WORKLOAD:=e2defrag \"\$IMAGE\"}"
 mkwork
 
 # build KIND FSTYPE OUT SEED

@@ -130,7 +130,9 @@ snapshot() {
 }
 
 # fragmented_files IMG: names of regular files in / with more than one
-# piece of data, from debugfs's block lists.
+# piece of data, from debugfs's block lists.  Data blocks only: the test
+# mover puts indirect blocks apart from the data (DESIGN.md's pieces, which
+# count them in, are tests/lib/oracle.py's).
 pieces() {
 	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |
 	tr ', ' '\n\n' | grep -E '^\([0-9]' | sed 's/.*://' |
