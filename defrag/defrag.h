@@ -116,7 +116,7 @@ struct plan_file {
 };
 
 struct plan_opts {
-	e2f_progress_fn	progress;	/* unused for now: planning is quick */
+	e2f_progress_fn	progress;	/* E2F_PHASE_PLAN, units: files; nonzero: cancel */
 	void		*progress_priv;
 };
 
@@ -141,7 +141,10 @@ struct plan {
 	blk64_t		largest_free_before, largest_free_after, free_blocks;
 };
 
-/* Plan the moves for the files SEL selected in LAYOUT. */
+/*
+ * Plan the moves for the files SEL selected in LAYOUT.  OPTS may be NULL.
+ * E2F_ERR_CANCELLED (no plan) when OPTS->progress asked to stop.
+ */
 errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret);
 void plan_free(struct plan *plan);

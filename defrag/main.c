@@ -365,6 +365,7 @@ static int run(struct cli *c, const char *prog)
 	struct plan *plan = NULL;
 	struct run_state st;
 	struct run_opts ro;
+	struct plan_opts po;
 	struct progress pr;
 	struct report r;
 	struct switch_ctx *sw = NULL;
@@ -436,7 +437,15 @@ static int run(struct cli *c, const char *prog)
 		com_err(prog, ret, "while selecting files on %s", info.device);
 		goto out;
 	}
-	ret = plan_build(layout, &sel, NULL, &plan);
+	po.progress = progress_update;
+	po.progress_priv = &pr;
+	ret = plan_build(layout, &sel, &po, &plan);
+	progress_end(&pr);
+	if (ret == E2F_ERR_CANCELLED) {
+		fprintf(stderr, "%s: cancelled while planning; nothing was changed\n", prog);
+		status = EXIT_CANCELLED;
+		goto out;
+	}
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
 		goto out;

@@ -55,6 +55,10 @@ struct planner {
 	uint64_t	nmembers;
 	int		quota;		/* the quota feature: block counts must not change */
 	blk64_t		largest_zone;
+	/* Progress and cancellation (plan_opts): polled between steps. */
+	e2f_progress_fn	progress;
+	void		*progress_priv;
+	uint64_t	steps_done, steps_total;
 	/* window.c scratch, sized once */
 	uint32_t	*owner_count;	/* per spacemap owner */
 	struct psnap	*snap;		/* psnap.c: moves that may be taken back */
@@ -75,6 +79,12 @@ errcode_t planner_check_candidates(struct planner *p);
 errcode_t planner_build_units(struct planner *p);
 
 /* plan.c */
+/*
+ * Report progress; E2F_ERR_CANCELLED when the caller asked to stop.  Long
+ * loops of the planner call it between steps, so that a signal stops a
+ * long plan promptly (nothing is written while planning).
+ */
+errcode_t planner_check(struct planner *p);
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n);
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
