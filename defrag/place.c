@@ -156,9 +156,12 @@ errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
 		return ret;
 	if (p->quota && p->pf[file].etb_contig != p->pf[file].etb_now)
 		return 0;
-	if (!at && spacemap_best_fit(&p->sm, need, planner_limit(p, file),
-				     excl_start, excl_end, &at, &stretch))
-		return 0;
+	if (!at) {
+		if (spacemap_best_fit(&p->sm, need, planner_limit(p, file),
+				      excl_start, excl_end, &at, &stretch))
+			return 0;
+		at = planner_edge(p, &p->sm, at, stretch, need, &file, 1);
+	}
 	if (!spacemap_is(&p->sm, at, need, SM_FREE))
 		return 0;
 	run.start = at;
@@ -333,7 +336,8 @@ static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
 		best_in_place(p, p->members[u->first], &t, &cost);
 	if (!spacemap_best_fit(&p->sm, need, limit, 0, 0, &start, &stretch) &&
 	    need <= cost) {
-		w.start = start;
+		w.start = planner_edge(p, &p->sm, start, stretch, need,
+				       p->members + u->first, u->n);
 		w.len = need;
 		ret = place_members(p, u, &w, 1);
 		if (ret == E2D_ERR_PLAN_CONFLICT)

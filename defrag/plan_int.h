@@ -90,6 +90,16 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n);
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);
+/*
+ * Where in the free stretch [START, START+LEN) of SM to put NEED blocks of
+ * the files GOING (N of them), which leave blocks behind: against the end
+ * whose far side stays in use, so that the rest of the stretch borders
+ * blocks that are free or will be (theirs, pending files') and joins them
+ * once they are.  The start when neither side will grow.
+ */
+blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
+		     blk64_t start, blk64_t len, blk64_t need,
+		     const uint32_t *going, uint32_t ngoing);
 /* Blocks a file's stream may not reach: 2^32 for block-mapped files. */
 blk64_t planner_limit(const struct planner *p, uint32_t file);
 /* Zone index holding BLK, or -1 when BLK is fixed metadata. */

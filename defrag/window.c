@@ -314,6 +314,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		if (spacemap_best_fit(&scratch, need, planner_limit(p, ev[i]),
 				      excl_s, excl_e, &at[i], &stretch))
 			goto out;
+		at[i] = planner_edge(p, &scratch, at[i], stretch, need, &ev[i], 1);
 		ret = spacemap_assign(&scratch, at[i], need, SM_FILE0 + ev[i]);
 		if (ret)
 			goto out;
