@@ -139,7 +139,8 @@ out:
 	return ret;
 }
 
-errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
+errcode_t place_evacuee(struct planner *p, uint32_t file,
+			enum plan_move_kind kind, blk64_t at,
 			blk64_t excl_start, blk64_t excl_end, int *ok)
 {
 	struct layout_piece run;
@@ -170,12 +171,12 @@ errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
 	for (one.first = 0; one.first < p->nmembers; one.first++)
 		if (p->members[one.first] == file)
 			break;
-	if (one.first == p->nmembers) {
-		/* Not a candidate: commit directly, as an evacuation. */
+	if (one.first == p->nmembers || kind != MOVE_EVACUATE) {
+		/* Not a candidate (or not its own move): commit directly. */
 		struct layout_piece meta = { at, need - layout_stream_blocks(&p->layout->files[file]) };
 		struct layout_piece data = { at + meta.len, layout_stream_blocks(&p->layout->files[file]) };
 
-		ret = planner_commit(p, file, MOVE_EVACUATE, &data, 1, &meta,
+		ret = planner_commit(p, file, kind, &data, 1, &meta,
 				     meta.len ? 1 : 0);
 	} else {
 		one.n = 1;

@@ -91,7 +91,8 @@ static void finish_figures(struct planner *p)
 		}
 		if (!candidate) {
 			if (r->moves)
-				r->outcome = OUT_EVACUATED;
+				r->outcome = r->moves == r->consolidate_moves ?
+					OUT_CONSOLIDATED : OUT_EVACUATED;
 			continue;
 		}
 		if (p->sel->flags[i] & SEL_UNMOVABLE) {
@@ -116,9 +117,12 @@ static void finish_figures(struct planner *p)
 		plan->read_after += r->read_after;
 		plan->ideal += r->ideal;
 	}
-	for (i = 0; i < layout->nfiles; i++)
+	for (i = 0; i < layout->nfiles; i++) {
 		if (plan->files[i].outcome == OUT_EVACUATED)
 			plan->evacuated++;
+		if (plan->files[i].outcome == OUT_CONSOLIDATED)
+			plan->consolidated++;
+	}
 	spacemap_free_stats(&p->sm, &plan->free_extents_after, &fb,
 			    &plan->largest_free_after);
 }
@@ -335,6 +339,18 @@ static errcode_t place_all(struct planner *p, int pack_first)
 	return err;
 }
 
+/* Stream blocks of the candidates the plan moves: what needed moving. */
+static blk64_t needed_blocks(const struct planner *p)
+{
+	blk64_t needed = 0;
+	uint64_t i;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		if ((p->sel->flags[i] & SEL_CANDIDATE) && p->plan->files[i].moves)
+			needed += layout_stream_blocks(&p->layout->files[i]);
+	return needed;
+}
+
 /* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
 static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			   const struct plan_opts *opts, int pack_first,
@@ -387,6 +403,9 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		err = planner_build_units(&p);
 	if (!err)
 		err = place_all(&p, pack_first);
+	if (!err)
+		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
+				  opts && opts->pack, &plan->consolidate_over_budget);
 	if (!err)
 		finish_figures(&p);
 out:

@@ -352,6 +352,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	plan->copy_blocks += copy;
 	pfr->moves++;
 	pfr->moved_blocks += copy;
+	if (p->consolidating) {
+		pfr->consolidate_moves++;
+		plan->consolidate_blocks += copy;
+	}
 	pfr->pieces_after = plan_pieces(new, nnew);
 	pfr->read_after = plan_read_seconds(p->layout, new, nnew);
 	return 0;
