@@ -182,6 +182,31 @@ cmp -s "$WORK/fc.before" "$WORK/fc.after" || fail "fc: the fast-commit area was 
 replayed_ok fc "$img"
 echo "ok fast-commit area untouched ($fc blocks)"
 
+# With a fast-commit area the log never wraps: a transaction that ends
+# exactly at its end leaves it full, and the next one must checkpoint
+# before it starts again at s_first (else it overwrites the live log,
+# whose transactions then never replay).  jtool fill logs blocks 9000...
+# with byte k+1 in one-block transactions, one sized to end at the end of
+# the log, then one more; e2fsck's replay must bring back every one.
+img=$WORK/fcfill.img
+mkimg "$img" 16384 -t ext4 -O fast_commit -b 1024 -J size=1
+n=$(jtool "$img" fill 9000 2> "$WORK/jtool.out") || { cat "$WORK/jtool.out"; fail "fcfill: jtool failed"; }
+replayed_ok fcfill "$WORK/fcfill.img"
+python3 - "$WORK/user.img" 9000 "$n" <<'EOF2' || fail "fcfill: committed blocks lost by the replay"
+import sys
+img, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+f = open(img, 'rb')
+bad = []
+for k in range(n):
+    f.seek((first + k) * 1024)
+    if f.read(1024) != bytes([(k + 1) & 0xff]) * 1024:
+        bad.append(first + k)
+if bad:
+    print("blocks without their logged contents: %d, first %d" % (len(bad), bad[0]))
+    sys.exit(1)
+EOF2
+echo "ok fast-commit log filled to its end ($n blocks)"
+
 # Revoke: block 9000 logged by one transaction, revoked by the next, then
 # written with data.  Replay must leave the data ('D'), not the logged
 # copy ('J'); the control without the revoke shows the difference.
