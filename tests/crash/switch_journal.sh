@@ -244,4 +244,18 @@ if testmove "$img" /A > "$WORK/move.out" 2>&1; then
 fi
 grep -q 'external journal' "$WORK/move.out" || { cat "$WORK/move.out"; fail "external: wrong error"; }
 cmp -s "$img" "$WORK/orig.img" || fail "external journal: image changed"
+# A hole in the journal inode where the log starts (4 KiB blocks, so
+# s_first_data_block is 0): the log block would go to block 0, over the
+# superblock.  e2fsck -fn does not mind the hole; the writer must.
+img=$WORK/hole.img
+mkimg "$img" 16384 -t ext4 -b 4096
+printf 'write %s A\npunch <8> 1 1\n' "$WORK/a" > "$WORK/c"
+dbg "$img" "$WORK/c"
+[ "$(debugfs -R 'bmap <8> 1' "$img" 2>/dev/null)" = 0 ] || fail "journal hole: not punched"
+cp "$img" "$WORK/orig.img"
+if testmove "$img" /A > "$WORK/move.out" 2>&1; then
+	fail "journal hole: testmove ran"
+fi
+grep -qi 'journal' "$WORK/move.out" || { cat "$WORK/move.out"; fail "journal hole: wrong error"; }
+cmp -s "$img" "$WORK/orig.img" || fail "journal hole: image changed"
 echo "ok refusals"
