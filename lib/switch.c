@@ -256,6 +256,11 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	return ret;
 }
 
+int switch_is_failed(const struct switch_ctx *c)
+{
+	return c && c->failed;
+}
+
 /* Reads see the blocks the journal holds and the disk does not yet. */
 static void read_through_journal(void *priv, uint64_t offset, uint64_t len,
 				 void *data)

@@ -86,6 +86,13 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 		      const struct layout_piece *gained, size_t ngained,
 		      const struct layout_piece *released, size_t nreleased);
 
+/*
+ * Whether a failed write stopped C (see above): it then refuses all
+ * further work.  A switch_file() that refused its input before changing
+ * anything (E2F_ERR_SWITCH_RUNS, E2F_ERR_JOURNAL_FULL) leaves C usable.
+ */
+int switch_is_failed(const struct switch_ctx *c);
+
 /* Checkpoint whatever is left and leave the journal empty; frees C. */
 errcode_t switch_close(struct switch_ctx *c);
 
