@@ -409,6 +409,12 @@ static int run(struct cli *c, const char *prog)
 		fsopen_close(NULL, &info);
 		return EXIT_OPERATIONAL;
 	}
+	/* The journal's refusals too, before any work: -n refuses the same way. */
+	ret = switch_check(fs);
+	if (ret) {
+		open_error(prog, c->spec, ret, &info);
+		goto out;
+	}
 
 	memset(&pr, 0, sizeof(pr));
 	pr.prog = prog;

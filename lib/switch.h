@@ -75,6 +75,12 @@ enum {
 errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret);
 
 /*
+ * What switch_open() would refuse, found without writing: FS may be open
+ * read-only (e2defrag -n checks as for a real run).  The same errors.
+ */
+errcode_t switch_check(ext2_filsys fs);
+
+/*
  * Switch INO to INODE (its new i_block, i_blocks, flags; the checksum is
  * set here).  GAINED: block runs the inode owns after the switch and did
  * not before (data and mapping blocks).  RELEASED: runs it owned before and
