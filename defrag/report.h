@@ -57,7 +57,6 @@ struct progress {
 	int		fd;		/* -C: machine-readable lines, or -1 */
 	volatile sig_atomic_t *cancel;
 	double		start, last_draw;
-	uint64_t	last_total;
 	int		last_phase, last_pct;
 	int		drawn;		/* a bar line is on the screen */
 };
