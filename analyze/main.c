@@ -139,8 +139,9 @@ struct cli {
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	const char *prog = c->report.program;
-	int opt, cols[64];
+	int opt, cols[64], ncols;
 	const char *bad;
+	size_t badlen;
 	uint64_t n;
 
 	while ((opt = getopt_long(argc, argv, "jo:n:gFit:vVh", long_options,
@@ -148,9 +149,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		switch (opt) {
 		case 'j': c->json = 1; break;
 		case 'o':
-			if (table_parse_columns(optarg, cols, 64, &bad) < 0) {
-				fprintf(stderr, "%s: unknown column '%s' (see --list-columns)\n",
-					prog, bad);
+			ncols = table_parse_columns(optarg, cols, 64, &bad, &badlen);
+			if (ncols == -2) {
+				fprintf(stderr, "%s: -o takes at most 64 columns\n", prog);
+				return -1;
+			}
+			if (ncols < 0) {
+				fprintf(stderr, "%s: unknown column '%.*s' (see --list-columns)\n",
+					prog, (int)badlen, bad);
 				return -1;
 			}
 			c->report.columns = optarg;

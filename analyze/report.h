@@ -28,7 +28,13 @@ void text_report(FILE *out, const struct layout *layout,
 		 const struct report_opts *o);
 
 /* table.c: the per-file table, as columns (util-linux style). */
-int table_parse_columns(const char *list, int *cols, int max, const char **bad);
+/*
+ * Column numbers of the comma-separated LIST (at most MAX) into COLS;
+ * their count, or -1 for a name that is no column (or none at all), -2
+ * for more than MAX.  *BAD and *BADLEN then say where in LIST.
+ */
+int table_parse_columns(const char *list, int *cols, int max, const char **bad,
+			size_t *badlen);
 void table_print_files(FILE *out, const struct layout *layout,
 		       const struct report_opts *o, int indent);
 void table_list_columns(FILE *out);

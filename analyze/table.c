@@ -44,12 +44,14 @@ static const int default_cols[] = {
 	COL_PATH, COL_SIZE, COL_PIECES_BEST, COL_EFFICIENCY, COL_LOST,
 };
 
-int table_parse_columns(const char *list, int *cols, int max, const char **bad)
+int table_parse_columns(const char *list, int *cols, int max, const char **bad,
+			size_t *badlen)
 {
-	static char badname[64];
 	const char *p = list;
 	int n = 0;
 
+	*bad = list;
+	*badlen = 0;
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		int c;
@@ -59,20 +61,16 @@ int table_parse_columns(const char *list, int *cols, int max, const char **bad)
 			    !strncasecmp(infos[c].name, p, len))
 				break;
 		if (c == COL_COUNT || n == max) {
-			snprintf(badname, sizeof(badname), "%.*s", (int)len, p);
-			*bad = badname;
-			return -1;
+			*bad = p;
+			*badlen = len;
+			return c == COL_COUNT ? -1 : -2;
 		}
 		cols[n++] = c;
 		p += len;
 		if (*p == ',')
 			p++;
 	}
-	if (!n) {
-		*bad = "";
-		return -1;
-	}
-	return n;
+	return n ? n : -1;
 }
 
 void table_list_columns(FILE *out)
@@ -213,6 +211,7 @@ void table_print_files(FILE *out, const struct layout *layout,
 {
 	int cols[64], ncols, c, width[64];
 	const char *bad;
+	size_t badlen;
 	uint64_t n, i, shown;
 	/* The summary's list shows only files that lose time; --raw shows all. */
 	uint32_t *idx = table_worst_files(layout, !o->raw, &n);
@@ -221,7 +220,7 @@ void table_print_files(FILE *out, const struct layout *layout,
 	if (!idx)
 		return;
 	if (o->columns) {
-		ncols = table_parse_columns(o->columns, cols, 64, &bad);
+		ncols = table_parse_columns(o->columns, cols, 64, &bad, &badlen);
 	} else {
 		ncols = sizeof(default_cols) / sizeof(default_cols[0]);
 		memcpy(cols, default_cols, sizeof(default_cols));

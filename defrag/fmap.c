@@ -258,6 +258,9 @@ errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m)
 	 */
 	ext2fs_flush_icache(fs);
 	ret = ext2fs_read_inode_full(fs, ino, inode, isize);
+	/* An inode we cannot trust is not rewritten, as a bad extent block is not. */
+	if (ret == EXT2_ET_INODE_CSUM_INVALID || ret == EXT2_ET_INODE_IS_GARBAGE)
+		ret = E2F_ERR_CORRUPT_INODE;
 	if (ret)
 		goto errout;
 	if (inode->i_flags & EXT4_INLINE_DATA_FL) {

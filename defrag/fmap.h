@@ -52,7 +52,7 @@ struct fmap {
 /*
  * Read INO's inode and whole map into M (which fmap_free releases).
  * E2F_ERR_CORRUPT_INODE when the map cannot be trusted: block numbers
- * outside the filesystem, loops, bad extent tree checksums.  Inodes
+ * outside the filesystem, loops, bad inode or extent tree checksums.  Inodes
  * without a block map (inline data, fast symlinks) give EXT2_ET_INLINE_DATA_NO_BLOCK.
  */
 errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m);

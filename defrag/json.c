@@ -24,14 +24,7 @@
  *                 free_extents_after, largest_free_after } | null,
  *     "exit_status": N }
  */
-#include <math.h>
-
 #include "report.h"
-
-static json_t *real6(double x)
-{
-	return json_real(round(x * 1e6) / 1e6);
-}
 
 static const char *outcome_name(const struct report *r, uint64_t i)
 {
@@ -68,9 +61,9 @@ static json_t *plan_json(const struct report *r)
 			    json_integer(p->consolidate_blocks * bs));
 	json_object_set_new(o, "pieces_before", json_integer(p->pieces_before));
 	json_object_set_new(o, "pieces_after", json_integer(p->pieces_after));
-	json_object_set_new(o, "read_seconds_before", real6(p->read_before));
-	json_object_set_new(o, "read_seconds_after", real6(p->read_after));
-	json_object_set_new(o, "ideal_read_seconds", real6(p->ideal));
+	json_object_set_new(o, "read_seconds_before", report_json_real(p->read_before));
+	json_object_set_new(o, "read_seconds_after", report_json_real(p->read_after));
+	json_object_set_new(o, "ideal_read_seconds", report_json_real(p->ideal));
 	json_object_set_new(o, "free_extents_before", json_integer(p->free_extents_before));
 	json_object_set_new(o, "free_extents_after", json_integer(p->free_extents_after));
 	json_object_set_new(o, "largest_free_before", json_integer(p->largest_free_before * bs));
@@ -99,9 +92,9 @@ static json_t *file_json(const struct report *r, uint64_t i)
 	json_object_set_new(o, "pieces_before", json_integer(pf->pieces_before));
 	json_object_set_new(o, "pieces_after", json_integer(pf->pieces_after));
 	json_object_set_new(o, "best", json_integer(pf->best));
-	json_object_set_new(o, "read_seconds_before", real6(pf->read_before));
-	json_object_set_new(o, "read_seconds_after", real6(pf->read_after));
-	json_object_set_new(o, "ideal_read_seconds", real6(pf->ideal));
+	json_object_set_new(o, "read_seconds_before", report_json_real(pf->read_before));
+	json_object_set_new(o, "read_seconds_after", report_json_real(pf->read_after));
+	json_object_set_new(o, "ideal_read_seconds", report_json_real(pf->ideal));
 	json_object_set_new(o, "bytes_to_write", json_integer(pf->moved_blocks * bs));
 	json_object_set_new(o, "interleave_set", json_integer(
 		layout_file_interleave(r->layout, f) ?
@@ -114,8 +107,8 @@ static json_t *result_json(const struct report *r)
 	const struct run_state *st = r->run;
 	json_int_t bs = r->layout->fs->blocksize;
 	json_t *o;
-	uint64_t i, pieces = 0;
-	double read = 0;
+	uint64_t pieces;
+	double read;
 
 	if (!st)
 		return json_null();
@@ -125,29 +118,14 @@ static json_t *result_json(const struct report *r)
 	json_object_set_new(o, "files_failed", json_integer(st->files_failed));
 	json_object_set_new(o, "bytes_written", json_integer(st->written * bs));
 	json_object_set_new(o, "bytes_copied", json_integer(st->copied * bs));
-	json_object_set_new(o, "seconds", real6(st->seconds));
+	json_object_set_new(o, "seconds", report_json_real(st->seconds));
 	json_object_set_new(o, "cancelled", json_boolean(st->cancelled));
 	json_object_set_new(o, "timed_out", json_boolean(st->timed_out));
 	if (!r->after)
 		return o;
-	for (i = 0; i < r->layout->nfiles; i++) {
-		const struct plan_file *pf = &r->plan->files[i];
-		int64_t k;
-
-		if (pf->outcome == OUT_NONE || pf->outcome == OUT_EVACUATED ||
-		    pf->outcome == OUT_CONSOLIDATED)
-			continue;
-		k = layout_find(r->after, r->layout->files[i].ino);
-		if (k < 0)
-			continue;
-		double t, ideal;
-
-		layout_file_times(r->after, &r->after->files[k], &t, &ideal);
-		pieces += r->after->files[k].pieces;
-		read += t;
-	}
+	report_after_figures(r, &pieces, &read);
 	json_object_set_new(o, "pieces_after", json_integer(pieces));
-	json_object_set_new(o, "read_seconds_after", real6(read));
+	json_object_set_new(o, "read_seconds_after", report_json_real(read));
 	json_object_set_new(o, "avoidably_fragmented_before",
 			    json_integer(r->layout->summary.avoidably_fragmented_files));
 	json_object_set_new(o, "avoidably_fragmented_after",

@@ -388,6 +388,16 @@ static int run(struct cli *c, const char *prog)
 	if (c->dry_run)
 		flags |= FSOPEN_CHECK;
 	if (c->undo_file && !c->dry_run) {
+		/*
+		 * A new undo file for every run, as e2fsck, resize2fs and
+		 * tune2fs make theirs: undo_io would add to an old one only
+		 * if the filesystem had not changed since it was written, and
+		 * refuse to open it otherwise.
+		 */
+		if (unlink(c->undo_file) < 0 && errno != ENOENT) {
+			com_err(prog, errno, "while trying to delete %s", c->undo_file);
+			return EXIT_OPERATIONAL;
+		}
 		ret = set_undo_io_backing_manager(unix_io_manager);
 		if (!ret)
 			ret = set_undo_io_backup_file((char *)c->undo_file);
@@ -403,6 +413,12 @@ static int run(struct cli *c, const char *prog)
 		open_error(prog, c->spec, ret, &info);
 		fsopen_close(NULL, &info);
 		return EXIT_OPERATIONAL;
+	}
+	/* The journal's refusals too, before any work: -n refuses the same way. */
+	ret = switch_check(fs);
+	if (ret) {
+		open_error(prog, c->spec, ret, &info);
+		goto out;
 	}
 
 	memset(&pr, 0, sizeof(pr));

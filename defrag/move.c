@@ -189,7 +189,8 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 	ret = switch_file(c->sw, ino, inode, r.gained, r.ngained,
 			  r.released, r.nreleased);
 	if (ret) {
-		st->switch_failed = 1;
+		/* A refusal before anything changed fails this file only. */
+		st->switch_failed = switch_is_failed(c->sw);
 		goto out;
 	}
 	st->switched = 1;

@@ -23,7 +23,7 @@ struct move_ctx {
 
 struct move_stats {
 	int		switched;
-	int		switch_failed;	/* switch_file() failed: stop, run e2fsck */
+	int		switch_failed;	/* a write of switch_file() failed: stop, run e2fsck */
 	blk64_t		copied;		/* data blocks copied */
 	blk64_t		written;	/* data and mapping blocks written */
 };
@@ -37,7 +37,8 @@ void move_fini(struct move_ctx *c);
  * to new blocks), and its extent tree (extent files) in META.
  * E2F_ERR_CANCELLED when the progress callback asked to stop before the
  * switch: the file is untouched.  Any other error also leaves the file as
- * it was, unless it came from switch_file() itself (st->switch_failed).
+ * it was, unless a write of switch_file() itself failed (st->switch_failed:
+ * the switch context refuses further work).
  */
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 		    const struct plan_seg *changes, size_t nchanges,

@@ -37,6 +37,13 @@ void text_plan(FILE *out, const struct report *r);
 void text_result(FILE *out, const struct report *r);
 /* Name the files that failed, on stderr. */
 void text_failures(FILE *out, const struct report *r);
+/*
+ * Pieces and modeled read time, in the rescanned layout (r->after), of
+ * the files the plan was for (selected ones; not those only moved out of
+ * the way).  The text and the JSON result both report them.
+ */
+void report_after_figures(const struct report *r, uint64_t *pieces,
+			  double *read);
 
 /* json.c */
 int json_output(FILE *out, const struct report *r);
@@ -50,7 +57,6 @@ struct progress {
 	int		fd;		/* -C: machine-readable lines, or -1 */
 	volatile sig_atomic_t *cancel;
 	double		start, last_draw;
-	uint64_t	last_total;
 	int		last_phase, last_pct;
 	int		drawn;		/* a bar line is on the screen */
 };

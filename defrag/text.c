@@ -153,8 +153,7 @@ void text_plan(FILE *out, const struct report *r)
 	file_lines(out, r);
 }
 
-/* Figures of the selected files in the rescanned layout. */
-static void after_figures(const struct report *r, uint64_t *pieces,
+void report_after_figures(const struct report *r, uint64_t *pieces,
 			  double *read)
 {
 	uint64_t i;
@@ -199,7 +198,7 @@ void text_result(FILE *out, const struct report *r)
 		st->cancelled ? "; cancelled" : st->timed_out ? "; stopped at --max-time" : "");
 	if (!r->after)
 		return;
-	after_figures(r, &pieces, &read);
+	report_after_figures(r, &pieces, &read);
 	fprintf(out, "  selected files:     %llu, pieces %llu -> %llu, modeled read time %.3f s -> %.3f s (ideal %.3f s)\n",
 		(unsigned long long)r->plan->selected,
 		(unsigned long long)r->plan->pieces_before, (unsigned long long)pieces,

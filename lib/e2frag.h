@@ -441,6 +441,9 @@ json_t *report_json_groups(const struct layout *layout);
 json_t *report_json_free_space(const struct layout *layout);
 json_t *report_json_sets(const struct layout *layout);
 
+/* Seconds and ratios rounded to the microsecond: stable, readable output. */
+json_t *report_json_real(double x);
+
 /* ------------------------------------------------------------------- util.c */
 
 /*

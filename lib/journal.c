@@ -439,7 +439,12 @@ errcode_t journal_commit(struct journal *j)
 	j->npending = 0;
 	j->nrevokes = 0;
 	j->nlive_trans++;
-	j->head = log_next(j, pos);
+	/*
+	 * Without wrapping, a log that ends exactly at j->last is full: the
+	 * next transaction must checkpoint (make_room) before it starts
+	 * again at s_first, over the live transactions.
+	 */
+	j->head = j->no_wrap ? pos + 1 : log_next(j, pos);
 	j->seq++;
 	return 0;
 }

@@ -112,8 +112,9 @@ static errcode_t check_super(struct journal *j, blk64_t len)
 	if (jfmt_get32(&jsb->s_blocksize) != j->bs || j->maxlen > len ||
 	    j->first < 1 || j->first >= j->maxlen)
 		return E2F_ERR_JOURNAL_CORRUPT;
+	/* A hole (0) would send log blocks to block 0: the superblock. */
 	for (i = 0; i < j->maxlen; i++)
-		if (j->map[i] < j->fs->super->s_first_data_block ||
+		if (!j->map[i] || j->map[i] < j->fs->super->s_first_data_block ||
 		    j->map[i] >= ext2fs_blocks_count(j->fs->super))
 			return E2F_ERR_JOURNAL_CORRUPT;
 	if (jfmt_get32(&jsb->s_start))

@@ -80,7 +80,9 @@ void readmodel_file(const struct readmodel *m, const struct layout *layout,
 
 	t = readmodel_transfer_seconds(m, layout_stream_blocks(f) * bs);
 	best_t = t + (best > 1 ? (best - 1) * readmodel_zone_jump_seconds(m) : 0);
-	prev = layout_file_piece(layout, f, 0);
+	/* A corrupt map can leave extent tree blocks and no data: no piece. */
+	if (f->pieces)
+		prev = layout_file_piece(layout, f, 0);
 	for (i = 1; i < f->pieces; i++, prev = p) {
 		p = layout_file_piece(layout, f, i);
 		t += readmodel_jump_seconds(m, ((double)p.start -

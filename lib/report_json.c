@@ -12,8 +12,7 @@
 
 #include "e2frag.h"
 
-/* Seconds and ratios to the microsecond: stable, readable output. */
-static json_t *real6(double x)
+json_t *report_json_real(double x)
 {
 	return json_real(round(x * 1e6) / 1e6);
 }
@@ -91,10 +90,10 @@ json_t *report_json_summary(const struct layout *layout)
 	json_object_set_new(o, "extents", json_integer(s->extents));
 	json_object_set_new(o, "interleaved_files", json_integer(s->interleaved_files));
 	json_object_set_new(o, "interleave_sets", json_integer(s->interleave_sets));
-	json_object_set_new(o, "modeled_read_seconds", real6(s->modeled_read_seconds));
-	json_object_set_new(o, "ideal_read_seconds", real6(s->ideal_read_seconds));
-	json_object_set_new(o, "read_efficiency", real6(s->read_efficiency));
-	json_object_set_new(o, "score", real6(s->score));
+	json_object_set_new(o, "modeled_read_seconds", report_json_real(s->modeled_read_seconds));
+	json_object_set_new(o, "ideal_read_seconds", report_json_real(s->ideal_read_seconds));
+	json_object_set_new(o, "read_efficiency", report_json_real(s->read_efficiency));
+	json_object_set_new(o, "score", report_json_real(s->score));
 	/* Additions to the DESIGN.md contract. */
 	json_object_set_new(o, "fragmented_small_files",
 			    json_integer(s->fragmented_small_files));
@@ -125,9 +124,9 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	json_object_set_new(o, "extents", json_integer(f->extents));
 	json_object_set_new(o, "best", json_integer(layout_file_best(layout, f)));
 	json_object_set_new(o, "interleaved_with", partners);
-	json_object_set_new(o, "read_seconds", real6(read));
-	json_object_set_new(o, "ideal_read_seconds", real6(ideal));
-	json_object_set_new(o, "score", real6(readmodel_score(read, ideal)));
+	json_object_set_new(o, "read_seconds", report_json_real(read));
+	json_object_set_new(o, "ideal_read_seconds", report_json_real(ideal));
+	json_object_set_new(o, "score", report_json_real(readmodel_score(read, ideal)));
 	/* Additions to the DESIGN.md contract. */
 	json_object_set_new(o, "interleave_set", json_integer(il ? il->set : 0));
 	json_object_set_new(o, "mapping", json_string(
@@ -204,8 +203,8 @@ json_t *report_json_sets(const struct layout *layout)
 			      "paths", paths,
 			      "alternations", (json_int_t)s->alternations,
 			      "blocks", (json_int_t)s->blocks);
-		json_object_set_new(o, "read_seconds", real6(s->read_seconds));
-		json_object_set_new(o, "ideal_read_seconds", real6(s->ideal_seconds));
+		json_object_set_new(o, "read_seconds", report_json_real(s->read_seconds));
+		json_object_set_new(o, "ideal_read_seconds", report_json_real(s->ideal_seconds));
 		json_array_append_new(a, o);
 	}
 	return a;

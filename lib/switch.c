@@ -256,6 +256,11 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	return ret;
 }
 
+int switch_is_failed(const struct switch_ctx *c)
+{
+	return c && c->failed;
+}
+
 /* Reads see the blocks the journal holds and the disk does not yet. */
 static void read_through_journal(void *priv, uint64_t offset, uint64_t len,
 				 void *data)
@@ -324,15 +329,11 @@ static errcode_t open_ordered(struct switch_ctx *c)
 	return 0;
 }
 
-errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
+/* The refusals that need no journal open. */
+static errcode_t check_fs(ext2_filsys fs)
 {
 	struct ext2_super_block *sb = fs->super;
-	struct switch_ctx *c = NULL;
-	errcode_t ret;
 
-	*ret_ctx = NULL;
-	if (!(fs->flags & EXT2_FLAG_RW))
-		return EXT2_ET_RO_FILSYS;
 	if (ext2fs_has_feature_journal_dev(sb) ||
 	    (ext2fs_has_feature_journal(sb) && !sb->s_journal_inum))
 		return E2F_ERR_EXTERNAL_JOURNAL;
@@ -345,6 +346,34 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 	 * memory, which is disk order only on a little-endian machine. */
 	if (!host_is_little_endian())
 		return EXT2_ET_UNIMPLEMENTED;
+	return 0;
+}
+
+errcode_t switch_check(ext2_filsys fs)
+{
+	struct journal *j = NULL;
+	errcode_t ret;
+
+	ret = check_fs(fs);
+	if (ret || !ext2fs_has_feature_journal(fs->super))
+		return ret;
+	/* The journal's own checks (journal_open.c) only read. */
+	ret = journal_open(fs, 0, &j);
+	journal_free(j);
+	return ret;
+}
+
+errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
+{
+	struct switch_ctx *c = NULL;
+	errcode_t ret;
+
+	*ret_ctx = NULL;
+	if (!(fs->flags & EXT2_FLAG_RW))
+		return EXT2_ET_RO_FILSYS;
+	ret = check_fs(fs);
+	if (ret)
+		return ret;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -361,7 +390,7 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 	}
 	/* Should anything flush, the backups stay as they are. */
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	if (ext2fs_has_feature_journal(sb))
+	if (ext2fs_has_feature_journal(fs->super))
 		ret = open_journalled(c);
 	else
 		ret = open_ordered(c);

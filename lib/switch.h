@@ -75,6 +75,12 @@ enum {
 errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret);
 
 /*
+ * What switch_open() would refuse, found without writing: FS may be open
+ * read-only (e2defrag -n checks as for a real run).  The same errors.
+ */
+errcode_t switch_check(ext2_filsys fs);
+
+/*
  * Switch INO to INODE (its new i_block, i_blocks, flags; the checksum is
  * set here).  GAINED: block runs the inode owns after the switch and did
  * not before (data and mapping blocks).  RELEASED: runs it owned before and
@@ -85,6 +91,13 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 		      struct ext2_inode_large *inode,
 		      const struct layout_piece *gained, size_t ngained,
 		      const struct layout_piece *released, size_t nreleased);
+
+/*
+ * Whether a failed write stopped C (see above): it then refuses all
+ * further work.  A switch_file() that refused its input before changing
+ * anything (E2F_ERR_SWITCH_RUNS, E2F_ERR_JOURNAL_FULL) leaves C usable.
+ */
+int switch_is_failed(const struct switch_ctx *c);
 
 /* Checkpoint whatever is left and leave the journal empty; frees C. */
 errcode_t switch_close(struct switch_ctx *c);

@@ -18,6 +18,14 @@ for args in "" "--bogus x.img" "--top lots x.img" "--threshold 101 x.img" \
 	[ "$status" -eq 16 ] || fail "'e2frag $args' exited $status, expected 16"
 	[ -s "$T/err" ] && [ ! -s "$T/out" ] || fail "'e2frag $args': no message, or output on stdout"
 done
+# The message names the column that is wrong, or says there are too many.
+run_status e2frag -o PATH,NOPE,SIZE x.img 2> "$T/err"
+grep -q "unknown column 'NOPE'" "$T/err" || fail "-o NOPE: '$(cat "$T/err")'"
+many=PATH
+for i in $(seq 64); do many=$many,SIZE; done
+run_status e2frag -o "$many" x.img 2> "$T/err"
+[ "$status" -eq 16 ] && grep -q "at most 64 columns" "$T/err" ||
+	fail "-o with 65 columns: exit $status, '$(cat "$T/err")'"
 expect_status 0 e2frag --list-columns > "$T/cols"
 grep -q "PATH" "$T/cols" || fail "--list-columns lists no PATH"
 

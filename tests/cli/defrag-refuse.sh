@@ -30,6 +30,20 @@ refuse unclean "not cleanly unmounted" "ssv state 0"
 refuse orphans "orphan" "ssv last_orphan 12"
 refuse shared "shared_blocks" "feature shared_blocks"
 
+# An aborted journal (s_errno set in the journal superblock, as the
+# kernel leaves it) while the superblock still says clean: errors, refused
+# by -n as by a real run.  (ext3: no journal checksum to redo.)
+small_image "$T/jerr.img" ext3
+jsb=$(debugfs -R "bmap <8> 0" "$T/jerr.img" 2>/dev/null)
+[ -n "$jsb" ] || fail "jerr: no journal superblock"
+printf '\377\377\377\373' | dd of="$T/jerr.img" bs=1 seek=$((jsb * 4096 + 32)) conv=notrunc 2>/dev/null
+cp "$T/jerr.img" "$T/jerr.orig"
+for opt in "" -n; do
+	expect_rc 8 e2defrag $opt "$T/jerr.img"
+	grep -qi "errors" "$T/out" || { cat "$T/out"; fail "jerr: e2defrag $opt does not say errors"; }
+	cmp -s "$T/jerr.img" "$T/jerr.orig" || fail "jerr: e2defrag $opt changed the image"
+done
+
 # Not checked since it was last mounted: refused, but -f goes ahead.
 cp "$T/base.img" "$T/unchecked.img"
 debugfs -w -R "ssv lastcheck 20200101" "$T/unchecked.img" >/dev/null 2>&1

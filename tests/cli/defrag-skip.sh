@@ -42,6 +42,25 @@ grep -q "/frag: shares blocks with another inode" "$T/out" || { cat "$T/out"; fa
 $ORACLE blocks "$T/shared.img" /frag | cmp -s - "$T/frag.before" || fail "/frag moved"
 $ORACLE blocks "$T/shared.img" /other | cmp -s - "$T/other.before" || fail "/other moved"
 
+# An inode whose checksum does not match (metadata_csum; the superblock
+# still says clean): its file is skipped as corrupt, like one whose extent
+# blocks do not match, and the others are moved.
+small_image "$T/csum.img" ext4
+set -- $(debugfs -R "imap /frag" "$T/csum.img" 2>/dev/null |
+	 sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+[ $# -eq 2 ] || fail "csum: no inode location for /frag"
+# One byte of i_mtime (offset 16): the checksum no longer matches.
+printf '\001' | dd of="$T/csum.img" bs=1 seek=$(($1 * 4096 + $2 + 16)) conv=notrunc 2>/dev/null
+e2fsck -fn "$T/csum.img" 2>&1 | grep -q "checksum does not match inode" ||
+	fail "csum: the inode checksum was not broken"
+$ORACLE blocks "$T/csum.img" /frag > "$T/frag.before"
+e2defrag -v "$T/csum.img" > "$T/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$T/out"; fail "csum: exit $rc, expected 1 (a selected file skipped)"; }
+grep -q "/frag: .*corrupt" "$T/out" || { cat "$T/out"; fail "csum: /frag not named as corrupt"; }
+$ORACLE blocks "$T/csum.img" /frag | cmp -s - "$T/frag.before" || fail "csum: /frag moved"
+[ "$(pieces "$T/csum.img" /rec/a)" -eq 1 ] || fail "csum: /rec/a not moved"
+
 # Quota: debugfs does not keep the quota files up to date, e2fsck -fy does.
 make_image "$T/quota.img" ext4 1024 64M -O quota
 printf 'mkdir /rec\n' > "$T/c"

@@ -25,6 +25,22 @@ for type in ext4 ext2; do
 	cmp -s "$img" "$T/orig.img" || fail "$type: e2undo did not restore the image"
 done
 
+# The same undo file for the next run, after the filesystem changed (a
+# PVR disk's nightly run): the old file is replaced, not refused, and
+# e2undo rolls back that run.
+img=$T/again.img
+small_image "$img" ext4
+rm -f "$T/undo"
+expect_rc 0 e2defrag -z "$T/undo" "$img"
+gen "$T/frag2" 245760 23
+fragment "$img" "$T/frag2" /frag2 12288
+check_clean "$img"
+cp "$img" "$T/mid.img"
+expect_rc 0 e2defrag -z "$T/undo" "$img"
+cmp -s "$img" "$T/mid.img" && fail "again: the second run changed nothing to undo"
+e2undo "$T/undo" "$img" > "$T/undo.out" 2>&1 || { cat "$T/undo.out"; fail "again: e2undo failed"; }
+cmp -s "$img" "$T/mid.img" || fail "again: e2undo did not restore the image as the second run found it"
+
 # With --json the e2undo command goes to stderr, stdout stays JSON.
 small_image "$T/j.img" ext4
 rm -f "$T/undo"

@@ -11,8 +11,15 @@
  *   jtool IMAGE clobber BLOCK    zero BLOCK in place, through the logged
  *                                channel: the power-cut harness's control
  *                                (an unsafe write it must catch).
- * Neither transaction is checkpointed: the log is left for e2fsck to
- * replay.  BLOCK should be a free block, so that either content is
+ *   jtool IMAGE fill BLOCK       on a journal with a fast-commit area (the
+ *                                log never wraps): transactions of one
+ *                                block each, BLOCK+k filled with byte k+1,
+ *                                then one sized to end exactly at the end
+ *                                of the log, then one more.  Prints the
+ *                                number of blocks logged.
+ * No transaction is checkpointed by jtool itself: the log is left for
+ * e2fsck to replay (the writer checkpoints when it needs room).  BLOCK
+ * should start a run of free blocks, so that either content is
  * consistent for e2fsck.
  */
 #include <stdio.h>
@@ -22,6 +29,7 @@
 #include "e2frag.h"
 #include "iowrap.h"
 #include "journal.h"
+#include "journal_int.h"
 
 static const char *prog = "jtool";
 
@@ -62,6 +70,54 @@ errout:
 	return ret;
 }
 
+/* One transaction logging N blocks from BLK + *next on, each filled with its index + 1. */
+static errcode_t log_blocks(struct journal *j, blk64_t blk, unsigned *next,
+			    unsigned n, char *buf)
+{
+	errcode_t ret = journal_start(j);
+
+	for (; !ret && n; n--, (*next)++) {
+		memset(buf, (*next + 1) & 0xff, j->bs);
+		ret = journal_add(j, blk + *next, buf);
+	}
+	return ret ? ret : journal_commit(j);
+}
+
+static errcode_t fill(ext2_filsys fs, blk64_t blk)
+{
+	struct journal *j = NULL;
+	char *buf = NULL;
+	unsigned next = 0;
+	size_t cap;
+	errcode_t ret;
+
+	ret = ext2fs_get_mem(fs->blocksize, &buf);
+	if (!ret)
+		ret = journal_open(fs, JOURNAL_NO_CHECKPOINT, &j);
+	if (ret)
+		goto errout;
+	if (!j->no_wrap) {
+		ret = EXT2_ET_INVALID_ARGUMENT;	/* wants a fast-commit area */
+		goto errout;
+	}
+	/* A descriptor, its copies and the commit block fill the log exactly. */
+	cap = jfmt_desc_capacity(j);
+	while (!ret && j->last - j->head > cap + 2)
+		ret = log_blocks(j, blk, &next, 1, buf);
+	if (!ret && j->last - j->head >= 3)
+		ret = log_blocks(j, blk, &next, j->last - j->head - 2, buf);
+	if (!ret)
+		ret = log_blocks(j, blk, &next, 1, buf);
+	if (!ret)
+		ret = journal_close(j);
+	if (!ret)
+		printf("%u\n", next);
+errout:
+	journal_free(j);
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
 static errcode_t clobber(ext2_filsys fs, blk64_t blk)
 {
 	char *buf = NULL;
@@ -86,8 +142,8 @@ int main(int argc, char **argv)
 	initialize_e2f_error_table();
 	initialize_ext2_error_table();
 	if (strcmp(mode, "revoke") && strcmp(mode, "norevoke") &&
-	    strcmp(mode, "clobber")) {
-		fprintf(stderr, "usage: %s IMAGE revoke|norevoke|clobber BLOCK\n",
+	    strcmp(mode, "clobber") && strcmp(mode, "fill")) {
+		fprintf(stderr, "usage: %s IMAGE revoke|norevoke|clobber|fill BLOCK\n",
 			prog);
 		return 16;
 	}
@@ -102,6 +158,8 @@ int main(int argc, char **argv)
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	if (!ret && !strcmp(mode, "clobber"))
 		ret = clobber(fs, blk);
+	else if (!ret && !strcmp(mode, "fill"))
+		ret = fill(fs, blk);
 	else if (!ret)
 		ret = run(fs, blk, !strcmp(mode, "revoke"));
 	if (ret)

@@ -182,6 +182,31 @@ cmp -s "$WORK/fc.before" "$WORK/fc.after" || fail "fc: the fast-commit area was 
 replayed_ok fc "$img"
 echo "ok fast-commit area untouched ($fc blocks)"
 
+# With a fast-commit area the log never wraps: a transaction that ends
+# exactly at its end leaves it full, and the next one must checkpoint
+# before it starts again at s_first (else it overwrites the live log,
+# whose transactions then never replay).  jtool fill logs blocks 9000...
+# with byte k+1 in one-block transactions, one sized to end at the end of
+# the log, then one more; e2fsck's replay must bring back every one.
+img=$WORK/fcfill.img
+mkimg "$img" 16384 -t ext4 -O fast_commit -b 1024 -J size=1
+n=$(jtool "$img" fill 9000 2> "$WORK/jtool.out") || { cat "$WORK/jtool.out"; fail "fcfill: jtool failed"; }
+replayed_ok fcfill "$WORK/fcfill.img"
+python3 - "$WORK/user.img" 9000 "$n" <<'EOF2' || fail "fcfill: committed blocks lost by the replay"
+import sys
+img, first, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+f = open(img, 'rb')
+bad = []
+for k in range(n):
+    f.seek((first + k) * 1024)
+    if f.read(1024) != bytes([(k + 1) & 0xff]) * 1024:
+        bad.append(first + k)
+if bad:
+    print("blocks without their logged contents: %d, first %d" % (len(bad), bad[0]))
+    sys.exit(1)
+EOF2
+echo "ok fast-commit log filled to its end ($n blocks)"
+
 # Revoke: block 9000 logged by one transaction, revoked by the next, then
 # written with data.  Replay must leave the data ('D'), not the logged
 # copy ('J'); the control without the revoke shows the difference.
@@ -219,4 +244,18 @@ if testmove "$img" /A > "$WORK/move.out" 2>&1; then
 fi
 grep -q 'external journal' "$WORK/move.out" || { cat "$WORK/move.out"; fail "external: wrong error"; }
 cmp -s "$img" "$WORK/orig.img" || fail "external journal: image changed"
+# A hole in the journal inode where the log starts (4 KiB blocks, so
+# s_first_data_block is 0): the log block would go to block 0, over the
+# superblock.  e2fsck -fn does not mind the hole; the writer must.
+img=$WORK/hole.img
+mkimg "$img" 16384 -t ext4 -b 4096
+printf 'write %s A\npunch <8> 1 1\n' "$WORK/a" > "$WORK/c"
+dbg "$img" "$WORK/c"
+[ "$(debugfs -R 'bmap <8> 1' "$img" 2>/dev/null)" = 0 ] || fail "journal hole: not punched"
+cp "$img" "$WORK/orig.img"
+if testmove "$img" /A > "$WORK/move.out" 2>&1; then
+	fail "journal hole: testmove ran"
+fi
+grep -qi 'journal' "$WORK/move.out" || { cat "$WORK/move.out"; fail "journal hole: wrong error"; }
+cmp -s "$img" "$WORK/orig.img" || fail "journal hole: image changed"
 echo "ok refusals"

@@ -21,7 +21,7 @@ int main(void)
 	const double half_rot = 60.0 / 7200 / 2;	/* 4.1666667 ms */
 	const double full = 1e-3 + 7.5e-3 * 1.7320508075688772;
 
-	tap_plan(14);
+	tap_plan(15);
 	readmodel_defaults(&m);
 
 	tap_near(readmodel_transfer_seconds(&m, 120e6), 1.0, 1e-12,
@@ -78,5 +78,18 @@ int main(void)
 	readmodel_file(&m, &layout, &f, 1, &read, &ideal);
 	tap_ok(read == ideal && read == 768 * 4096 / 120e6,
 	       "a contiguous file reads in exactly the ideal time");
+
+	/*
+	 * A corrupt extent file: an extent tree block, but no data (no
+	 * pieces).  Nothing to read, and no piece may be looked at: its
+	 * "where" points past the pieces array.
+	 */
+	layout.pieces = NULL;
+	memset(&f, 0, sizeof(f));
+	f.blocks = 1;
+	f.etb_blocks = 1;
+	f.where = 7;
+	readmodel_file(&m, &layout, &f, 0, &read, &ideal);
+	tap_ok(read == 0 && ideal == 0, "a file with no pieces reads in no time");
 	return tap_done();
 }
