@@ -37,6 +37,13 @@ ddrate() {
 	python3 -c "print('%.1f' % ($bytes / 1e6 / ($t1 - $t0)))"
 }
 
+# freefrag IMG: "N extents, largest S", per e2freefrag (the peer's own figures).
+freefrag() {
+	e2freefrag "$1" 2>/dev/null | awk '/^Num. free extent:/ { n = $4 }
+		/^Max. free extent:/ { m = $4 }
+		END { printf "%d extents, largest %.1f MiB\n", n, m / 1024 }'
+}
+
 bench_one() {
 	name=$1
 	shift
@@ -46,6 +53,7 @@ bench_one() {
 		e2fragimg -q -t "$type" "$@" "$dir/$name.orig"
 	fi
 	cp "$dir/$name.orig" "$img"
+	free0=$(freefrag "$img")
 	cat "$img" > /dev/null
 	t0=$(now)
 	e2defrag --json "$img" > "$dir/$name.json" || true
@@ -70,6 +78,7 @@ bench_one() {
 	echo "  write amplification: $wa ($(python3 -c "print('%.0f' % ($needed / 2**20))") MiB of files needed moving)"
 	echo "  modeled read time: $before s before, $read s after, ideal $ideal s: $(python3 -c "print('%.2f' % (100 * ($read / $ideal - 1)))")% over ideal"
 	echo "  left: $left avoidably fragmented files, $sets interleave sets"
+	echo "  free space (e2freefrag): $free0 -> $(freefrag "$img"); $(field "$dir/$name.json" '"%.1f" % (j["plan"]["bytes_to_consolidate"] / 2**20)') MiB written to join it"
 }
 
 bench_one aged -w aged -s 2G --seed 1
@@ -110,7 +119,7 @@ e2left=$(field "$dir/e2.after.json" 'j["summary"]["avoidably_fragmented_files"]'
 e2read=$(field "$dir/e2.after.json" 'j["summary"]["modeled_read_seconds"]')
 total=$(field "$dir/aged.json" 'j["plan"]["files_selected"]')
 echo "e4defrag vs e2defrag on the aged image ($total files avoidably fragmented before):"
-echo "  e4defrag: $e4wall s, $e4left avoidably fragmented files left, $e4sets interleave sets, modeled read $e4read s"
-echo "  e2defrag: $e2wall s, $e2left avoidably fragmented files left, modeled read $e2read s"
+echo "  e4defrag: $e4wall s, $e4left avoidably fragmented files left, $e4sets interleave sets, modeled read $e4read s, free $(freefrag "$dir/e4.img")"
+echo "  e2defrag: $e2wall s, $e2left avoidably fragmented files left, modeled read $e2read s, free $(freefrag "$dir/e2.img")"
 echo "  time ratio e2defrag/e4defrag: $(python3 -c "print('%.2f' % ($e2wall / $e4wall))")x"
 rm -f "$dir/e4.img" "$dir/e2.img" "$dir/aged.img" "$dir/streams4.img"

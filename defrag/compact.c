@@ -289,6 +289,10 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		uint64_t f;
 		int ok = 1;
 
+		/* Little free space makes many small chunks: a long walk. */
+		ret = planner_check(p);
+		if (ret)
+			break;
 		slack = avail / 8 + TREE_SLACK_MIN;
 		if (avail <= slack + 1) {
 			*stuck = 1;
@@ -379,7 +383,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 	errcode_t ret = 0;
 
 	*complete = 1;
-	if (!nunits || p->quota)
+	if ((!nunits && zone < 0) || p->quota)
 		return 0;
 	memset(&c, 0, sizeof(c));
 	c.p = p;

@@ -78,6 +78,7 @@ enum plan_move_kind {
 	MOVE_EVACUATE,		/* out of the way of another file */
 	MOVE_STAGE,		/* some blocks out of a compaction window, for now */
 	MOVE_FILL,		/* part of its stream into its final place */
+	MOVE_CONSOLIDATE,	/* whole, into a hole, to join two free runs */
 };
 
 /*
@@ -102,6 +103,7 @@ enum plan_outcome {
 	OUT_NO_ROOM,		/* left as it is: free space too short */
 	OUT_SKIPPED,		/* selected but skipped, reason says why */
 	OUT_EVACUATED,		/* not selected, moved out of the way */
+	OUT_CONSOLIDATED,	/* not selected, moved to join free runs */
 };
 
 /* What the plan does to one file (selected, skipped or evacuated). */
@@ -113,12 +115,26 @@ struct plan_file {
 	double		read_before, read_after, ideal;
 	blk64_t		moved_blocks;	/* written by its moves */
 	uint32_t	moves;
+	uint32_t	consolidate_moves;	/* of which to join free runs */
 };
 
 struct plan_opts {
-	e2f_progress_fn	progress;	/* unused for now: planning is quick */
+	e2f_progress_fn	progress;	/* E2F_PHASE_PLAN, units: files; nonzero: cancel */
 	void		*progress_priv;
+	int		pack;		/* consolidate free space fully, zones packed, no budget */
 };
+
+/*
+ * Without pack, free space is consolidated within budgets counted in the
+ * blocks of the files that needed moving: joining free runs (moving the
+ * small files between them) writes at most CONSOLIDATE_JOIN_SHARE times
+ * that, and bringing the largest free run back to its old size only as
+ * long as the whole run writes at most CONSOLIDATE_AMPLIFICATION times
+ * that (the write amplification bench/defrag.sh holds e2defrag to).  A
+ * run with nothing else to move consolidates nothing.
+ */
+#define CONSOLIDATE_JOIN_SHARE		0.5
+#define CONSOLIDATE_AMPLIFICATION	1.5
 
 struct plan_seg;
 
@@ -133,7 +149,10 @@ struct plan {
 	uint64_t	nfiles;
 	/* Totals */
 	uint64_t	selected, best, partial, no_room, skipped, evacuated;
+	uint64_t	consolidated;	/* files moved only to join free runs */
 	blk64_t		copy_blocks;	/* all moves */
+	blk64_t		consolidate_blocks;	/* ... of them to consolidate free space */
+	int		consolidate_over_budget;	/* more was possible (pack) */
 	blk64_t		needed_blocks;	/* stream blocks of the files that needed moving */
 	uint64_t	pieces_before, pieces_after;
 	double		read_before, read_after, ideal;
@@ -141,7 +160,10 @@ struct plan {
 	blk64_t		largest_free_before, largest_free_after, free_blocks;
 };
 
-/* Plan the moves for the files SEL selected in LAYOUT. */
+/*
+ * Plan the moves for the files SEL selected in LAYOUT.  OPTS may be NULL.
+ * E2F_ERR_CANCELLED (no plan) when OPTS->progress asked to stop.
+ */
 errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret);
 void plan_free(struct plan *plan);

@@ -5,8 +5,9 @@
  *   { "filesystem": {...as e2frag's...},
  *     "dry_run": bool,
  *     "plan": { files_selected, files_best, files_partial, files_no_room,
- *               files_skipped, files_evacuated, moves, bytes_to_write,
- *               bytes_needing_move, pieces_before, pieces_after,
+ *               files_skipped, files_evacuated, files_consolidated,
+ *               moves, bytes_to_write, bytes_needing_move,
+ *               bytes_to_consolidate, pieces_before, pieces_after,
  *               read_seconds_before, read_seconds_after, ideal_read_seconds,
  *               free_extents_before, free_extents_after,
  *               largest_free_before, largest_free_after },
@@ -30,7 +31,7 @@ static const char *outcome_name(const struct report *r, uint64_t i)
 	static const char *const names[] = {
 		[OUT_NONE] = "none", [OUT_BEST] = "best", [OUT_PARTIAL] = "partial",
 		[OUT_NO_ROOM] = "no_room", [OUT_SKIPPED] = "skipped",
-		[OUT_EVACUATED] = "evacuated",
+		[OUT_EVACUATED] = "evacuated", [OUT_CONSOLIDATED] = "consolidated",
 	};
 
 	if (r->result && r->result[i] == FR_FAILED)
@@ -52,9 +53,12 @@ static json_t *plan_json(const struct report *r)
 	json_object_set_new(o, "files_no_room", json_integer(p->no_room));
 	json_object_set_new(o, "files_skipped", json_integer(p->skipped));
 	json_object_set_new(o, "files_evacuated", json_integer(p->evacuated));
+	json_object_set_new(o, "files_consolidated", json_integer(p->consolidated));
 	json_object_set_new(o, "moves", json_integer(p->nmoves));
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
+	json_object_set_new(o, "bytes_to_consolidate",
+			    json_integer(p->consolidate_blocks * bs));
 	json_object_set_new(o, "pieces_before", json_integer(p->pieces_before));
 	json_object_set_new(o, "pieces_after", json_integer(p->pieces_after));
 	json_object_set_new(o, "read_seconds_before", report_json_real(p->read_before));

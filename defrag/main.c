@@ -30,7 +30,7 @@ enum {
 
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
-	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER,
+	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER, OPT_PACK,
 };
 
 static const struct option long_options[] = {
@@ -49,6 +49,7 @@ static const struct option long_options[] = {
 	{ "seek-ms",	     required_argument, NULL, OPT_SEEK },
 	{ "track-seek-ms",   required_argument, NULL, OPT_TRACK_SEEK },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
+	{ "pack",	     no_argument,	NULL, OPT_PACK },
 	{ "verbose",	     no_argument,	NULL, 'v' },
 	{ "version",	     no_argument,	NULL, 'V' },
 	{ "help",	     no_argument,	NULL, 'h' },
@@ -87,6 +88,8 @@ static void usage(FILE *out, const char *prog)
 "  -f, --force             run even if not checked since last mounted\n"
 "  -v, --verbose           list every file of the plan and the skipped ones\n"
 "      --buffer SIZE       copy buffer (default 8M)\n"
+"      --pack              join free space into as few runs as possible,\n"
+"                          however much that writes\n"
 "\n"
 "Read model for the scores (7200 rpm SATA disk by default):\n"
 "      --rpm N, --mbps N, --seek-ms MS, --track-seek-ms MS\n"
@@ -181,7 +184,7 @@ static int parse_when(const char *s, time_t now, int64_t *out)
 struct cli {
 	struct select_opts sel;
 	struct readmodel model;
-	int		dry_run, json, bar, verbose, force;
+	int		dry_run, json, bar, verbose, force, pack;
 	int		progress_fd;
 	const char	*undo_file;
 	double		max_time;	/* < 0: none */
@@ -234,6 +237,7 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			}
 			break;
 		case OPT_INTERLEAVED_ONLY: c->sel.interleaved_only = 1; break;
+		case OPT_PACK: c->pack = 1; break;
 		case OPT_MAX_TIME:
 			if (parse_double(optarg, 0, 1e9, &c->max_time)) {
 				fprintf(stderr, "%s: --max-time wants seconds, not '%s'\n",
@@ -365,6 +369,7 @@ static int run(struct cli *c, const char *prog)
 	struct plan *plan = NULL;
 	struct run_state st;
 	struct run_opts ro;
+	struct plan_opts po;
 	struct progress pr;
 	struct report r;
 	struct switch_ctx *sw = NULL;
@@ -452,7 +457,16 @@ static int run(struct cli *c, const char *prog)
 		com_err(prog, ret, "while selecting files on %s", info.device);
 		goto out;
 	}
-	ret = plan_build(layout, &sel, NULL, &plan);
+	po.progress = progress_update;
+	po.progress_priv = &pr;
+	po.pack = c->pack;
+	ret = plan_build(layout, &sel, &po, &plan);
+	progress_end(&pr);
+	if (ret == E2F_ERR_CANCELLED) {
+		fprintf(stderr, "%s: cancelled while planning; nothing was changed\n", prog);
+		status = EXIT_CANCELLED;
+		goto out;
+	}
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
 		goto out;

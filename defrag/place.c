@@ -139,7 +139,8 @@ out:
 	return ret;
 }
 
-errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
+errcode_t place_evacuee(struct planner *p, uint32_t file,
+			enum plan_move_kind kind, blk64_t at,
 			blk64_t excl_start, blk64_t excl_end, int *ok)
 {
 	struct layout_piece run;
@@ -156,9 +157,12 @@ errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
 		return ret;
 	if (p->quota && p->pf[file].etb_contig != p->pf[file].etb_now)
 		return 0;
-	if (!at && spacemap_best_fit(&p->sm, need, planner_limit(p, file),
-				     excl_start, excl_end, &at, &stretch))
-		return 0;
+	if (!at) {
+		if (spacemap_best_fit(&p->sm, need, planner_limit(p, file),
+				      excl_start, excl_end, &at, &stretch))
+			return 0;
+		at = planner_edge(p, &p->sm, at, stretch, need, &file, 1);
+	}
 	if (!spacemap_is(&p->sm, at, need, SM_FREE))
 		return 0;
 	run.start = at;
@@ -167,12 +171,12 @@ errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
 	for (one.first = 0; one.first < p->nmembers; one.first++)
 		if (p->members[one.first] == file)
 			break;
-	if (one.first == p->nmembers) {
-		/* Not a candidate: commit directly, as an evacuation. */
+	if (one.first == p->nmembers || kind != MOVE_EVACUATE) {
+		/* Not a candidate (or not its own move): commit directly. */
 		struct layout_piece meta = { at, need - layout_stream_blocks(&p->layout->files[file]) };
 		struct layout_piece data = { at + meta.len, layout_stream_blocks(&p->layout->files[file]) };
 
-		ret = planner_commit(p, file, MOVE_EVACUATE, &data, 1, &meta,
+		ret = planner_commit(p, file, kind, &data, 1, &meta,
 				     meta.len ? 1 : 0);
 	} else {
 		one.n = 1;
@@ -333,7 +337,8 @@ static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
 		best_in_place(p, p->members[u->first], &t, &cost);
 	if (!spacemap_best_fit(&p->sm, need, limit, 0, 0, &start, &stretch) &&
 	    need <= cost) {
-		w.start = start;
+		w.start = planner_edge(p, &p->sm, start, stretch, need,
+				       p->members + u->first, u->n);
 		w.len = need;
 		ret = place_members(p, u, &w, 1);
 		if (ret == E2D_ERR_PLAN_CONFLICT)

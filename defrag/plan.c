@@ -55,6 +55,18 @@ double plan_read_seconds(const struct layout *layout,
 	return t + readmodel_transfer_seconds(&layout->model, blocks * bs);
 }
 
+errcode_t planner_check(struct planner *p)
+{
+	/* Packing and consolidating come after the last file's turn: not done yet. */
+	uint64_t done = p->steps_done < p->steps_total ? p->steps_done :
+		p->steps_total ? p->steps_total - 1 : 0;
+
+	if (p->progress && p->progress(p->progress_priv, E2F_PHASE_PLAN, done,
+				       p->steps_total))
+		return E2F_ERR_CANCELLED;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- figures */
 
 static void finish_figures(struct planner *p)
@@ -79,7 +91,8 @@ static void finish_figures(struct planner *p)
 		}
 		if (!candidate) {
 			if (r->moves)
-				r->outcome = OUT_EVACUATED;
+				r->outcome = r->moves == r->consolidate_moves ?
+					OUT_CONSOLIDATED : OUT_EVACUATED;
 			continue;
 		}
 		if (p->sel->flags[i] & SEL_UNMOVABLE) {
@@ -104,9 +117,12 @@ static void finish_figures(struct planner *p)
 		plan->read_after += r->read_after;
 		plan->ideal += r->ideal;
 	}
-	for (i = 0; i < layout->nfiles; i++)
+	for (i = 0; i < layout->nfiles; i++) {
 		if (plan->files[i].outcome == OUT_EVACUATED)
 			plan->evacuated++;
+		if (plan->files[i].outcome == OUT_CONSOLIDATED)
+			plan->consolidated++;
+	}
 	spacemap_free_stats(&p->sm, &plan->free_extents_after, &fb,
 			    &plan->largest_free_after);
 }
@@ -261,7 +277,9 @@ static errcode_t place_all(struct planner *p, int pack_first)
 		/* Files moved out of another's way earlier are placed already. */
 		if (!unit_pending(p, u))
 			continue;
-		if (!pack_first)
+		p->steps_done += u->n;
+		err = planner_check(p);
+		if (!err && !pack_first)
 			err = place_unit(p, u, &placed);
 		if (unit_pending(p, u))
 			left[nleft++] = *u;
@@ -277,6 +295,9 @@ static errcode_t place_all(struct planner *p, int pack_first)
 
 			if (!(p->pf[p->members[i]].flags & PF_PENDING))
 				continue;
+			err = planner_check(p);
+			if (err)
+				break;
 			p->pf[p->members[i]].flags &= ~PF_IN_SET;
 			one.blocks = layout_stream_blocks(&p->layout->files[p->members[i]]);
 			err = place_unit(p, &one, &placed);
@@ -309,15 +330,31 @@ static errcode_t place_all(struct planner *p, int pack_first)
 		err = compact_all_or_nothing(p, left, nleft, z);
 	}
 	for (i = 0; !err && i < p->layout->nfiles; i++)
-		if (p->pf[i].flags & PF_PENDING)
-			err = place_partial(p, i);
+		if (p->pf[i].flags & PF_PENDING) {
+			err = planner_check(p);
+			if (!err)
+				err = place_partial(p, i);
+		}
 	free(left);
 	return err;
 }
 
+/* Stream blocks of the candidates the plan moves: what needed moving. */
+static blk64_t needed_blocks(const struct planner *p)
+{
+	blk64_t needed = 0;
+	uint64_t i;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		if ((p->sel->flags[i] & SEL_CANDIDATE) && p->plan->files[i].moves)
+			needed += layout_stream_blocks(&p->layout->files[i]);
+	return needed;
+}
+
 /* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
 static errcode_t plan_once(struct layout *layout, const struct selection *sel,
-			   int pack_first, struct plan **ret)
+			   const struct plan_opts *opts, int pack_first,
+			   struct plan **ret)
 {
 	struct planner p;
 	struct plan *plan;
@@ -334,6 +371,10 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	p.sel = sel;
 	p.plan = plan;
 	p.quota = ext2fs_has_feature_quota(p.fs->super);
+	if (opts) {
+		p.progress = opts->progress;
+		p.progress_priv = opts->progress_priv;
+	}
 	plan->nfiles = layout->nfiles;
 	plan->files = calloc(layout->nfiles + 1, sizeof(*plan->files));
 	p.pf = calloc(layout->nfiles + 1, sizeof(*p.pf));
@@ -347,6 +388,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			p.pf[i].flags |= PF_UNMOVABLE;
 		else if (sel->flags[i] & SEL_CANDIDATE)
 			p.pf[i].flags |= PF_PENDING;
+		p.steps_total += !!(p.pf[i].flags & PF_PENDING);
 	}
 	for (i = 0; i < layout->nzones; i++)
 		if (layout->zones[i].len > p.largest_zone)
@@ -361,6 +403,9 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		err = planner_build_units(&p);
 	if (!err)
 		err = place_all(&p, pack_first);
+	if (!err)
+		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
+				  opts && opts->pack, &plan->consolidate_over_budget);
 	if (!err)
 		finish_figures(&p);
 out:
@@ -400,12 +445,11 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	struct plan *a, *b = NULL;
 	errcode_t err;
 
-	(void)opts;
-	err = plan_once(layout, sel, 0, &a);
+	err = plan_once(layout, sel, opts, 0, &a);
 	if (err)
 		return err;
 	if (a->partial || a->no_room) {
-		err = plan_once(layout, sel, 1, &b);
+		err = plan_once(layout, sel, opts, 1, &b);
 		if (err) {
 			plan_free(a);
 			return err;
@@ -418,6 +462,9 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 			plan_free(b);
 		}
 	}
+	if (opts && opts->progress)
+		opts->progress(opts->progress_priv, E2F_PHASE_PLAN, sel->candidates,
+			       sel->candidates);
 	*ret = a;
 	return 0;
 }

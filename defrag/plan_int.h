@@ -55,6 +55,11 @@ struct planner {
 	uint64_t	nmembers;
 	int		quota;		/* the quota feature: block counts must not change */
 	blk64_t		largest_zone;
+	int		consolidating;	/* moves now are consolidate.c's */
+	/* Progress and cancellation (plan_opts): polled between steps. */
+	e2f_progress_fn	progress;
+	void		*progress_priv;
+	uint64_t	steps_done, steps_total;
 	/* window.c scratch, sized once */
 	uint32_t	*owner_count;	/* per spacemap owner */
 	struct psnap	*snap;		/* psnap.c: moves that may be taken back */
@@ -75,11 +80,27 @@ errcode_t planner_check_candidates(struct planner *p);
 errcode_t planner_build_units(struct planner *p);
 
 /* plan.c */
+/*
+ * Report progress; E2F_ERR_CANCELLED when the caller asked to stop.  Long
+ * loops of the planner call it between steps, so that a signal stops a
+ * long plan promptly (nothing is written while planning).
+ */
+errcode_t planner_check(struct planner *p);
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n);
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n);
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);
+/*
+ * Where in the free stretch [START, START+LEN) of SM to put NEED blocks of
+ * the files GOING (N of them), which leave blocks behind: against the end
+ * whose far side stays in use, so that the rest of the stretch borders
+ * blocks that are free or will be (theirs, pending files') and joins them
+ * once they are.  The start when neither side will grow.
+ */
+blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
+		     blk64_t start, blk64_t len, blk64_t need,
+		     const uint32_t *going, uint32_t ngoing);
 /* Blocks a file's stream may not reach: 2^32 for block-mapped files. */
 blk64_t planner_limit(const struct planner *p, uint32_t file);
 /* Zone index holding BLK, or -1 when BLK is fixed metadata. */
@@ -118,9 +139,12 @@ void psnap_forget(struct planner *p);
 errcode_t place_unit(struct planner *p, const struct unit *u, int *placed);
 /*
  * Move FILE, contiguous, into free space outside [EXCL_START, EXCL_END)
- * at AT when AT is nonzero (a position window.c checked), else best-fit.
+ * at AT when AT is nonzero (a position window.c checked), else best-fit;
+ * KIND is MOVE_EVACUATE (out of a unit's way: a candidate's own move) or
+ * MOVE_CONSOLIDATE.
  */
-errcode_t place_evacuee(struct planner *p, uint32_t file, blk64_t at,
+errcode_t place_evacuee(struct planner *p, uint32_t file,
+			enum plan_move_kind kind, blk64_t at,
 			blk64_t excl_start, blk64_t excl_end, int *ok);
 /* Lay members of U out one after another over the window RUNS (physical). */
 errcode_t place_members(struct planner *p, const struct unit *u,
@@ -170,6 +194,18 @@ errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 errcode_t compact_place(struct planner *p, const struct unit *units,
 			size_t nunits, int64_t zone, int *complete);
 
+/* consolidate.c */
+/*
+ * Join free runs by moving the settled files between them into holes
+ * elsewhere, cheapest first; bring the largest free run back to
+ * LARGEST_BEFORE if a window can be cleared; with PACK also pack zones.
+ * Without PACK within the budgets of defrag.h, NEEDED being the blocks of
+ * the files that needed moving.  *OVER_BUDGET: something was left for
+ * want of budget.
+ */
+errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
+		      int pack, int *over_budget);
+
 /* window.c */
 /*
  * Make room for U (NEED blocks, crossing at most MAXCROSS zone
@@ -178,5 +214,12 @@ errcode_t compact_place(struct planner *p, const struct unit *units,
  */
 errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 		       int maxcross, int *placed);
+/*
+ * Clear the cheapest window of NEED blocks within a zone, moving the
+ * files in it (writing at most BUDGET blocks) out, into free space
+ * elsewhere: a free run of NEED blocks.  *cleared 0: no window works.
+ */
+errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
+		       int *cleared);
 
 #endif /* DEFRAG_PLAN_INT_H */

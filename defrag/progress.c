@@ -25,10 +25,14 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The -C phase numbers: 1 scanning, 2 moving (documented in e2defrag(8)). */
+/*
+ * The -C phase numbers (documented in e2defrag(8)): 1 scanning, 2 moving,
+ * 3 planning.  Planning comes between the other two; it got its number
+ * last, so that readers of the first two keep working.
+ */
 static int phase_number(enum e2f_phase phase)
 {
-	return phase == E2F_PHASE_MOVE ? 2 : 1;
+	return phase == E2F_PHASE_MOVE ? 2 : phase == E2F_PHASE_PLAN ? 3 : 1;
 }
 
 static void write_fd(const struct progress *p, enum e2f_phase phase,
@@ -62,7 +66,8 @@ static void draw_bar(struct progress *p, enum e2f_phase phase, uint64_t done,
 		bar[i] = i < fill ? '#' : '-';
 	bar[BAR_WIDTH] = 0;
 	if (phase != E2F_PHASE_MOVE) {
-		fprintf(stderr, "\r%s: scanning |%s| %3.0f%%\033[K", p->prog, bar,
+		fprintf(stderr, "\r%s: %s |%s| %3.0f%%\033[K", p->prog,
+			phase == E2F_PHASE_PLAN ? "planning" : "scanning", bar,
 			100 * frac);
 	} else {
 		/* The engine counts blocks; people read bytes. */

@@ -169,6 +169,9 @@ errcode_t planner_check_candidates(struct planner *p)
 
 		if (!(f->flags & PF_PENDING))
 			continue;
+		ret = planner_check(p);
+		if (ret)
+			return ret;
 		ret = planner_fmap(p, i, &m);
 		if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
 		    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {

@@ -27,7 +27,7 @@ struct psave {
 struct psnap {
 	struct spacemap	sm;
 	uint64_t	nmoves, nsegs, nmeta;
-	blk64_t		copy_blocks;
+	blk64_t		copy_blocks, consolidate_blocks;
 	struct plan_file *files;
 	struct psave	*saved;
 	size_t		nsaved, cap;
@@ -58,6 +58,7 @@ errcode_t psnap_take(struct planner *p)
 	s->nsegs = p->plan->nsegs;
 	s->nmeta = p->plan->nmeta;
 	s->copy_blocks = p->plan->copy_blocks;
+	s->consolidate_blocks = p->plan->consolidate_blocks;
 	p->snap = s;
 	return 0;
 errout:
@@ -178,6 +179,7 @@ void psnap_restore(struct planner *p)
 	p->plan->nsegs = s->nsegs;
 	p->plan->nmeta = s->nmeta;
 	p->plan->copy_blocks = s->copy_blocks;
+	p->plan->consolidate_blocks = s->consolidate_blocks;
 	p->snap = NULL;
 	free_snap(s);
 }

@@ -58,6 +58,71 @@ int64_t planner_zone_of(const struct planner *p, blk64_t blk)
 	return -1;
 }
 
+/* Segments an edge looks past, at most: a bound on the work, not a policy. */
+#define EDGE_LOOK	256
+
+/* Whether OWNER's blocks are free or will be: GOING's, or a pending file's. */
+static int will_be_free(const struct planner *p, uint32_t owner,
+			const uint32_t *going, uint32_t ngoing)
+{
+	uint32_t f, k;
+
+	if (owner == SM_FREE)
+		return 1;
+	if (owner < SM_FILE0)
+		return 0;
+	f = owner - SM_FILE0;
+	for (k = 0; k < ngoing; k++)
+		if (going[k] == f)
+			return 1;
+	return (p->pf[f].flags & (PF_PENDING | PF_UNMOVABLE)) == PF_PENDING;
+}
+
+/* Blocks free or to be freed that lie next to [START, END), before and after it. */
+static void edge_reach(const struct planner *p, const struct spacemap *sm,
+		       blk64_t start, blk64_t end, const uint32_t *going,
+		       uint32_t ngoing, blk64_t *before, blk64_t *after)
+{
+	size_t i, k;
+
+	*before = *after = 0;
+	if (start > sm->first) {
+		i = spacemap_find(sm, start - 1);
+		for (k = 0; k < EDGE_LOOK; k++, i--) {
+			const struct sm_seg *g = &sm->seg[i];
+
+			if (!will_be_free(p, g->owner, going, ngoing))
+				break;
+			*before += (g->start + g->len < start ? g->start + g->len : start) -
+				g->start;
+			if (!i)
+				break;
+		}
+	}
+	if (end < sm->end) {
+		i = spacemap_find(sm, end);
+		for (k = 0; k < EDGE_LOOK && i < sm->n; k++, i++) {
+			const struct sm_seg *g = &sm->seg[i];
+
+			if (!will_be_free(p, g->owner, going, ngoing))
+				break;
+			*after += g->start + g->len - (g->start > end ? g->start : end);
+		}
+	}
+}
+
+blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
+		     blk64_t start, blk64_t len, blk64_t need,
+		     const uint32_t *going, uint32_t ngoing)
+{
+	blk64_t before, after;
+
+	if (len <= need)
+		return start;
+	edge_reach(p, sm, start, start + len, going, ngoing, &before, &after);
+	return before > after ? start + len - need : start;
+}
+
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 {
 	struct pfile *f = &p->pf[file];
@@ -287,6 +352,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	plan->copy_blocks += copy;
 	pfr->moves++;
 	pfr->moved_blocks += copy;
+	if (p->consolidating) {
+		pfr->consolidate_moves++;
+		plan->consolidate_blocks += copy;
+	}
 	pfr->pieces_after = plan_pieces(new, nnew);
 	pfr->read_after = plan_read_seconds(p->layout, new, nnew);
 	return 0;

@@ -24,6 +24,7 @@ static const char *outcome_word(const struct report *r, uint64_t i)
 	case OUT_NO_ROOM: return "unchanged (no room)";
 	case OUT_SKIPPED: return skip_reason_text(pf->reason);
 	case OUT_EVACUATED: return "moved out of the way";
+	case OUT_CONSOLIDATED: return "moved to join free space";
 	default: return "";
 	}
 }
@@ -134,15 +135,21 @@ void text_plan(FILE *out, const struct report *r)
 		fprintf(out, " (%llu other files moved out of the way)",
 			(unsigned long long)p->evacuated);
 	fputc('\n', out);
+	if (p->consolidate_blocks || p->consolidated) {
+		util_format_size(p->consolidate_blocks * (uint64_t)bs, a, sizeof(a));
+		fprintf(out, "  to join free space: %s, %llu other files moved\n", a,
+			(unsigned long long)p->consolidated);
+	}
 	fprintf(out, "  pieces:             %llu -> %llu\n",
 		(unsigned long long)p->pieces_before, (unsigned long long)p->pieces_after);
 	fprintf(out, "  modeled read time:  %.3f s -> %.3f s (ideal %.3f s)\n",
 		p->read_before, p->read_after, p->ideal);
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
-	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s\n",
+	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s%s\n",
 		(unsigned long long)p->free_extents_before, c,
-		(unsigned long long)p->free_extents_after, d);
+		(unsigned long long)p->free_extents_after, d,
+		p->consolidate_over_budget ? " (--pack may join more)" : "");
 	file_lines(out, r);
 }
 
@@ -157,7 +164,8 @@ void report_after_figures(const struct report *r, uint64_t *pieces,
 		const struct plan_file *pf = &r->plan->files[i];
 		int64_t k;
 
-		if (pf->outcome == OUT_NONE || pf->outcome == OUT_EVACUATED)
+		if (pf->outcome == OUT_NONE || pf->outcome == OUT_EVACUATED ||
+		    pf->outcome == OUT_CONSOLIDATED)
 			continue;
 		k = layout_find(r->after, r->layout->files[i].ino);
 		if (k < 0)

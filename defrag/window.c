@@ -46,6 +46,7 @@ struct sweep {
 	blk64_t		total;
 	blk64_t		need;
 	int		maxcross;
+	enum plan_move_kind kind;	/* of the moves out of the way */
 	struct cand	cand[WINDOW_CANDIDATES];
 	int		ncand;
 	/* window state */
@@ -254,9 +255,10 @@ static int cmp_evacuee(const void *a, const void *b, void *arg)
 }
 
 /*
- * Clear candidate window X and place U in it.  *placed 0: it could not be
- * cleared (nothing changed), or clearing started and then failed (some
- * files moved out; the caller stops trying windows).
+ * Clear candidate window X and place U in it (none when U is NULL).
+ * *placed 0: it could not be cleared (nothing changed), or clearing
+ * started and then failed (some files moved out; the caller stops trying
+ * windows).
  */
 static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 			    int *placed, int *dirty)
@@ -276,7 +278,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		return 0;
 	excl_s = runs[0].start;
 	excl_e = runs[nruns - 1].start + runs[nruns - 1].len;
-	for (k = 0; k < u->n; k++)
+	for (k = 0; u && k < u->n; k++)
 		if (excl_e > planner_limit(p, p->members[u->first + k]))
 			return 0;
 	/* The files in the window, largest first. */
@@ -314,6 +316,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		if (spacemap_best_fit(&scratch, need, planner_limit(p, ev[i]),
 				      excl_s, excl_e, &at[i], &stretch))
 			goto out;
+		at[i] = planner_edge(p, &scratch, at[i], stretch, need, &ev[i], 1);
 		ret = spacemap_assign(&scratch, at[i], need, SM_FILE0 + ev[i]);
 		if (ret)
 			goto out;
@@ -321,13 +324,17 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 	/* They do: move them, then the unit. */
 	for (i = 0; i < nev; i++) {
 		*dirty = 1;
-		ret = place_evacuee(p, ev[i], at[i], excl_s, excl_e, &ok);
+		ret = place_evacuee(p, ev[i], s->kind, at[i], excl_s, excl_e, &ok);
 		if (ret || !ok)
 			goto out;
 	}
 	for (i = 0; i < nruns; i++)
 		if (!spacemap_is(&p->sm, runs[i].start, runs[i].len, SM_FREE))
 			goto out;
+	if (!u) {
+		*placed = 1;
+		goto out;
+	}
 	ret = place_members(p, u, runs, nruns);
 	if (ret == E2D_ERR_PLAN_CONFLICT)
 		ret = 0;
@@ -353,6 +360,7 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 	s.p = p;
 	s.need = need;
 	s.maxcross = maxcross;
+	s.kind = MOVE_EVACUATE;
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags |= PF_IN_UNIT;
 	ret = build_virtual(&s);
@@ -362,6 +370,29 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 		ret = try_window(&s, u, s.cand[i].x, placed, &dirty);
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags &= ~PF_IN_UNIT;
+	free(s.v);
+	free(s.zv);
+	return ret;
+}
+
+errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
+		       int *cleared)
+{
+	struct sweep s;
+	int i, dirty = 0;
+	errcode_t ret;
+
+	*cleared = 0;
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.need = need;
+	s.kind = MOVE_CONSOLIDATE;
+	ret = build_virtual(&s);
+	if (!ret)
+		sweep_all(&s);
+	for (i = 0; !ret && i < s.ncand && !*cleared && !dirty; i++)
+		if (s.cand[i].cost <= budget)
+			ret = try_window(&s, NULL, s.cand[i].x, cleared, &dirty);
 	free(s.v);
 	free(s.zv);
 	return ret;

@@ -28,6 +28,7 @@ enum e2f_phase {
 	E2F_PHASE_DIRS,		/* reading directories for names; units: blocks */
 	E2F_PHASE_BITMAPS,	/* reading bitmaps and fixed metadata; units: groups */
 	E2F_PHASE_MOVE,		/* e2defrag moving data; units: blocks */
+	E2F_PHASE_PLAN,		/* e2defrag planning the moves; units: files placed */
 	E2F_PHASE_COUNT
 };
 

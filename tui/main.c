@@ -52,6 +52,7 @@ static int progress(void *priv, enum e2f_phase phase, uint64_t done,
 	static const char *const names[] = {
 		[E2F_PHASE_INODES] = "inodes", [E2F_PHASE_DIRS] = "directories",
 		[E2F_PHASE_BITMAPS] = "bitmaps", [E2F_PHASE_MOVE] = "moving",
+		[E2F_PHASE_PLAN] = "planning",
 	};
 
 	if (total)

@@ -149,6 +149,63 @@ e2frag_field() {
 print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$T/e2frag.json" "$2"
 }
 
+# check_manifest IMG: every file of the manifest has its sha256, per debugfs.
+check_manifest() {
+	python3 - "$1" <<'PY' || fail "contents differ from the manifest of $1"
+import hashlib, json, os, subprocess, sys, tempfile
+img = sys.argv[1]
+files = json.load(open(img + ".json"))["files"]
+d = tempfile.mkdtemp()
+cmds = os.path.join(d, "cmds")
+with open(cmds, "w") as f:
+    for i, x in enumerate(files):
+        f.write('dump "%s" %s/%d\n' % (x["path"], d, i))
+subprocess.run(["debugfs", "-f", cmds, img], capture_output=True, check=False)
+bad = 0
+for i, x in enumerate(files):
+    p = "%s/%d" % (d, i)
+    h = hashlib.sha256(open(p, "rb").read()).hexdigest() if os.path.exists(p) else None
+    if h != x["sha256"]:
+        print("%s: %s, manifest %s" % (x["path"], h, x["sha256"]))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+}
+
+# freefrag IMG: "EXTENTS LARGEST_KB" of free space, per e2freefrag.
+freefrag() {
+	e2freefrag "$1" > "$T/freefrag.out" 2>&1 || fail "e2freefrag $1"
+	awk '/^Num. free extent:/ { n = $4 } /^Max. free extent:/ { m = $4 }
+	     END { if (n == "" || m == "") exit 1; print n, m }' "$T/freefrag.out" ||
+		fail "e2freefrag $1: no figures"
+}
+
+# groups IMG: block groups, per dumpe2fs.
+groups() {
+	dumpe2fs -h "$1" 2>/dev/null | awk -F: '
+		/^Block count:/ { b = $2 } /^Blocks per group:/ { g = $2 }
+		/^First block:/ { f = $2 }
+		END { if (g > 0) print int((b - f + g - 1) / g); else exit 1 }' ||
+		fail "dumpe2fs -h $1"
+}
+
+# check_free_space IMG JSON EXTENTS0 [LARGEST0_KB]: after the run whose
+# e2defrag --json output is JSON, e2freefrag finds no more free extents
+# than EXTENTS0 or than there are block groups (and a largest one no
+# smaller than LARGEST0_KB), and the figures the run reports are
+# e2freefrag's.
+check_free_space() {
+	_g=$(groups "$1")
+	set -- "$1" "$2" "$3" "${4:-0}" $(freefrag "$1")
+	[ "$5" -le "$3" ] || [ "$5" -le "$_g" ] ||
+		fail "$1: free extents $3 -> $5, in $_g block groups"
+	[ "$6" -ge "$4" ] || fail "$1: largest free extent $4 KiB -> $6 KiB"
+	[ "$(json_get "$2" 'j["result"]["free_extents_after"]')" -eq "$5" ] ||
+		fail "$1: the run reports $(json_get "$2" 'j["result"]["free_extents_after"]') free extents, e2freefrag $5"
+	[ "$(json_get "$2" 'j["result"]["largest_free_after"] // 1024')" -eq "$6" ] ||
+		fail "$1: the run reports a largest free extent unlike e2freefrag's $6 KiB"
+}
+
 # pieces IMG PATH: pieces of PATH, per debugfs's block list.
 pieces() {
 	$ORACLE pieces "$1" > "$T/pieces.json" || fail "pieces of $1"

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SIGINT or SIGTERM in the middle of a run: the file at hand is finished
 # or left as it was, e2defrag exits 32, the image is e2fsck-clean and
-# every file is intact; a run after that finishes the job.
+# every file is intact; a run after that finishes the job.  A signal while
+# it plans (an aged disk: a few hundred milliseconds of planning) stops it
+# there: exit 32 and the image byte-identical.
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v mkfifo >/dev/null 2>&1 || { echo "skip: no mkfifo"; exit 77; }
 
@@ -43,4 +45,27 @@ for sig in INT TERM; do
 		same_snapshot "$T/before.json" "$T/final.json"
 	done
 done
+
+command -v e2fragimg >/dev/null 2>&1 || exit 0
+img=$T/aged.img
+e2fragimg -q -w aged -t ext2 -b 1024 -s 128M "$img" || fail "e2fragimg aged"
+cp "$img" "$T/aged.orig"
+rm -f "$T/fifo"
+mkfifo "$T/fifo"
+e2defrag -C 3 "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
+pid=$!
+sent=0
+while read -r phase done total dev; do
+	# The first report of phase 3 (planning) comes as planning starts.
+	if [ $sent = 0 ] && [ "$phase" = 3 ]; then
+		kill -INT $pid
+		sent=1
+	fi
+done < "$T/fifo"
+wait $pid
+rc=$?
+[ $sent = 1 ] || fail "planning: never saw phase 3"
+[ $rc -eq 32 ] || { cat "$T/out"; fail "SIGINT while planning: exit $rc, expected 32"; }
+grep -q "cancelled while planning" "$T/out" || { cat "$T/out"; fail "planning: no word of the cancel"; }
+cmp -s "$img" "$T/aged.orig" || fail "SIGINT while planning: the image changed"
 exit 0

@@ -2,7 +2,9 @@
 # crashtest.sh --- the full power-cut sweep (`make crashtest`): ext2, ext3
 # and ext4 images of the "streams" (interleaved recordings) and "aged"
 # (files written and deleted at random) workloads (and ext4 without a
-# journal, streams); for each, every flush
+# journal, streams), and the aged images again under e2defrag --pack
+# (free space consolidated whole: many moves of files that were not
+# fragmented); for each, every flush
 # boundary of the run and CRASH_RANDOM (170) random-subset and
 # CRASH_PREFIX (30) prefix cuts (cutsweep.sh).  Prints the total
 # "cut points N, data lost L, not clean after replay C"; exits 0 when L
@@ -20,6 +22,12 @@
 need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
 : "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}"
 : "${CRASH_WORKLOAD:=e2defrag \"\$IMAGE\"}"
+# The pack sweep: --pack added to the default workload.
+if [ "$CRASH_WORKLOAD" = 'e2defrag "$IMAGE"' ]; then
+	PACK_WORKLOAD='e2defrag --pack "$IMAGE"'
+else
+	PACK_WORKLOAD=$CRASH_WORKLOAD
+fi
 mkwork
 
 # build KIND FSTYPE OUT SEED
@@ -59,17 +67,19 @@ build() {
 }
 
 total_n=0 total_l=0 total_c=0 sweep_seed=1
-for kind in streams aged; do
+for kind in streams aged pack; do
+	workload=$CRASH_WORKLOAD image=$kind
+	[ $kind = pack ] && workload=$PACK_WORKLOAD image=aged
 	for fstype in ext2 ext3 ext4 ext4-nojournal; do
 		# ext4 without a journal: ordered writes with checksums.
-		[ $fstype = ext4-nojournal ] && [ $kind = aged ] && continue
+		[ $fstype = ext4-nojournal ] && [ $kind != streams ] && continue
 		name=$fstype-$kind
 		img=$WORK/$name.img
-		build "$kind" "$fstype" "$img" $sweep_seed
+		build "$image" "$fstype" "$img" $sweep_seed
 		FILES=$(fragmented_files "$img" | tr '\n' ' ')
 		export FILES
 		sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$CRASH_RANDOM" \
-			-p "$CRASH_PREFIX" -s $sweep_seed -n "$name" "$img" "$CRASH_WORKLOAD" \
+			-p "$CRASH_PREFIX" -s $sweep_seed -n "$name" "$img" "$workload" \
 			> "$WORK/sweep.out" 2> "$WORK/sweep.err"
 		cat "$WORK/sweep.out"
 		head -40 "$WORK/sweep.err"
