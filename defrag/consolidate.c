@@ -147,19 +147,15 @@ static errcode_t find_joins(struct consol *c)
 		if (last != SIZE_MAX) {
 			lo = sm->seg[last].start + sm->seg[last].len;
 			hi = g->start;
-			if (separator_files(c, lo, hi, &cost) && cost > c->budget)
-				c->over_budget = 1;
-			else if (separator_files(c, lo, hi, &cost)) {
-				if (c->njoins == c->cap) {
-					size_t cap = c->cap ? 2 * c->cap : 64;
-					struct join *j = realloc(c->joins, cap * sizeof(*j));
-
-					if (!j)
-						return ENOMEM;
-					c->joins = j;
-					c->cap = cap;
-				}
-				c->joins[c->njoins++] = (struct join){ lo, hi, cost };
+			/* Not when something between them must stay. */
+			if (separator_files(c, lo, hi, &cost)) {
+				if (cost > c->budget)
+					c->over_budget = 1;
+				else if (grow_n(&c->joins, &c->cap, c->njoins + 1,
+						sizeof(*c->joins)))
+					return ENOMEM;
+				else
+					c->joins[c->njoins++] = (struct join){ lo, hi, cost };
 			}
 		}
 		last = s;

@@ -140,11 +140,14 @@ struct plan_seg;
 
 struct plan {
 	struct plan_move *moves;
-	uint64_t	nmoves, moves_cap;
+	uint64_t	nmoves;
+	size_t		moves_cap;
 	struct plan_seg	*segs;
-	uint64_t	nsegs, segs_cap;
+	uint64_t	nsegs;
+	size_t		segs_cap;
 	struct layout_piece *meta;
-	uint64_t	nmeta, meta_cap;
+	uint64_t	nmeta;
+	size_t		meta_cap;
 	struct plan_file *files;	/* by layout index; outcome OUT_NONE if untouched */
 	uint64_t	nfiles;
 	/* Totals */

@@ -1,13 +1,37 @@
 /*
  * dutil.h --- small helpers the engine's files share: copying and sorting
  * arrays that may be empty (and then NULL, which memcpy and qsort must
- * never be given).
+ * never be given), and growing them.
  */
 #ifndef DEFRAG_DUTIL_H
 #define DEFRAG_DUTIL_H
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/*
+ * Room for NEED elements of SIZE bytes in *ARRAY (a pointer to the array
+ * pointer), whose room is *CAP: doubled from 64 as often as it takes.
+ * 0, or ENOMEM with the array as it was.
+ */
+static inline int grow_n(void *array, size_t *cap, size_t need, size_t size)
+{
+	void **a = array;
+	size_t c = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	q = realloc(*a, c * size);
+	if (!q)
+		return ENOMEM;
+	*a = q;
+	*cap = c;
+	return 0;
+}
 
 static inline void copy_n(void *dst, const void *src, size_t bytes)
 {

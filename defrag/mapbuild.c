@@ -76,24 +76,6 @@ uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents)
 	return total > UINT32_MAX ? UINT32_MAX : total;
 }
 
-static errcode_t grow(void *array, size_t *cap, size_t need, size_t size)
-{
-	void **p = array;
-	size_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* Append LEN blocks at LBLK/PBLK to the extent list, merging as far as allowed. */
 static errcode_t add_extent(struct mapbuild_extent **ext, size_t *n, size_t *cap,
 			    blk64_t lblk, blk64_t pblk, blk64_t len, int uninit)
@@ -110,7 +92,7 @@ static errcode_t add_extent(struct mapbuild_extent **ext, size_t *n, size_t *cap
 			take = max - last->len < len ? max - last->len : len;
 			last->len += take;
 		} else {
-			ret = grow(ext, cap, *n + 1, sizeof(**ext));
+			ret = grow_n(ext, cap, *n + 1, sizeof(**ext));
 			if (ret)
 				return ret;
 			take = len < max ? len : max;
@@ -192,7 +174,7 @@ static errcode_t add_run(struct layout_piece **runs, size_t *n, size_t *cap,
 		(*runs)[*n - 1].len += len;
 		return 0;
 	}
-	ret = grow(runs, cap, *n + 1, sizeof(**runs));
+	ret = grow_n(runs, cap, *n + 1, sizeof(**runs));
 	if (ret)
 		return ret;
 	(*runs)[*n].start = start;
@@ -204,7 +186,7 @@ errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf)
 {
 	errcode_t ret;
 
-	ret = grow(&r->writes, &r->writes_cap, r->nwrites + 1, sizeof(*r->writes));
+	ret = grow_n(&r->writes, &r->writes_cap, r->nwrites + 1, sizeof(*r->writes));
 	if (ret)
 		return ret;
 	r->writes[r->nwrites].pblk = pblk;
@@ -233,7 +215,7 @@ static errcode_t finish_frame(struct walker *w)
 	}
 	if (!r)
 		goto out;
-	ret = grow(&r->writes, &r->writes_cap, r->nwrites + 1, sizeof(*r->writes));
+	ret = grow_n(&r->writes, &r->writes_cap, r->nwrites + 1, sizeof(*r->writes));
 	if (ret)
 		goto out;
 	r->writes[r->nwrites].pblk = f->dst;
@@ -310,7 +292,7 @@ static errcode_t walk_data(struct walker *w, const struct fmap_item *it)
 		}
 		/* Uninitialized extents read as zeros: nothing to copy. */
 		if (r && p != src && !it->uninit) {
-			ret = grow(&r->copies, &r->copies_cap, r->ncopies + 1,
+			ret = grow_n(&r->copies, &r->copies_cap, r->ncopies + 1,
 				   sizeof(*r->copies));
 			if (ret)
 				return ret;

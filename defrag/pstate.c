@@ -161,24 +161,6 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	return 0;
 }
 
-static errcode_t grow(void *array, uint64_t *cap, uint64_t need, size_t size)
-{
-	void **a = array;
-	uint64_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*a, c * size);
-	if (!q)
-		return ENOMEM;
-	*a = q;
-	*cap = c;
-	return 0;
-}
-
 static int cmp_sm_seg(const void *a, const void *b)
 {
 	const struct sm_seg *x = a, *y = b;
@@ -200,7 +182,7 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 	const struct layout_piece *om;
 	struct sm_seg *ch = NULL;
 	size_t n = 0, i = 0, j = 0;
-	uint64_t cap = 0;
+	size_t cap = 0;
 	blk64_t io = 0, jo = 0;
 	uint32_t nom, k;
 	errcode_t ret = 0;
@@ -216,7 +198,7 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 			if (!spacemap_is(&p->sm, y, len, SM_FREE))
 				ret = E2D_ERR_PLAN_CONFLICT;
 			else
-				ret = grow(&ch, &cap, n + 2, sizeof(*ch));
+				ret = grow_n(&ch, &cap, n + 2, sizeof(*ch));
 			if (!ret) {
 				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
 				ch[n++] = (struct sm_seg){ y, len, SM_FILE0 + file };
@@ -237,7 +219,7 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 	if (!ret && (i < nold || j < nnew))
 		ret = E2D_ERR_PLAN_CONFLICT;	/* lengths differ */
 	for (k = 0; k < nom && !ret; k++) {
-		ret = grow(&ch, &cap, n + 1, sizeof(*ch));
+		ret = grow_n(&ch, &cap, n + 1, sizeof(*ch));
 		if (!ret)
 			ch[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
 	}
@@ -245,7 +227,7 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
 			ret = E2D_ERR_PLAN_CONFLICT;
 		else
-			ret = grow(&ch, &cap, n + 1, sizeof(*ch));
+			ret = grow_n(&ch, &cap, n + 1, sizeof(*ch));
 		if (!ret) {
 			ch[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
 						   SM_FILE0 + file };
@@ -299,13 +281,13 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 			ret = ENOMEM;
 	}
 	if (!ret)
-		ret = grow(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
+		ret = grow_n(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
 			   sizeof(*plan->moves));
 	if (!ret)
-		ret = grow(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
+		ret = grow_n(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
 			   sizeof(*plan->segs));
 	if (!ret)
-		ret = grow(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
+		ret = grow_n(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
 			   sizeof(*plan->meta));
 	if (!ret)
 		ret = spacemap_apply(&p->sm, ch, nch);
