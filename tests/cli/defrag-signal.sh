@@ -7,6 +7,28 @@
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v mkfifo >/dev/null 2>&1 || { echo "skip: no mkfifo"; exit 77; }
 
+# signal_in SIG PHASE IMG [OPTION...]: run e2defrag -C on IMG and send it
+# SIG at its first progress report of PHASE past the start (planning, 3:
+# at the first report, which comes as it starts); rc is its exit status.
+signal_in() {
+	local sig=$1 at=$2 img=$3 pid sent=0 phase done total dev
+	shift 3
+	rm -f "$T/fifo"
+	mkfifo "$T/fifo"
+	e2defrag -C 3 "$@" "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
+	pid=$!
+	while read -r phase done total dev; do
+		if [ $sent = 0 ] && [ "$phase" = "$at" ] &&
+		   { [ "$done" -gt 0 ] || [ "$at" = 3 ]; }; then
+			kill -"$sig" $pid
+			sent=1
+		fi
+	done < "$T/fifo"
+	wait $pid
+	rc=$?
+	[ $sent = 1 ] || fail "$img: never saw phase $at"
+}
+
 for sig in INT TERM; do
 	for type in ext2 ext4; do
 		img=$T/$type.img
@@ -16,21 +38,8 @@ for sig in INT TERM; do
 		interleave "$img" /rec 8192 400 a b c
 		check_clean "$img"
 		snapshot "$img" "$T/before.json"
-		rm -f "$T/fifo"
-		mkfifo "$T/fifo"
 		# A small buffer makes many progress reports: the signal lands mid-move.
-		e2defrag -C 3 --buffer 4k "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
-		pid=$!
-		sent=0
-		while read -r phase done total dev; do
-			if [ $sent = 0 ] && [ "$phase" = 2 ] && [ "$done" -gt 0 ]; then
-				kill -$sig $pid
-				sent=1
-			fi
-		done < "$T/fifo"
-		wait $pid
-		rc=$?
-		[ $sent = 1 ] || fail "$type: never saw the move phase"
+		signal_in $sig 2 "$img" --buffer 4k
 		[ $rc -eq 32 ] || { cat "$T/out"; fail "$type SIG$sig: exit $rc, expected 32"; }
 		grep -q "cancelled" "$T/out" || fail "$type: no word of the cancel"
 		check_clean "$img"
@@ -50,21 +59,7 @@ command -v e2fragimg >/dev/null 2>&1 || exit 0
 img=$T/aged.img
 e2fragimg -q -w aged -t ext2 -b 1024 -s 128M "$img" || fail "e2fragimg aged"
 cp "$img" "$T/aged.orig"
-rm -f "$T/fifo"
-mkfifo "$T/fifo"
-e2defrag -C 3 "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
-pid=$!
-sent=0
-while read -r phase done total dev; do
-	# The first report of phase 3 (planning) comes as planning starts.
-	if [ $sent = 0 ] && [ "$phase" = 3 ]; then
-		kill -INT $pid
-		sent=1
-	fi
-done < "$T/fifo"
-wait $pid
-rc=$?
-[ $sent = 1 ] || fail "planning: never saw phase 3"
+signal_in INT 3 "$img"
 [ $rc -eq 32 ] || { cat "$T/out"; fail "SIGINT while planning: exit $rc, expected 32"; }
 grep -q "cancelled while planning" "$T/out" || { cat "$T/out"; fail "planning: no word of the cancel"; }
 cmp -s "$img" "$T/aged.orig" || fail "SIGINT while planning: the image changed"
