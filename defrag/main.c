@@ -326,6 +326,26 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/*
+ * Whether the filesystem refuses a run (mounted, needs recovery, ...), found
+ * by opening it read-only as -n does: 0, or the exit status, the refusal
+ * said.  Run before anything is touched, the old undo file included.
+ */
+static int refused(const struct cli *c, const char *prog, int flags)
+{
+	struct fsopen_info info;
+	ext2_filsys fs = NULL;
+	errcode_t ret;
+
+	ret = fsopen_open(c->spec, flags | FSOPEN_CHECK, NULL, &fs, &info);
+	if (!ret)
+		ret = switch_check(fs);
+	if (ret)
+		open_error(prog, c->spec, ret, &info);
+	fsopen_close(fs, &info);
+	return ret ? EXIT_OPERATIONAL : 0;
+}
+
 /* Per file: did all its moves go through? */
 static uint8_t *file_results(const struct plan *plan, const struct run_state *st)
 {
@@ -392,8 +412,13 @@ static int run(struct cli *c, const char *prog)
 		 * A new undo file for every run, as e2fsck, resize2fs and
 		 * tune2fs make theirs: undo_io would add to an old one only
 		 * if the filesystem had not changed since it was written, and
-		 * refuse to open it otherwise.
+		 * refuse to open it otherwise.  Not before the filesystem
+		 * said yes: the old file may be all that undoes the last run.
 		 */
+		status = refused(c, prog, flags);
+		if (status)
+			return status;
+		status = EXIT_OPERATIONAL;
 		if (unlink(c->undo_file) < 0 && errno != ENOENT) {
 			com_err(prog, errno, "while trying to delete %s", c->undo_file);
 			return EXIT_OPERATIONAL;

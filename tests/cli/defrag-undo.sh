@@ -41,6 +41,22 @@ cmp -s "$img" "$T/mid.img" && fail "again: the second run changed nothing to und
 e2undo "$T/undo" "$img" > "$T/undo.out" 2>&1 || { cat "$T/undo.out"; fail "again: e2undo failed"; }
 cmp -s "$img" "$T/mid.img" || fail "again: e2undo did not restore the image as the second run found it"
 
+# A run the filesystem refuses (here: errors recorded) leaves the old undo
+# file alone: it may be all that rolls the last run back.
+img=$T/refused.img
+small_image "$img" ext4
+cp "$img" "$T/before-run.img"
+rm -f "$T/undo"
+expect_rc 0 e2defrag -z "$T/undo" "$img"
+cp "$T/undo" "$T/undo.kept"
+cp "$img" "$T/after-run.img"
+debugfs -w -R "ssv state 3" "$img" >/dev/null 2>&1 || fail "debugfs ssv state"
+expect_rc 8 e2defrag -z "$T/undo" "$img"
+cmp -s "$T/undo" "$T/undo.kept" || fail "a refused run touched the old undo file"
+cp "$T/after-run.img" "$img"
+e2undo "$T/undo" "$img" > "$T/undo.out" 2>&1 || { cat "$T/undo.out"; fail "refused: e2undo failed"; }
+cmp -s "$img" "$T/before-run.img" || fail "refused: the kept undo file does not roll back the run"
+
 # With --json the e2undo command goes to stderr, stdout stays JSON.
 small_image "$T/j.img" ext4
 rm -f "$T/undo"
