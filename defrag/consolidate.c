@@ -215,16 +215,9 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 		uint32_t f = c->files[k];
 		blk64_t need, at, stretch;
 
-		ret = place_need(p, f, 0, &need);
-		if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
-		    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {
-			ret = 0;	/* cannot move it: no join here */
-			break;
-		}
-		if (ret)
-			break;
-		if (p->quota && p->pf[f].etb_contig != p->pf[f].etb_now)
-			break;
+		ret = evacuee_need(p, f, &need);
+		if (ret || !need)
+			break;	/* (!need: cannot move it, no join here) */
 		if (spacemap_best_fit(&p->sm, need, planner_limit(p, f), left, right,
 				      &at, &stretch))
 			break;
@@ -297,25 +290,25 @@ static errcode_t join_all(struct consol *c)
 }
 
 /*
- * When the largest free run is smaller than before the run (files that
- * had nowhere else to go took part of it), clear the cheapest window of
- * its old size: the files in it move to holes elsewhere.  Taken back
- * unless that leaves no more free runs than now.  *DONE: it worked.
+ * Try clearing the cheapest window of the largest free run's old size,
+ * writing at most BUDGET blocks, the whole plan within copy_cap: the files
+ * in it move to holes elsewhere.  It works when that leaves no more free
+ * runs than now; *WORKS says whether it did, and with KEEP the plan keeps
+ * it (else it is always taken back).
  */
-static errcode_t restore_largest(struct consol *c, int *done)
+static errcode_t clear_largest(struct consol *c, blk64_t budget, int keep,
+			       int *works)
 {
 	struct planner *p = c->p;
 	uint64_t ext0, ext1;
-	blk64_t fb, big0, big1, budget;
+	blk64_t fb, big0, big1;
 	int cleared = 0;
 	errcode_t ret;
 
-	*done = 0;
+	*works = 0;
 	spacemap_free_stats(&p->sm, &ext0, &fb, &big0);
 	if (big0 >= c->largest_before)
 		return 0;
-	budget = c->copy_cap > p->plan->copy_blocks ?
-		c->copy_cap - p->plan->copy_blocks : 0;
 	ret = planner_check(p);
 	if (!ret)
 		ret = psnap_take(p);
@@ -324,26 +317,37 @@ static errcode_t restore_largest(struct consol *c, int *done)
 	ret = window_clear(p, c->largest_before, budget, &cleared);
 	if (!ret && cleared) {
 		spacemap_free_stats(&p->sm, &ext1, &fb, &big1);
-		*done = ext1 <= ext0 && big1 >= c->largest_before &&
-			p->plan->copy_blocks <= c->copy_cap;
+		*works = ext1 <= ext0 && big1 >= c->largest_before &&
+			(!keep || p->plan->copy_blocks <= c->copy_cap);
 	}
-	if (ret || !*done) {
+	if (ret || !*works || !keep)
 		psnap_restore(p);
-		*done = 0;
-		if (!ret) {
-			/* Would a window have worked with more to spend? */
-			cleared = 0;
-			ret = psnap_take(p);
-			if (!ret)
-				ret = window_clear(p, c->largest_before, ~(blk64_t)0,
-						   &cleared);
-			psnap_restore(p);
-			c->over_budget |= cleared;
-		}
-		return ret;
-	}
-	psnap_forget(p);
-	return 0;
+	else
+		psnap_forget(p);
+	return ret;
+}
+
+/*
+ * When the largest free run is smaller than before the run (files that
+ * had nowhere else to go took part of it), bring it back if the budget
+ * allows (clear_largest).  *DONE: it did.
+ */
+static errcode_t restore_largest(struct consol *c, int *done)
+{
+	struct planner *p = c->p;
+	blk64_t budget;
+	int would = 0;
+	errcode_t ret;
+
+	*done = 0;
+	budget = c->copy_cap > p->plan->copy_blocks ?
+		c->copy_cap - p->plan->copy_blocks : 0;
+	ret = clear_largest(c, budget, 1, done);
+	/* Would a window have worked with more to spend? */
+	if (!ret && !*done && budget != ~(blk64_t)0)
+		ret = clear_largest(c, ~(blk64_t)0, 0, &would);
+	c->over_budget |= would;
+	return ret;
 }
 
 /* Free runs in zone Z, counted up to 2. */
@@ -418,23 +422,21 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 	ret = join_all(&c);
 	if (!ret)
 		ret = restore_largest(&c, &done);
-	if (!ret && done)
+	if (!ret && done) {
+		/* What the repair left of the whole run's cap bounds the joins too. */
+		blk64_t room = c.copy_cap > p->plan->copy_blocks ?
+			c.copy_cap - p->plan->copy_blocks : 0;
+
+		if (c.budget > room)
+			c.budget = room;
 		ret = join_all(&c);
+	}
 	if (!ret && pack) {
 		ret = pack_zones(&c);
 		if (!ret)
 			ret = join_all(&c);
 	}
 	p->consolidating = 0;
-	if (!ret && !pack) {
-		/* A largest run left smaller: packing may bring it back. */
-		uint64_t ext;
-		blk64_t fb, big;
-
-		spacemap_free_stats(&p->sm, &ext, &fb, &big);
-		if (big < largest_before)
-			c.over_budget = 1;
-	}
 	*over_budget = c.over_budget;
 	free(c.joins);
 	free(c.files);

@@ -153,6 +153,7 @@ struct plan {
 	/* Totals */
 	uint64_t	selected, best, partial, no_room, skipped, evacuated;
 	uint64_t	consolidated;	/* files moved only to join free runs */
+	uint64_t	consolidate_files;	/* files with any move to join them */
 	blk64_t		copy_blocks;	/* all moves */
 	blk64_t		consolidate_blocks;	/* ... of them to consolidate free space */
 	int		consolidate_over_budget;	/* more was possible (pack) */

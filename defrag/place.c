@@ -139,6 +139,19 @@ out:
 	return ret;
 }
 
+errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need)
+{
+	errcode_t ret = place_need(p, file, 0, need);
+
+	if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
+	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK ||
+	    (!ret && p->quota && p->pf[file].etb_contig != p->pf[file].etb_now)) {
+		*need = 0;
+		return 0;
+	}
+	return ret;
+}
+
 errcode_t place_evacuee(struct planner *p, uint32_t file,
 			enum plan_move_kind kind, blk64_t at,
 			blk64_t excl_start, blk64_t excl_end, int *ok)
@@ -149,14 +162,9 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 	errcode_t ret;
 
 	*ok = 0;
-	ret = place_need(p, file, 0, &need);
-	if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
-	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK)
-		return 0;	/* cannot move it: the window is not usable */
-	if (ret)
-		return ret;
-	if (p->quota && p->pf[file].etb_contig != p->pf[file].etb_now)
-		return 0;
+	ret = evacuee_need(p, file, &need);
+	if (ret || !need)
+		return ret;	/* (!need: cannot move it, the window is not usable) */
 	if (!at) {
 		if (spacemap_best_fit(&p->sm, need, planner_limit(p, file),
 				      excl_start, excl_end, &at, &stretch))

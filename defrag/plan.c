@@ -122,6 +122,8 @@ static void finish_figures(struct planner *p)
 			plan->evacuated++;
 		if (plan->files[i].outcome == OUT_CONSOLIDATED)
 			plan->consolidated++;
+		if (plan->files[i].consolidate_moves)
+			plan->consolidate_files++;
 	}
 	spacemap_free_stats(&p->sm, &plan->free_extents_after, &fb,
 			    &plan->largest_free_after);

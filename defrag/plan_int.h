@@ -138,6 +138,13 @@ void psnap_forget(struct planner *p);
 /* Place unit U; *placed says whether all its files reached best. */
 errcode_t place_unit(struct planner *p, const struct unit *u, int *placed);
 /*
+ * Blocks FILE takes moved whole out of the way (its stream and the extent
+ * tree it needs contiguous) in *NEED; 0 when it cannot move (a map that
+ * changed or cannot be trusted, inline data, a tree that would change
+ * size under quota).  Errors other than those are returned.
+ */
+errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need);
+/*
  * Move FILE, contiguous, into free space outside [EXCL_START, EXCL_END)
  * at AT when AT is nonzero (a position window.c checked), else best-fit;
  * KIND is MOVE_EVACUATE (out of a unit's way: a candidate's own move) or

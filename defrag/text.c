@@ -135,10 +135,10 @@ void text_plan(FILE *out, const struct report *r)
 		fprintf(out, " (%llu other files moved out of the way)",
 			(unsigned long long)p->evacuated);
 	fputc('\n', out);
-	if (p->consolidate_blocks || p->consolidated) {
+	if (p->consolidate_blocks || p->consolidate_files) {
 		util_format_size(p->consolidate_blocks * (uint64_t)bs, a, sizeof(a));
-		fprintf(out, "  to join free space: %s, %llu other files moved\n", a,
-			(unsigned long long)p->consolidated);
+		fprintf(out, "  to join free space: %s of it, moving %llu files\n", a,
+			(unsigned long long)p->consolidate_files);
 	}
 	fprintf(out, "  pieces:             %llu -> %llu\n",
 		(unsigned long long)p->pieces_before, (unsigned long long)p->pieces_after);

@@ -75,6 +75,9 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 		return COST_INF;
 	if ((f->flags & PF_IN_SET) && (f->flags & PF_PENDING))
 		return COST_INF;
+	/* A file still waiting for its own move is not consolidation's to move. */
+	if (p->consolidating && (f->flags & PF_PENDING))
+		return COST_INF;
 	/* Under quota a file's block count must stay; only tree-less files are safe. */
 	if (p->quota && f->etb_now)
 		return COST_INF;
@@ -310,9 +313,12 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 	if (ret)
 		goto out;
 	for (i = 0; i < nev; i++) {
-		blk64_t need = layout_stream_blocks(&p->layout->files[ev[i]]) +
-			p->pf[ev[i]].etb_now;
+		blk64_t need;
 
+		/* The size place_evacuee() will give it, or the edge is off. */
+		ret = evacuee_need(p, ev[i], &need);
+		if (ret || !need)
+			goto out;
 		if (spacemap_best_fit(&scratch, need, planner_limit(p, ev[i]),
 				      excl_s, excl_e, &at[i], &stretch))
 			goto out;

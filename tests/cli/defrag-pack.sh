@@ -10,6 +10,23 @@
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 command -v e2freefrag >/dev/null 2>&1 || { echo "skip: e2freefrag not found"; exit 77; }
 
+# check_budget JSON NAME: the plan of e2defrag --json in JSON kept to its
+# budget: joins write at most half the bytes that needed moving, or else
+# (the largest run was repaired, and joins after it) the whole plan at
+# most 1.5 times them.
+check_budget() {
+	python3 - "$1" <<'PY' || fail "$2: consolidation over its budget"
+import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+need = p["bytes_needing_move"]
+ok = (p["bytes_to_consolidate"] <= 0.5 * need or
+      p["bytes_to_write"] <= 1.5 * need)
+if not ok:
+    print(p, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+
 run() {
 	name=$1
 	shift
@@ -24,18 +41,7 @@ run() {
 	e2defrag --json "$img" > "$T/out" 2> "$T/err" ||
 		{ cat "$T/err"; fail "$name: e2defrag exited $?"; }
 	check_free_space "$img" "$T/out" "$ext0"
-	python3 - "$T/out" <<'PY' || fail "$name: consolidation over its budget"
-import json, sys
-p = json.load(open(sys.argv[1]))["plan"]
-# Joins may write half the blocks that needed moving; the repair of the
-# largest run only while the whole run stays within 1.5 times them (and
-# joins after it the rest of their half).
-need = p["bytes_needing_move"]
-ok = (p["bytes_to_consolidate"] <= 0.5 * need or
-      p["bytes_to_write"] <= 2 * need)
-if not ok: print(p, file=sys.stderr)
-sys.exit(0 if ok else 1)
-PY
+	check_budget "$T/out" "$name"
 	set -- $(freefrag "$img")
 	ext1=$1
 	e2frag --json "$img" > "$T/frag1.json" || fail "$name: e2frag exited $?"
@@ -69,6 +75,15 @@ PY
 	cmp -s "$img" "$T/again.img" || fail "$name: a second --pack changed the image"
 	echo "$name: $ext0 -> $ext1 -> $1 free extents"
 }
+
+# A run restricted to /tv whose largest free run is repaired, then joined
+# further: the joins after the repair stay within the whole run's cap.
+img=$T/tv.img
+e2fragimg -q -w mixed -t ext3 -b 1024 -s 64M -S 11 "$img" || fail "e2fragimg"
+e2defrag -n --json "$img" /tv > "$T/tv.json" || fail "/tv plan exited $?"
+check_budget "$T/tv.json" "mixed-ext3-1k /tv"
+[ "$(json_get "$T/tv.json" 'j["plan"]["bytes_to_consolidate"]')" -gt 0 ] ||
+	fail "mixed-ext3-1k /tv: nothing consolidated, the case tests nothing"
 
 run mixed-ext2-4k -w mixed -s 64M -t ext2 -b 4096
 run mixed-ext4-4k -w mixed -s 128M -t ext4 -b 4096
