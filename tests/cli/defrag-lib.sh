@@ -193,7 +193,8 @@ groups() {
 # e2defrag --json output is JSON, e2freefrag finds no more free extents
 # than EXTENTS0 or than there are block groups (and a largest one no
 # smaller than LARGEST0_KB), and the figures the run reports are
-# e2freefrag's.
+# e2freefrag's.  The bound is what the tests' workloads reach, a guard
+# against losing it; e2defrag(8) does not promise it in general.
 check_free_space() {
 	_g=$(groups "$1")
 	set -- "$1" "$2" "$3" "${4:-0}" $(freefrag "$1")
