@@ -344,7 +344,7 @@ static errcode_t restore_largest(struct consol *c, int *done)
 		c->copy_cap - p->plan->copy_blocks : 0;
 	ret = clear_largest(c, budget, 1, done);
 	/* Would a window have worked with more to spend? */
-	if (!ret && !*done && budget != ~(blk64_t)0)
+	if (!ret && !*done && c->copy_cap != ~(blk64_t)0)
 		ret = clear_largest(c, ~(blk64_t)0, 0, &would);
 	c->over_budget |= would;
 	return ret;
