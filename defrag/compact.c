@@ -40,7 +40,6 @@ static errcode_t find_gaps(struct compact *c)
 {
 	const struct spacemap *sm = &c->p->sm;
 	size_t i, cap = 0;
-	struct gap *g;
 
 	for (i = 0; i < sm->n; i++) {
 		const struct sm_seg *s = &sm->seg[i];
@@ -53,13 +52,8 @@ static errcode_t find_gaps(struct compact *c)
 			c->gaps[c->ngaps - 1].len += s->len;
 			continue;
 		}
-		if (c->ngaps == cap) {
-			cap = cap ? 2 * cap : 64;
-			g = realloc(c->gaps, cap * sizeof(*g));
-			if (!g)
-				return ENOMEM;
-			c->gaps = g;
-		}
+		if (grow_n(&c->gaps, &cap, c->ngaps + 1, sizeof(*c->gaps)))
+			return ENOMEM;
 		c->gaps[c->ngaps++] = (struct gap){ s->start, s->len, 0 };
 	}
 	return 0;
@@ -255,16 +249,9 @@ static errcode_t owners_in(struct compact *c, blk64_t lo, blk64_t hi,
 		if (w < SM_FILE0 || c->p->owner_count[w])
 			continue;
 		c->p->owner_count[w] = 1;
-		if (n == cap) {
-			uint32_t *q;
-
-			cap = cap ? 2 * cap : 64;
-			q = realloc(o, cap * sizeof(*q));
-			if (!q) {
-				free(o);
-				return ENOMEM;
-			}
-			o = q;
+		if (grow_n(&o, &cap, n + 1, sizeof(*o))) {
+			free(o);
+			return ENOMEM;
 		}
 		o[n++] = w - SM_FILE0;
 	}

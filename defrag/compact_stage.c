@@ -16,15 +16,8 @@ errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
 {
 	if (b <= a)
 		return 0;
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct layout_piece *q = realloc(*arr, nc * sizeof(*q));
-
-		if (!q)
-			return ENOMEM;
-		*arr = q;
-		*cap = nc;
-	}
+	if (grow_n(arr, cap, *n + 1, sizeof(**arr)))
+		return ENOMEM;
 	(*arr)[(*n)++] = (struct layout_piece){ a, b - a };
 	return 0;
 }
@@ -265,15 +258,8 @@ int stage_cmp_seg_off(const void *a, const void *b)
 errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
 			  blk64_t off, blk64_t len, blk64_t pblk)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 256;
-		struct plan_seg *q = realloc(*ch, nc * sizeof(*q));
-
-		if (!q)
-			return ENOMEM;
-		*ch = q;
-		*cap = nc;
-	}
+	if (grow_n(ch, cap, *n + 1, sizeof(**ch)))
+		return ENOMEM;
 	(*ch)[(*n)++] = (struct plan_seg){ off, len, pblk };
 	return 0;
 }
@@ -356,15 +342,8 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 
 errcode_t stage_want_slot(struct compact *c, blk64_t blk)
 {
-	if (c->nwant == c->want_cap) {
-		size_t cap = c->want_cap ? 2 * c->want_cap : 64;
-		blk64_t *q = realloc(c->want, cap * sizeof(*q));
-
-		if (!q)
-			return ENOMEM;
-		c->want = q;
-		c->want_cap = cap;
-	}
+	if (grow_n(&c->want, &c->want_cap, c->nwant + 1, sizeof(*c->want)))
+		return ENOMEM;
 	c->want[c->nwant++] = blk;
 	return 0;
 }
@@ -403,15 +382,8 @@ errcode_t stage_reserve_wanted(struct compact *c, uint32_t f)
 	for (i = 0; i < c->nwant && !ret; i++) {
 		if (!spacemap_is(&c->p->sm, c->want[i], 1, SM_FREE))
 			continue;	/* taken by its own block: nothing to keep */
-		if (c->nres == c->res_cap) {
-			size_t cap = c->res_cap ? 2 * c->res_cap : 64;
-			struct reserved *q = realloc(c->res, cap * sizeof(*q));
-
-			if (!q)
-				return ENOMEM;
-			c->res = q;
-			c->res_cap = cap;
-		}
+		if (grow_n(&c->res, &c->res_cap, c->nres + 1, sizeof(*c->res)))
+			return ENOMEM;
 		c->res[c->nres++] = (struct reserved){ f, c->want[i] };
 		ret = spacemap_assign(&c->p->sm, c->want[i], 1, SM_RESERVED);
 	}

@@ -53,15 +53,8 @@ static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 static errcode_t add_seg(struct sm_seg **runs, size_t *n, size_t *cap,
 			 blk64_t start, blk64_t len, uint32_t owner)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 1024;
-		struct sm_seg *r = realloc(*runs, c * sizeof(*r));
-
-		if (!r)
-			return ENOMEM;
-		*runs = r;
-		*cap = c;
-	}
+	if (grow_n(runs, cap, *n + 1, sizeof(**runs)))
+		return ENOMEM;
 	(*runs)[*n].start = start;
 	(*runs)[*n].len = len;
 	(*runs)[(*n)++].owner = owner;

@@ -86,15 +86,8 @@ errcode_t psnap_touch(struct planner *p, uint32_t file)
 
 	if (!s || s->is_saved[file])
 		return 0;
-	if (s->nsaved == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-
-		sv = realloc(s->saved, cap * sizeof(*sv));
-		if (!sv)
-			return ENOMEM;
-		s->saved = sv;
-		s->cap = cap;
-	}
+	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
+		return ENOMEM;
 	/* The saved state keeps the arrays it had; the file gets copies. */
 	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
 		return ENOMEM;

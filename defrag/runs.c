@@ -11,6 +11,7 @@
 
 #include "fmap.h"
 #include "e2d_err.h"
+#include "dutil.h"
 
 static errcode_t push(struct layout_piece **out, size_t *n, size_t *cap,
 		      blk64_t start, blk64_t len)
@@ -21,15 +22,8 @@ static errcode_t push(struct layout_piece **out, size_t *n, size_t *cap,
 		(*out)[*n - 1].len += len;
 		return 0;
 	}
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct layout_piece *p = realloc(*out, c * sizeof(*p));
-
-		if (!p)
-			return ENOMEM;
-		*out = p;
-		*cap = c;
-	}
+	if (grow_n(out, cap, *n + 1, sizeof(**out)))
+		return ENOMEM;
 	(*out)[*n].start = start;
 	(*out)[(*n)++].len = len;
 	return 0;

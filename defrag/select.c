@@ -38,15 +38,8 @@ static errcode_t add_extra(struct selection *sel, ext2_ino_t ino,
 {
 	struct sel_extra *x;
 
-	if (sel->nextra == sel->extra_cap) {
-		size_t cap = sel->extra_cap ? sel->extra_cap * 2 : 8;
-
-		x = realloc(sel->extra, cap * sizeof(*x));
-		if (!x)
-			return ENOMEM;
-		sel->extra = x;
-		sel->extra_cap = cap;
-	}
+	if (grow_n(&sel->extra, &sel->extra_cap, sel->nextra + 1, sizeof(*sel->extra)))
+		return ENOMEM;
 	x = &sel->extra[sel->nextra];
 	x->name = strdup(name);
 	if (!x->name)

@@ -15,19 +15,7 @@
 
 static errcode_t reserve(struct spacemap *sm, size_t need)
 {
-	size_t cap = sm->cap ? sm->cap : 64;
-	struct sm_seg *p;
-
-	if (need <= sm->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(sm->seg, cap * sizeof(*p));
-	if (!p)
-		return ENOMEM;
-	sm->seg = p;
-	sm->cap = cap;
-	return 0;
+	return grow_n(&sm->seg, &sm->cap, need, sizeof(*sm->seg));
 }
 
 static errcode_t push(struct spacemap *sm, blk64_t start, blk64_t len,
@@ -210,15 +198,8 @@ static errcode_t emit(struct sm_seg **out, size_t *n, size_t *cap,
 		(*out)[*n - 1].len += len;
 		return 0;
 	}
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct sm_seg *p = realloc(*out, c * sizeof(*p));
-
-		if (!p)
-			return ENOMEM;
-		*out = p;
-		*cap = c;
-	}
+	if (grow_n(out, cap, *n + 1, sizeof(**out)))
+		return ENOMEM;
 	(*out)[(*n)++] = (struct sm_seg){ start, len, owner };
 	return 0;
 }
