@@ -141,22 +141,6 @@ int stage_whole(struct compact *c, blk64_t len, blk64_t *at)
 	return found ? 0 : -1;
 }
 
-static int cmp_piece_start(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int cmp_piece_len_desc(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	if (x->len != y->len)
-		return x->len > y->len ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 		       struct layout_piece **out, size_t *nout)
 {
@@ -185,7 +169,7 @@ errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 		f[nf].start = c->cand[i].start;
 		f[nf++].len = l < c->cand[i].len ? l : c->cand[i].len;
 	}
-	sort_n(f, nf, sizeof(*f), cmp_piece_len_desc);
+	sort_n(f, nf, sizeof(*f), runs_cmp_len_desc);
 	for (i = 0, k = 0; left && i < nf && k < max_runs; i++) {
 		size_t j, pick = i;
 
@@ -203,7 +187,7 @@ errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 		free(o);
 		return 0;
 	}
-	sort_n(o, k, sizeof(*o), cmp_piece_start);
+	sort_n(o, k, sizeof(*o), runs_cmp_start);
 	*out = o;
 	*nout = k;
 	return 0;
@@ -277,7 +261,7 @@ errcode_t stage_hold(struct compact *c, uint32_t owner)
 	ch = malloc(c->nheld * sizeof(*ch));
 	if (!ch)
 		return ENOMEM;
-	sort_n(c->held, c->nheld, sizeof(*c->held), cmp_piece_start);
+	sort_n(c->held, c->nheld, sizeof(*c->held), runs_cmp_start);
 	for (i = 0; i < c->nheld; i++)
 		ch[i] = (struct sm_seg){ c->held[i].start, c->held[i].len, owner };
 	ret = spacemap_apply(&c->p->sm, ch, c->nheld);

@@ -399,19 +399,12 @@ int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
 	return !ret;
 }
 
-static int cmp_piece(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Sort and merge runs; overlapping runs mean the plan is wrong. */
 static errcode_t normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 {
 	size_t i, o = 0;
 
-	sort_n(runs, *n, sizeof(*runs), cmp_piece);
+	sort_n(runs, *n, sizeof(*runs), runs_cmp_start);
 	*total = 0;
 	for (i = 0; i < *n; i++) {
 		*total += runs[i].len;

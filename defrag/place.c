@@ -359,22 +359,6 @@ static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
 	return 0;
 }
 
-static int cmp_piece_start(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int cmp_piece_len_desc(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	if (x->len != y->len)
-		return x->len > y->len ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Free stretches of SM below LIMIT, longest first. */
 static errcode_t free_stretches(const struct spacemap *sm, blk64_t limit,
 				struct layout_piece **out, size_t *n)
@@ -394,7 +378,7 @@ static errcode_t free_stretches(const struct spacemap *sm, blk64_t limit,
 		f[*n].start = g->start;
 		f[(*n)++].len = g->start + g->len > limit ? limit - g->start : g->len;
 	}
-	sort_n(f, *n, sizeof(*f), cmp_piece_len_desc);
+	sort_n(f, *n, sizeof(*f), runs_cmp_len_desc);
 	*out = f;
 	return 0;
 }
@@ -468,7 +452,7 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 		f[0].len += reserve;
 		if (!nruns)
 			goto out;	/* no fewer pieces than now: leave it */
-		sort_n(runs, nruns, sizeof(*runs), cmp_piece_start);
+		sort_n(runs, nruns, sizeof(*runs), runs_cmp_start);
 		ret = tree_need(p, file, runs, nruns, &need);
 		if (ret)
 			goto out;

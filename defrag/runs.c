@@ -120,3 +120,19 @@ blk64_t runs_differ(const struct layout_piece *a, size_t na,
 	}
 	return diff;
 }
+
+int runs_cmp_start(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int runs_cmp_len_desc(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len > y->len ? -1 : 1;
+	return runs_cmp_start(a, b);
+}
