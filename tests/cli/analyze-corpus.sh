@@ -1,11 +1,12 @@
 #!/bin/sh
 # e2fsprogs' own corrupted test images (../shared/corpus, beside the
-# project): e2frag must survive every one, under ASan/UBSan when built with
+# project; or where configure --with-shared-dir says): e2frag must survive
+# every one, under ASan/UBSan when built with
 # --enable-sanitizers: no crash, no sanitizer report, no hang, exit 0, 1 or
 # 8, and the image byte-identical afterwards.
 . "$top_srcdir/tests/lib/common.sh"
 
-corpus=$top_srcdir/../shared/corpus/e2fsprogs-images
+corpus=${E2F_SHARED:-$top_srcdir/../shared}/corpus/e2fsprogs-images
 [ -d "$corpus" ] || skip "no corpus at $corpus"
 
 # Sanitizer reports must not hide behind e2frag's own exit codes.

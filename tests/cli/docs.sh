@@ -4,10 +4,12 @@
 . "$top_srcdir/tests/lib/common.sh"
 
 checked=0
+# The man pages are made from man/*.in in the build tree (version, date).
 for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
-	    tui/e2fragmap:man/e2fragmap.1 images/e2fragimg:man/e2fragimg.1; do
+	    tui/e2fragmap:man/e2fragmap.1 images/e2fragimg:man/e2fragimg.1 \
+	    misc/e2defrag-offline:man/e2defrag-offline.8; do
 	bin=$top_builddir/${prog%%:*}
-	page=$top_srcdir/${prog#*:}
+	page=$top_builddir/${prog#*:}
 	name=$(basename "$bin")
 	[ -x "$bin" ] || continue
 	[ -f "$page" ] || fail "$name has no man page ${prog#*:}"

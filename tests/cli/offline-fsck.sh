@@ -1,0 +1,30 @@
+#!/bin/sh
+# e2defrag-offline on a filesystem that e2fsck -f -p cannot repair (two
+# files claiming the same block): it does not defragment (a stand-in
+# e2defrag would leave a mark), mounts the filesystem again from the same
+# device with the same options, and exits 8.
+. "$top_srcdir/tests/cli/offline-lib.sh"
+
+mkfs_img "$T/fs.img" ext2 1024 4M
+head -c 20000 /dev/urandom > "$T/data"
+printf 'write %s a\nwrite %s b\n' "$T/data" "$T/data" > "$T/cmds"
+dfs "$T/fs.img" "$T/cmds"
+blk=$(debugfs -R "blocks /a" "$T/fs.img" 2>/dev/null | awk '{print $1}')
+[ -n "$blk" ] || fail "no block for /a"
+debugfs -w -R "sif /b block[0] $blk" "$T/fs.img" >/dev/null 2>&1 || fail "sif"
+run_status e2fsck -fn "$T/fs.img"
+[ "$status" -eq 4 ] || fail "e2fsck -fn exited $status on the broken image, expected 4"
+
+attach "$T/fs.img" noatime,nodiratime
+before=$(mounted_as)
+printf '#!/bin/sh\ntouch %s/defrag-ran\n' "$T" > "$T/e2defrag"
+chmod +x "$T/e2defrag"
+echo "e2defrag=$T/e2defrag" >> "$CONF"
+
+run_status "$OFFLINE" "$MNT" > "$T/out" 2>&1
+cat "$T/out"
+[ "$status" -eq 8 ] || fail "exit $status, expected 8"
+[ ! -e "$T/defrag-ran" ] || fail "e2defrag ran after e2fsck failed"
+grep -q "e2fsck -f -p $LOOP exited 4" "$T/out" || fail "the e2fsck failure is not reported"
+[ "$(mounted_as)" = "$before" ] || fail "mounted as '$(mounted_as)', was '$before'"
+exit 0
