@@ -92,6 +92,6 @@ else
 fi
 for o in $(grep -o -- '--[a-z][a-z-]*' out | sort -u); do
 	grep -qx -- "$o" offered || fail "completion does not offer $o"
-	grep -qF -- "\\-\\-${o#--}" "$srcdir/man/e2fragimg.1" || fail "man page lacks $o"
+	grep -qF -- "\\-\\-${o#--}" "${top_builddir:-$srcdir}/man/e2fragimg.1" || fail "man page lacks $o"
 done
 finish
