@@ -3,6 +3,7 @@
 # --help lists, a prefix to the image file, and after SPEC nothing more.
 set -u
 command -v bash > /dev/null || { echo "SKIP: no bash"; exit 77; }
+[ -x "$top_builddir/tui/e2fragmap" ] || { echo "SKIP: e2fragmap not built (configure --disable-tui)"; exit 77; }
 tmp=$(mktemp -d "$TMPDIR/e2fragmap-completion.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

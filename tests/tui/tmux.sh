@@ -4,6 +4,7 @@
 # for with long fixed sleeps.
 
 command -v tmux > /dev/null || { echo "SKIP: no tmux"; exit 77; }
+[ -x "$top_builddir/tui/e2fragmap" ] || { echo "SKIP: e2fragmap not built (configure --disable-tui)"; exit 77; }
 # A socket of our own, under TMPDIR: never the user's server.
 TMUX_SOCK=${TMPDIR:-/tmp}/e2fragtest-$$.sock
 unset TMUX
