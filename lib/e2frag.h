@@ -165,6 +165,21 @@ struct layout_set {
 	double		ideal_seconds;
 };
 
+/* A set with more members than this is outlined in the reports. */
+#define LAYOUT_SET_LARGE	10
+#define LAYOUT_OUTLINE_DIRS	5
+#define LAYOUT_OUTLINE_PAIRS	5
+
+struct layout_set_dir {
+	ext2_ino_t	ino;		/* 0: members no directory entry names */
+	uint32_t	members;
+};
+
+struct layout_pair {
+	ext2_ino_t	a, b;		/* a < b */
+	uint32_t	alternations;
+};
+
 /*
  * A reserved inode described under "filesystem" (journal, resize inode).
  * Its blocks are fixed metadata (layout->fixed); RUNS keeps its pieces too,
@@ -257,7 +272,9 @@ struct layout {
 	char			*name_pool;
 	uint64_t		name_pool_len, name_pool_size;
 	/* interleave.c: additions, NULL in a layout put together by hand */
-	uint32_t		*partner_alternations;	/* beside partners: the pair's count */
+	struct layout_pair	*interleave_top;	/* per interleaved entry,
+							 * LAYOUT_OUTLINE_PAIRS: its strongest
+							 * pairs (alternations 0: no more) */
 	uint32_t		*file_interleave;	/* per file: 1 + its index in
 							 * interleaved, or 0 */
 };
@@ -429,21 +446,6 @@ errcode_t interleave_find(struct layout *layout);
  * in order of read time lost, worst first.
  */
 void interleave_order_sets(struct layout *layout);
-
-/* A set with more members than this is outlined in the reports. */
-#define LAYOUT_SET_LARGE	10
-#define LAYOUT_OUTLINE_DIRS	5
-#define LAYOUT_OUTLINE_PAIRS	5
-
-struct layout_set_dir {
-	ext2_ino_t	ino;		/* 0: members no directory entry names */
-	uint32_t	members;
-};
-
-struct layout_pair {
-	ext2_ino_t	a, b;		/* a < b */
-	uint32_t	alternations;
-};
 
 /* Where a set's members are and which of them interleave most. */
 struct layout_set_outline {

@@ -123,11 +123,46 @@ static int cmp_piece_start(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
+/*
+ * Sort N numbers ascending.  Partner lists are sorted once per file, and
+ * a large set has millions of entries in all: qsort's call per comparison
+ * was a quarter of the whole analysis there.
+ */
+static void sort_u32(uint32_t *a, uint32_t n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t i, k, v;
 
-	return x < y ? -1 : x > y;
+	while (n > 16) {
+		uint32_t pivot = a[n / 2], j = n - 1, t;
+
+		i = 0;
+		for (;;) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			t = a[i];
+			a[i++] = a[j];
+			a[j--] = t;
+		}
+		/* Recurse into the smaller side, loop on the larger: O(log n) stack. */
+		if (j + 1 < n - j - 1) {
+			sort_u32(a, j + 1);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			sort_u32(a + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		v = a[i];
+		for (k = i; k > 0 && a[k - 1] > v; k--)
+			a[k] = a[k - 1];
+		a[k] = v;
+	}
 }
 
 /*
@@ -221,7 +256,7 @@ static errcode_t runs_build(const struct layout *layout, struct runs *r)
 
 		for (k = 0; k < pieces; k++)
 			pos[k] = rank[base + k];
-		qsort(pos, pieces, sizeof(*pos), cmp_u32);
+		sort_u32(pos, pieces);
 		r->first[d] = pos[0];
 		r->prev[pos[0]] = NO_RUN;
 		r->next[pos[pieces - 1]] = NO_RUN;
@@ -403,7 +438,8 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 			       struct tally *t, struct interleave_work *w)
 {
 	struct layout_interleave *il;
-	uint32_t i, y, kept = 0;
+	struct layout_pair *top;
+	uint32_t i, y, kept = 0, ntop = 0;
 	errcode_t ret;
 
 	for (i = 0; i < t->ntouched; i++) {
@@ -415,32 +451,39 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 	}
 	if (!kept)
 		return 0;
-	qsort(t->touched, kept, sizeof(*t->touched), cmp_u32);
+	sort_u32(t->touched, kept);
 	ret = vec_reserve(&layout->interleaved, &w->interleaved_cap,
 			  layout->ninterleaved + 1, sizeof(*layout->interleaved));
 	if (!ret)
 		ret = vec_reserve(&layout->partners, &w->partners_cap,
 				  layout->npartners + kept, sizeof(*layout->partners));
 	if (!ret)
-		ret = vec_reserve(&layout->partner_alternations, &w->alternations_cap,
-				  layout->npartners + kept,
-				  sizeof(*layout->partner_alternations));
+		ret = vec_reserve(&layout->interleave_top, &w->top_cap,
+				  (layout->ninterleaved + 1) * LAYOUT_OUTLINE_PAIRS,
+				  sizeof(*layout->interleave_top));
 	if (ret)
 		return ret;
-	il = &layout->interleaved[layout->ninterleaved++];
+	top = &layout->interleave_top[layout->ninterleaved * LAYOUT_OUTLINE_PAIRS];
+	memset(top, 0, LAYOUT_OUTLINE_PAIRS * sizeof(*top));
+	il = &layout->interleaved[layout->ninterleaved];
 	memset(il, 0, sizeof(*il));
 	il->file = r->files[t->x];
 	il->first_partner = layout->npartners;
 	il->set = t->x;		/* dense number, until the sets are known */
 	for (i = 0; i < kept; i++) {
+		ext2_ino_t a = layout->files[il->file].ino, b;
+
 		y = t->touched[i];
-		layout->partners[layout->npartners] = layout->files[r->files[y]].ino;
-		layout->partner_alternations[layout->npartners++] = t->count[y];
+		b = layout->files[r->files[y]].ino;
+		layout->partners[layout->npartners++] = b;
+		interleave_keep_pair(top, &ntop, (struct layout_pair){
+			a < b ? a : b, a < b ? b : a, t->count[y] });
 		il->partners++;
 		il->alternations += t->count[y];
 		t->count[y] = 0;
 		interleave_union(w->parent, t->x, y);
 	}
+	layout->ninterleaved++;
 	return 0;
 }
 
@@ -492,8 +535,8 @@ errcode_t interleave_find(struct layout *layout)
 	}
 	trim(&layout->interleaved, layout->ninterleaved, sizeof(*layout->interleaved));
 	trim(&layout->partners, layout->npartners, sizeof(*layout->partners));
-	trim(&layout->partner_alternations, layout->npartners,
-	     sizeof(*layout->partner_alternations));
+	trim(&layout->interleave_top, layout->ninterleaved * LAYOUT_OUTLINE_PAIRS,
+	     sizeof(*layout->interleave_top));
 	/* The scratch goes before the sets are made, so that peaks do not add up. */
 	free(t.count);
 	free(t.seen_in);

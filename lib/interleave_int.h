@@ -10,7 +10,7 @@
 struct interleave_work {
 	uint32_t	*parent;	/* union-find over the dense file numbers */
 	uint32_t	ndense;
-	uint64_t	interleaved_cap, partners_cap, alternations_cap;
+	uint64_t	interleaved_cap, partners_cap, top_cap;
 };
 
 static inline uint32_t interleave_root(uint32_t *parent, uint32_t x)
@@ -26,6 +26,12 @@ static inline void interleave_union(uint32_t *parent, uint32_t x, uint32_t y)
 {
 	parent[interleave_root(parent, x)] = interleave_root(parent, y);
 }
+
+/*
+ * Keep P among the LAYOUT_OUTLINE_PAIRS strongest pairs in TOP (*N of
+ * them, strongest first: most alternations, then the lower inodes).
+ */
+void interleave_keep_pair(struct layout_pair *top, uint32_t *n, struct layout_pair p);
 
 /*
  * layout->interleaved is complete, each entry's set field holding the

@@ -180,16 +180,15 @@ static int pair_better(const struct layout_pair *x, const struct layout_pair *y)
 	return x->b < y->b;
 }
 
-/* Keep the LAYOUT_OUTLINE_PAIRS pairs with most alternations, most first. */
-static void keep_pair(struct layout_set_outline *o, struct layout_pair p)
+void interleave_keep_pair(struct layout_pair *top, uint32_t *n, struct layout_pair p)
 {
-	uint32_t k = o->npairs < LAYOUT_OUTLINE_PAIRS ? o->npairs++ : LAYOUT_OUTLINE_PAIRS;
+	uint32_t k = *n < LAYOUT_OUTLINE_PAIRS ? (*n)++ : LAYOUT_OUTLINE_PAIRS;
 
-	for (; k > 0 && pair_better(&p, &o->pairs[k - 1]); k--)
+	for (; k > 0 && pair_better(&p, &top[k - 1]); k--)
 		if (k < LAYOUT_OUTLINE_PAIRS)
-			o->pairs[k] = o->pairs[k - 1];
+			top[k] = top[k - 1];
 	if (k < LAYOUT_OUTLINE_PAIRS)
-		o->pairs[k] = p;
+		top[k] = p;
 }
 
 static int cmp_ino(const void *a, const void *b)
@@ -222,21 +221,22 @@ errcode_t layout_set_outline(const struct layout *layout, const struct layout_se
 		keep_dir(o, d);
 	}
 	free(parents);
-	if (!layout->partner_alternations)
+	/*
+	 * A pair among the set's strongest is among each of its files'
+	 * strongest (whatever beats it there beats it in the set too).
+	 */
+	if (!layout->interleave_top)
 		return 0;	/* a layout not made by interleave_find */
 	for (m = 0; m < s->members; m++) {
-		const struct layout_file *f = &layout->files[members[m]];
-		const struct layout_interleave *il = layout_file_interleave(layout, f);
+		uint32_t at = layout->file_interleave[members[m]];
+		const struct layout_pair *top;
 
-		for (i = 0; il && i < il->partners; i++) {
-			struct layout_pair p = {
-				f->ino, layout->partners[il->first_partner + i],
-				layout->partner_alternations[il->first_partner + i]
-			};
-
-			if (p.b > p.a)	/* each pair once */
-				keep_pair(o, p);
-		}
+		if (!at)
+			continue;
+		top = &layout->interleave_top[(uint64_t)(at - 1) * LAYOUT_OUTLINE_PAIRS];
+		for (i = 0; i < LAYOUT_OUTLINE_PAIRS && top[i].alternations; i++)
+			if (top[i].a == layout->files[members[m]].ino)	/* each pair once */
+				interleave_keep_pair(o->pairs, &o->npairs, top[i]);
 	}
 	return 0;
 }

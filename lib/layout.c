@@ -14,7 +14,7 @@ void layout_free(struct layout *layout)
 	free(layout->aux);
 	free(layout->interleaved);
 	free(layout->partners);
-	free(layout->partner_alternations);
+	free(layout->interleave_top);
 	free(layout->file_interleave);
 	free(layout->set_members);
 	free(layout->sets);

@@ -271,12 +271,15 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 		tap_ok(0, "%s: interleave_find failed (%ld)", what, (long)ret);
 		goto out;
 	}
-	/* Partners and alternations, file by file. */
+	/* Partners and alternations, file by file, and the strongest pairs. */
 	*ret_files = 0;
 	for (i = 0; i < L.nfiles && bad < 3; i++) {
 		const struct layout_interleave *il = layout_file_interleave(&L, &L.files[i]);
-		uint32_t want = 0, sum = 0, k = 0;
+		const struct layout_pair *top = il ? &L.interleave_top[
+			(il - L.interleaved) * LAYOUT_OUTLINE_PAIRS] : NULL;
+		uint32_t want = 0, sum = 0, k = 0, t, best[LAYOUT_OUTLINE_PAIRS][2];
 
+		memset(best, 0, sizeof(best));
 		for (b = 0; dense[i] >= 0 && b < L.nfiles; b++) {
 			uint32_t c;
 
@@ -287,9 +290,16 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 				continue;
 			want++;
 			sum += c;
+			/* Most alternations first, then the partner's inode (b ascends). */
+			for (t = LAYOUT_OUTLINE_PAIRS; t > 0 && c > best[t - 1][0]; t--)
+				if (t < LAYOUT_OUTLINE_PAIRS)
+					memcpy(best[t], best[t - 1], sizeof(best[t]));
+			if (t < LAYOUT_OUTLINE_PAIRS) {
+				best[t][0] = c;
+				best[t][1] = L.files[b].ino;
+			}
 			if (!il || k >= il->partners ||
-			    L.partners[il->first_partner + k] != L.files[b].ino ||
-			    L.partner_alternations[il->first_partner + k] != c) {
+			    L.partners[il->first_partner + k] != L.files[b].ino) {
 				printf("# %s: ino %u: partner %u (%u alternations) is not "
 				       "partner %u of its list\n", what, L.files[i].ino,
 				       L.files[b].ino, c, k);
@@ -306,6 +316,19 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 			       what, L.files[i].ino, il ? il->partners : 0,
 			       il ? il->alternations : 0, want, sum);
 			bad++;
+		}
+		for (t = 0; il && t < LAYOUT_OUTLINE_PAIRS; t++) {
+			ext2_ino_t me = L.files[i].ino, other = best[t][1];
+
+			if (top[t].alternations != best[t][0] || (best[t][0] &&
+			    (top[t].a != (me < other ? me : other) ||
+			     top[t].b != (me < other ? other : me)))) {
+				printf("# %s: ino %u: strongest pair %u is %u-%u (%u), want %u (%u)\n",
+				       what, me, t, top[t].a, top[t].b, top[t].alternations,
+				       other, best[t][0]);
+				bad++;
+				break;
+			}
 		}
 	}
 	/* Sets: the same files in the same set, and the set's alternations. */
@@ -367,7 +390,7 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 out:
 	free(L.interleaved);
 	free(L.partners);
-	free(L.partner_alternations);
+	free(L.interleave_top);
 	free(L.file_interleave);
 	free(L.sets);
 	free(L.set_members);
