@@ -250,7 +250,8 @@ struct layout {
 	uint64_t		naux;
 	struct layout_interleave *interleaved;	/* sorted by file index */
 	uint64_t		ninterleaved;
-	ext2_ino_t		*partners;	/* inode numbers, ascending per file */
+	ext2_ino_t		*partners;	/* inode numbers, ascending per file
+						 * (NULL: layout_opts.partner_counts_only) */
 	uint64_t		npartners;
 	uint32_t		*set_members;	/* file indexes */
 	uint64_t		nset_members;
@@ -277,6 +278,7 @@ struct layout {
 							 * pairs (alternations 0: no more) */
 	uint32_t		*file_interleave;	/* per file: 1 + its index in
 							 * interleaved, or 0 */
+	int			partner_counts_only;	/* layout_opts: partners is NULL */
 };
 
 /* Which inodes get a name (a path) from the scan. */
@@ -293,6 +295,12 @@ struct layout_opts {
 	enum layout_names names;
 	e2f_progress_fn	progress;
 	void		*progress_priv;
+	/*
+	 * Keep how many partners each interleaved file has, not who they
+	 * are: layout->partners stays NULL.  A summary needs no more, and
+	 * a large set's lists are most of the memory.
+	 */
+	int		partner_counts_only;
 };
 
 /*

@@ -70,6 +70,7 @@ struct runs {
 	uint32_t	n;		/* pieces */
 	uint32_t	nfiles;		/* dense files */
 	uint32_t	*files;		/* dense -> layout index */
+	ext2_ino_t	*inos;		/* dense -> inode number (a cache-sized copy) */
 	uint32_t	*first;		/* dense -> position of its first piece */
 	uint32_t	*file;		/* position -> dense file */
 	uint32_t	*prev;		/* position -> previous piece of its file | COUNTS */
@@ -83,6 +84,7 @@ static void runs_free(struct runs *r)
 	int s;
 
 	free(r->files);
+	free(r->inos);
 	free(r->first);
 	free(r->file);
 	free(r->prev);
@@ -196,7 +198,8 @@ static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
 	r->nfiles = d;
 	r->files = malloc((d + 1) * sizeof(*r->files));
 	r->first = malloc((d + 1) * sizeof(*r->first));
-	if (!r->files || !r->first)
+	r->inos = malloc((d + 1) * sizeof(*r->inos));
+	if (!r->files || !r->first || !r->inos)
 		return ENOMEM;
 	if (!packed) {
 		*copy = malloc((n + 1) * sizeof(**copy));
@@ -209,6 +212,7 @@ static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
 		if (f->pieces < 2)
 			continue;
 		r->files[d] = i;
+		r->inos[d] = f->ino;
 		r->first[d++] = n;	/* its first piece number, for now */
 		for (p = 0; p < f->pieces; p++, n++)
 			if (!packed)
@@ -454,7 +458,7 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 	sort_u32(t->touched, kept);
 	ret = vec_reserve(&layout->interleaved, &w->interleaved_cap,
 			  layout->ninterleaved + 1, sizeof(*layout->interleaved));
-	if (!ret)
+	if (!ret && !layout->partner_counts_only)
 		ret = vec_reserve(&layout->partners, &w->partners_cap,
 				  layout->npartners + kept, sizeof(*layout->partners));
 	if (!ret)
@@ -471,11 +475,12 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 	il->first_partner = layout->npartners;
 	il->set = t->x;		/* dense number, until the sets are known */
 	for (i = 0; i < kept; i++) {
-		ext2_ino_t a = layout->files[il->file].ino, b;
+		ext2_ino_t a = r->inos[t->x], b;
 
 		y = t->touched[i];
-		b = layout->files[r->files[y]].ino;
-		layout->partners[layout->npartners++] = b;
+		b = r->inos[y];
+		if (!layout->partner_counts_only)
+			layout->partners[layout->npartners++] = b;
 		interleave_keep_pair(top, &ntop, (struct layout_pair){
 			a < b ? a : b, a < b ? b : a, t->count[y] });
 		il->partners++;
@@ -534,7 +539,8 @@ errcode_t interleave_find(struct layout *layout)
 			goto out;
 	}
 	trim(&layout->interleaved, layout->ninterleaved, sizeof(*layout->interleaved));
-	trim(&layout->partners, layout->npartners, sizeof(*layout->partners));
+	if (layout->partners)
+		trim(&layout->partners, layout->npartners, sizeof(*layout->partners));
 	trim(&layout->interleave_top, layout->ninterleaved * LAYOUT_OUTLINE_PAIRS,
 	     sizeof(*layout->interleave_top));
 	/* The scratch goes before the sets are made, so that peaks do not add up. */

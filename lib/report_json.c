@@ -112,7 +112,7 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	uint32_t i;
 
 	layout_file_times(layout, f, &read, &ideal);
-	for (i = 0; il && i < il->partners; i++)
+	for (i = 0; il && layout->partners && i < il->partners; i++)
 		json_array_append_new(partners, json_integer(
 			layout->partners[il->first_partner + i]));
 	json_object_set_new(o, "ino", json_integer(f->ino));
