@@ -23,11 +23,12 @@
  *    files), at the first free run that holds it from its goal.
  *  - Block-mapped (ext2, ext3): writeback maps the file in pieces, so the
  *    first 16 blocks come from the locality group and the rest (the
- *    tail) is a stream request: from mballoc's global stream goal, with
- *    an inode preallocation of the file size rounded up to a power of two
- *    (16K .. 8M) less the head, 16-block aligned.  The unused rest of the
- *    preallocation is given back later; the stream goal has moved on, so
- *    only one-block requests fill it.  Indirect blocks are such requests
+ *    tail) is a stream request from mballoc's global stream goal: a
+ *    chunk of the file size rounded up to a power of two (at most 8M),
+ *    aligned to it, which maps the file from block 0, so the tail starts
+ *    16 blocks in (tail_place).  The unused parts of the chunk are given
+ *    back later; the stream has moved on, so only one-block requests
+ *    fill them.  Indirect blocks are such requests
  *    (no preallocation for metadata): the lowest free block in the group
  *    of the data they map.  So the indirect blocks of files from all over
  *    the filesystem land in the holes between other files' tails, and
@@ -47,7 +48,6 @@
 #define SMALL_REQUEST	16	/* s_mb_stream_request */
 #define LG_BLOCKS	512	/* s_mb_group_prealloc */
 #define TAIL_ALIGN	16
-#define PA_MIN_BYTES	(16ULL << 10)
 #define PA_MAX_BYTES	(8ULL << 20)
 #define FLEX_DIR_SCHEME	4	/* EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME */
 #define STREAM_ORLOV	0x0410f1ULL
@@ -229,21 +229,43 @@ static void lg_take(struct kplace *k, ext2_ino_t ino, blk64_t n, blk64_t *start)
 	k->lg_next += n;
 }
 
-/* Blocks of the inode preallocation mballoc makes for a file of SIZE. */
-static blk64_t pa_blocks(uint64_t size, unsigned bs)
+/*
+ * Where the TAIL blocks after the first HEAD of a block-mapped file of N
+ * blocks go.  mballoc normalizes the request to the file's size rounded
+ * up to a power of two and looks for a free chunk of that size, aligned
+ * to it (the buddy allocator), from the start of the stream goal's group;
+ * the chunk maps the file from logical block 0, so the tail starts HEAD
+ * blocks into it and the rest of the chunk is given back.
+ */
+static blk64_t tail_place(struct kplace *k, blk64_t n, blk64_t head,
+			  blk64_t tail)
 {
-	uint64_t p = PA_MIN_BYTES;
+	struct img *img = k->img;
+	ext2_filsys fs = img->fs;
+	blk64_t chunk = 1, max = PA_MAX_BYTES / img->bs, from, p;
 
-	while (p < size && p < PA_MAX_BYTES)
-		p <<= 1;
-	return p < size ? 0 : p / bs;
+	while (chunk < n && chunk < max)
+		chunk <<= 1;
+	from = ext2fs_group_first_block2(fs, ext2fs_group_of_blk2(fs, k->stream));
+	p = chunk >= n ? find_run(img, from, chunk, chunk) : 0;
+	if (p) {
+		p += head;
+	} else {
+		p = find_run(img, from, tail, TAIL_ALIGN);
+		if (!p)
+			p = find_run(img, from, tail, 1);
+		if (!p)
+			return k->stream;	/* no room in one run: fragments */
+	}
+	k->stream = p;
+	return p;
 }
 
 errcode_t kplace_write(struct kplace *k, struct img_file *f, uint64_t size)
 {
 	struct img *img = k->img;
 	unsigned bs = img->bs;
-	blk64_t n = (size + bs - 1) / bs, head, start, tail, len, t;
+	blk64_t n = (size + bs - 1) / bs, head, start, tail, t;
 	uint64_t head_bytes = 0;
 	errcode_t ret = 0;
 
@@ -272,17 +294,7 @@ errcode_t kplace_write(struct kplace *k, struct img_file *f, uint64_t size)
 			if (!t)
 				t = file_goal(k, f->ino);
 		} else {
-			len = pa_blocks(size, bs);
-			len = len > head + tail ? len - head : tail;
-			t = find_run(img, k->stream, len, TAIL_ALIGN);
-			if (!t) {
-				len = tail;
-				t = find_run(img, k->stream, tail, 1);
-			}
-			if (!t)
-				t = k->stream;
-			k->stream = t + len <= last_block(img) ? t + len :
-				img->fs->super->s_first_data_block;
+			t = tail_place(k, n, head, tail);
 			f->map.meta_goal = group_low_free(img, t);
 		}
 		f->map.goal = t;
