@@ -4,22 +4,14 @@
  * together, one huge set whose gaps straddle the 1024-piece window,
  * pieces far apart (more than a block group), and corrupt maps (pieces
  * overlapping, starting on the same block).
- *
- * The reference does what the definition says and nothing clever: put
- * every piece of every file in more than one piece in physical order
- * (start, then file, then the file's own order); for each piece, if the
- * previous piece of its file is at most 1024 pieces and one block group
- * of blocks before it, every other file with a piece in between gets one
- * enclosure with it (once per gap); pairs with two enclosures or more
- * interleave, and sets are the connected groups of such pairs.
+ * The reference is in interleave_ref.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "e2frag.h"
 #include "../lib/tap.h"
-
-#define WINDOW_RUNS	1024
+#include "interleave_ref.h"
 
 /* A random layout in the making. */
 struct gen {
@@ -147,99 +139,16 @@ static void write_chaos(struct gen *g, uint32_t files, uint32_t most_pieces, blk
 	}
 }
 
-/* ------------------------------------------------------------ reference */
-
-struct ref_run {
-	blk64_t		start, end;
-	uint32_t	file, order;	/* dense file; order among all pieces, file by file */
-};
-
-static int cmp_ref_run(const void *a, const void *b)
-{
-	const struct ref_run *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static uint32_t ref_root(uint32_t *parent, uint32_t x)
-{
-	while (parent[x] != x)
-		x = parent[x] = parent[parent[x]];
-	return x;
-}
-
-/*
- * The reference: COUNT[a * nd + b] enclosures of dense files a and b;
- * DENSE[i] the dense number of layout file i or -1.
- */
-static uint32_t *reference(const struct layout *L, blk64_t bpg, int64_t *dense,
-			   uint32_t *ret_nd)
-{
-	struct ref_run *runs = malloc((L->npieces + 1) * sizeof(*runs));
-	uint32_t nd = 0, n = 0, *count, *stamp;
-	int64_t *last;
-	uint64_t i, j, p;
-
-	for (i = 0; i < L->nfiles; i++) {
-		const struct layout_file *f = &L->files[i];
-
-		dense[i] = -1;
-		if (f->pieces < 2)
-			continue;
-		dense[i] = nd;
-		for (p = 0; p < f->pieces; p++, n++) {
-			struct layout_piece pc = layout_file_piece(L, f, p);
-
-			runs[n] = (struct ref_run){ pc.start, pc.start + pc.len, nd, n };
-		}
-		nd++;
-	}
-	qsort(runs, n, sizeof(*runs), cmp_ref_run);
-	count = calloc((size_t)nd * nd + 1, sizeof(*count));
-	stamp = calloc(nd + 1, sizeof(*stamp));
-	last = malloc((nd + 1) * sizeof(*last));
-	for (i = 0; i < nd; i++)
-		last[i] = -1;
-	for (i = 0; i < n; i++) {
-		uint32_t x = runs[i].file;
-		int64_t prev = last[x];
-
-		last[x] = i;
-		if (prev < 0 || i - prev - 1 > WINDOW_RUNS ||
-		    runs[i].start - runs[prev].end > bpg)
-			continue;
-		for (j = prev + 1; j < i; j++) {
-			uint32_t y = runs[j].file;
-
-			if (y == x || stamp[y] == i + 1)
-				continue;
-			stamp[y] = i + 1;
-			count[(size_t)x * nd + y]++;
-			count[(size_t)y * nd + x]++;
-		}
-	}
-	free(runs);
-	free(stamp);
-	free(last);
-	*ret_nd = nd;
-	return count;
-}
-
-/* Compare L's interleaving with the reference; print the first difference. */
+/* Find the interleaving of the layout G made and compare it with the reference. */
 static int check(const char *what, struct gen *g, int packed, uint32_t *ret_files,
 		 uint32_t *ret_largest)
 {
 	struct struct_ext2_filsys fs;
 	struct ext2_super_block sb;
 	struct layout L;
-	int64_t *dense;
-	uint32_t nd, *count, *parent, *set_of, *members, a, b, i, bad = 0;
-	uint64_t *alternations;
 	struct layout_piece *pieces = g->pieces;
+	uint64_t files = 0;
+	uint32_t i, bad = 1;
 	errcode_t ret;
 
 	memset(&fs, 0, sizeof(fs));
@@ -264,138 +173,20 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 	L.pieces = pieces;
 	L.npieces = g->npieces + !packed;
 
-	dense = malloc((g->nfiles + 1) * sizeof(*dense));
-	count = reference(&L, sb.s_blocks_per_group, dense, &nd);
 	ret = interleave_find(&L);
-	if (ret) {
-		tap_ok(0, "%s: interleave_find failed (%ld)", what, (long)ret);
-		goto out;
-	}
-	/* Partners and alternations, file by file, and the strongest pairs. */
-	*ret_files = 0;
-	for (i = 0; i < L.nfiles && bad < 3; i++) {
-		const struct layout_interleave *il = layout_file_interleave(&L, &L.files[i]);
-		const struct layout_pair *top = il ? &L.interleave_top[
-			(il - L.interleaved) * LAYOUT_OUTLINE_PAIRS] : NULL;
-		uint32_t want = 0, sum = 0, k = 0, t, best[LAYOUT_OUTLINE_PAIRS][2];
-
-		memset(best, 0, sizeof(best));
-		for (b = 0; dense[i] >= 0 && b < L.nfiles; b++) {
-			uint32_t c;
-
-			if (dense[b] < 0)
-				continue;
-			c = count[(size_t)dense[i] * nd + dense[b]];
-			if (c < 2)
-				continue;
-			want++;
-			sum += c;
-			/* Most alternations first, then the partner's inode (b ascends). */
-			for (t = LAYOUT_OUTLINE_PAIRS; t > 0 && c > best[t - 1][0]; t--)
-				if (t < LAYOUT_OUTLINE_PAIRS)
-					memcpy(best[t], best[t - 1], sizeof(best[t]));
-			if (t < LAYOUT_OUTLINE_PAIRS) {
-				best[t][0] = c;
-				best[t][1] = L.files[b].ino;
-			}
-			if (!il || k >= il->partners ||
-			    L.partners[il->first_partner + k] != L.files[b].ino) {
-				printf("# %s: ino %u: partner %u (%u alternations) is not "
-				       "partner %u of its list\n", what, L.files[i].ino,
-				       L.files[b].ino, c, k);
-				bad++;
-				break;
-			}
-			k++;
-		}
-		if (want)
-			++*ret_files;
-		if ((il ? il->partners : 0) != want ||
-		    (il ? il->alternations : 0) != sum) {
-			printf("# %s: ino %u: %u partners, %u alternations; want %u, %u\n",
-			       what, L.files[i].ino, il ? il->partners : 0,
-			       il ? il->alternations : 0, want, sum);
-			bad++;
-		}
-		for (t = 0; il && t < LAYOUT_OUTLINE_PAIRS; t++) {
-			ext2_ino_t me = L.files[i].ino, other = best[t][1];
-
-			if (top[t].alternations != best[t][0] || (best[t][0] &&
-			    (top[t].a != (me < other ? me : other) ||
-			     top[t].b != (me < other ? other : me)))) {
-				printf("# %s: ino %u: strongest pair %u is %u-%u (%u), want %u (%u)\n",
-				       what, me, t, top[t].a, top[t].b, top[t].alternations,
-				       other, best[t][0]);
-				bad++;
-				break;
-			}
-		}
-	}
-	/* Sets: the same files in the same set, and the set's alternations. */
-	parent = malloc((nd + 1) * sizeof(*parent));
-	set_of = malloc((nd + 1) * sizeof(*set_of));
-	members = calloc(nd + 1, sizeof(*members));
-	alternations = calloc(nd + 1, sizeof(*alternations));
-	for (a = 0; a < nd; a++)
-		parent[a] = a;
-	for (a = 0; a < nd; a++)
-		for (b = 0; b < nd; b++)
-			if (count[(size_t)a * nd + b] >= 2)
-				parent[ref_root(parent, a)] = ref_root(parent, b);
-	for (a = 0; a < nd; a++) {
-		uint32_t root = ref_root(parent, a);
-
-		set_of[a] = UINT32_MAX;
-		members[root]++;
-		for (b = a + 1; b < nd; b++)
-			if (count[(size_t)a * nd + b] >= 2)
-				alternations[root] += count[(size_t)a * nd + b];
-	}
-	*ret_largest = 0;
-	for (i = 0; i < L.nsets && !bad; i++) {
-		const struct layout_set *s = &L.sets[i];
-		uint32_t root = ref_root(parent, dense[L.set_members[s->first_member]]);
-
-		if (s->members > *ret_largest)
-			*ret_largest = s->members;
-		for (b = 0; b < s->members; b++) {
-			uint32_t file = L.set_members[s->first_member + b];
-			const struct layout_interleave *il =
-				layout_file_interleave(&L, &L.files[file]);
-
-			if (ref_root(parent, dense[file]) != root || !il || il->set != i + 1)
-				bad++;
-		}
-		if (set_of[root] != UINT32_MAX || members[root] != s->members ||
-		    alternations[root] != s->alternations) {
-			printf("# %s: set %u: %u members, %llu alternations; want %llu, %llu\n",
-			       what, i + 1, s->members,
-			       (unsigned long long)s->alternations,
-			       (unsigned long long)members[root],
-			       (unsigned long long)alternations[root]);
-			bad++;
-		}
-		set_of[root] = i;
-	}
-	/* Every reference set was found (a set of one file is none). */
-	for (a = 0; a < nd && !bad; a++)
-		if (members[ref_root(parent, a)] > 1 && set_of[ref_root(parent, a)] == UINT32_MAX)
-			bad++;
-	tap_ok(!bad, "%s: %u files in %llu sets, as the reference has them", what,
-	       *ret_files, (unsigned long long)L.nsets);
-	free(parent);
-	free(set_of);
-	free(members);
-	free(alternations);
-out:
+	if (ret)
+		printf("# %s: interleave_find failed (%ld)\n", what, (long)ret);
+	else
+		bad = ref_compare(&L, what, &files, ret_largest);
+	*ret_files = files;
+	tap_ok(!bad, "%s: %llu files in %llu sets, as the reference has them", what,
+	       (unsigned long long)files, (unsigned long long)L.nsets);
 	free(L.interleaved);
 	free(L.partners);
 	free(L.interleave_top);
 	free(L.file_interleave);
 	free(L.sets);
 	free(L.set_members);
-	free(count);
-	free(dense);
 	if (!packed) {
 		free(pieces);
 		for (i = 0; i < g->nfiles; i++)
