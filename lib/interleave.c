@@ -222,72 +222,87 @@ static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
 	return 0;
 }
 
+/* The dense file piece number PIECE belongs to: BASE holds each one's first. */
+static uint32_t file_of_piece(const uint32_t *base, uint32_t nfiles, uint32_t piece)
+{
+	uint32_t lo = 0, hi = nfiles - 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+
+		if (base[mid] <= piece)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
  * Put the pieces in physical order and link each file's pieces to their
- * neighbours there; mark the gaps that count.
+ * neighbours there, in one walk of that order; mark the gaps that count.
+ * Three numbers per piece stay (file, previous, next): with the pieces
+ * themselves that is what a recording of 4 streams block by block, with
+ * more pieces than anything else, can afford.
  */
 static errcode_t runs_build(const struct layout *layout, struct runs *r)
 {
 	blk64_t window = layout->fs->super->s_blocks_per_group;
 	const struct layout_piece *pc;
 	struct layout_piece *copy = NULL;
-	uint32_t *order = NULL, *rank = NULL, *pos = NULL;
-	uint32_t d, k, q, most = 0;
+	uint32_t *order = NULL, *base = NULL, *last = NULL;
+	blk64_t *last_end = NULL;
+	uint32_t d, q;
 	errcode_t ret;
 
 	ret = runs_pieces(layout, r, &pc, &copy);
 	if (ret)
 		goto out;
-	for (d = 0; d < r->nfiles; d++)
-		if (layout->files[r->files[d]].pieces > most)
-			most = layout->files[r->files[d]].pieces;
 	order = malloc((r->n + 1) * sizeof(*order));	/* position -> piece number */
-	rank = malloc((r->n + 1) * sizeof(*rank));	/* piece number -> position */
 	r->prev = malloc((r->n + 1) * sizeof(*r->prev));
 	r->next = malloc((r->n + 1) * sizeof(*r->next));
-	pos = malloc((most + 1) * sizeof(*pos));
-	if (!order || !rank || !r->prev || !r->next || !pos) {
+	base = malloc((r->nfiles + 1) * sizeof(*base));
+	last = malloc((r->nfiles + 1) * sizeof(*last));
+	last_end = malloc((r->nfiles + 1) * sizeof(*last_end));
+	if (!order || !r->prev || !r->next || !base || !last || !last_end) {
 		ret = ENOMEM;
 		goto out;
 	}
 	for (q = 0; q < r->n; q++)
 		order[q] = q;
 	qsort_r(order, r->n, sizeof(*order), cmp_piece_start, (void *)pc);
-	for (q = 0; q < r->n; q++)
-		rank[order[q]] = q;
-	for (d = 0; d < r->nfiles; d++) {
-		uint32_t pieces = layout->files[r->files[d]].pieces, base = r->first[d];
-
-		for (k = 0; k < pieces; k++)
-			pos[k] = rank[base + k];
-		sort_u32(pos, pieces);
-		r->first[d] = pos[0];
-		r->prev[pos[0]] = NO_RUN;
-		r->next[pos[pieces - 1]] = NO_RUN;
-		for (k = 1; k < pieces; k++) {
-			const struct layout_piece *a = &pc[order[pos[k - 1]]];
-			const struct layout_piece *b = &pc[order[pos[k]]];
-
-			r->next[pos[k - 1]] = pos[k];
-			r->prev[pos[k]] = pos[k - 1];
-			/* Unsigned, as always: overlapping pieces (a corrupt map) do not count. */
-			if (pos[k] - pos[k - 1] - 1 <= WINDOW_RUNS &&
-			    b->start - (a->start + a->len) <= window)
-				r->prev[pos[k]] |= COUNTS;
-		}
-	}
-	/* The file of each position, where the piece numbers were. */
-	free(order);
-	order = NULL;
+	memcpy(base, r->first, r->nfiles * sizeof(*base));
 	for (d = 0; d < r->nfiles; d++)
-		for (q = r->first[d]; q != NO_RUN; q = r->next[q])
-			rank[q] = d;
-	r->file = rank;
-	rank = NULL;
+		last[d] = NO_RUN;
+	for (q = 0; q < r->n; q++) {
+		const struct layout_piece *p = &pc[order[q]];
+		uint32_t a;
+
+		d = file_of_piece(base, r->nfiles, order[q]);
+		a = last[d];
+		if (a == NO_RUN) {
+			r->first[d] = q;
+			r->prev[q] = NO_RUN;
+		} else {
+			r->prev[q] = a;
+			r->next[a] = q;
+			/* Unsigned, as always: overlapping pieces (a corrupt map) do not count. */
+			if (q - a - 1 <= WINDOW_RUNS && p->start - last_end[d] <= window)
+				r->prev[q] |= COUNTS;
+		}
+		last[d] = q;
+		last_end[d] = p->start + p->len;
+		order[q] = d;	/* the piece number is used up: the file takes its place */
+	}
+	for (d = 0; d < r->nfiles; d++)
+		r->next[last[d]] = NO_RUN;
+	r->file = order;
+	order = NULL;
 out:
 	free(order);
-	free(rank);
-	free(pos);
+	free(base);
+	free(last);
+	free(last_end);
 	free(copy);
 	return ret;
 }
