@@ -470,7 +470,8 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 	}
 	if (!kept)
 		return 0;
-	sort_u32(t->touched, kept);
+	if (!layout->partner_counts_only)
+		sort_u32(t->touched, kept);	/* partners ascend; counts need no order */
 	ret = vec_reserve(&layout->interleaved, &w->interleaved_cap,
 			  layout->ninterleaved + 1, sizeof(*layout->interleaved));
 	if (!ret && !layout->partner_counts_only)
