@@ -288,6 +288,8 @@ int main(int argc, char **argv)
 	/* A summary names only the files it can show: less memory and time. */
 	c.scan.names = c.json || c.report.raw || optind + 1 < argc ?
 		LAYOUT_NAMES_ALL : LAYOUT_NAMES_LOSSY;
+	/* Who interleaves with whom: for JSON and the highlight, not a summary. */
+	c.scan.partner_counts_only = !c.json && !c.highlight;
 	if (c.report.verbose) {
 		c.scan.progress = progress;
 		c.scan.progress_priv = (void *)prog;

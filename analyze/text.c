@@ -10,6 +10,7 @@
 
 #define SETS_SHOWN	5	/* without -i */
 #define MEMBERS_SHOWN	6	/* paths per set line without -i */
+#define PAIRS_SHOWN	3	/* strongest pairs of a large set */
 
 static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
 {
@@ -52,6 +53,39 @@ static void print_set_detail(FILE *out, const struct layout *layout,
 	}
 }
 
+/*
+ * A large set's members are too many to read: say which directories they
+ * are in and which pairs alternate most.
+ */
+static void print_set_outline(FILE *out, const struct layout *layout,
+			      const struct layout_set *s)
+{
+	struct layout_set_outline ol;
+	uint32_t i;
+
+	if (layout_set_outline(layout, s, &ol))
+		return;		/* out of memory: the member list still follows */
+	fprintf(out, "                in %u director%s, most in", ol.directories,
+		ol.directories == 1 ? "y" : "ies");
+	for (i = 0; i < ol.ndirs; i++) {
+		fputs(i ? ", " : " ", out);
+		if (ol.dirs[i].ino)
+			print_path(out, layout, ol.dirs[i].ino);
+		else
+			fputs("(no name)", out);
+		fprintf(out, i ? " (%u)" : " (%u files)", ol.dirs[i].members);
+	}
+	fputc('\n', out);
+	for (i = 0; i < ol.npairs && i < PAIRS_SHOWN; i++) {
+		fputs(i ? "                                 " :
+			  "                strongest pairs: ", out);
+		print_path(out, layout, ol.pairs[i].a);
+		fputs(" and ", out);
+		print_path(out, layout, ol.pairs[i].b);
+		fprintf(out, ", %u alternations\n", ol.pairs[i].alternations);
+	}
+}
+
 static void print_sets(FILE *out, const struct layout *layout,
 		       const struct report_opts *o)
 {
@@ -87,10 +121,14 @@ static void print_sets(FILE *out, const struct layout *layout,
 			(unsigned long long)s->alternations,
 			util_format_seconds(s->read_seconds, read, sizeof(read)),
 			util_format_seconds(s->ideal_seconds, ideal, sizeof(ideal)));
+		if (s->members > LAYOUT_SET_LARGE)
+			print_set_outline(out, layout, s);
 		if (o->show_sets) {
 			print_set_detail(out, layout, s);
 			continue;
 		}
+		if (s->members > LAYOUT_SET_LARGE)
+			continue;
 		fprintf(out, "               ");
 		for (m = 0; m < s->members && m < MEMBERS_SHOWN; m++) {
 			fputc(' ', out);

@@ -221,3 +221,14 @@ errcode_t alloc_run(struct img *img, struct img_map *m, blk64_t want,
 	*start = b;
 	return 0;
 }
+
+blk64_t alloc_first_free(const struct img *img, blk64_t from, blk64_t to)
+{
+	return first_free(img, from, to);
+}
+
+blk64_t alloc_free_run(const struct img *img, blk64_t start, blk64_t max,
+		       blk64_t to)
+{
+	return free_run(img, start, max, to);
+}

@@ -114,6 +114,13 @@ static ext2_ino_t inode_goal(struct img *img, struct img_file *parent, int is_di
 	ext2_filsys fs = img->fs;
 	dgrp_t g, flex = 1;
 
+	if (is_dir && img->dir_goal) {
+		/* The workload chose (kplace.c's Orlov). */
+		ext2_ino_t goal = img->dir_goal;
+
+		img->dir_goal = 0;
+		return goal;
+	}
 	if (!is_dir || parent != img->root)
 		return parent->ino;
 	if (ext2fs_has_feature_flex_bg(fs->super))

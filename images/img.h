@@ -27,7 +27,9 @@
 /* ------------------------------------------------------------- options */
 
 enum img_workload {
-	WL_STREAMS, WL_PARALLEL, WL_TREE, WL_AGED, WL_MIXED, WL_COUNT
+	WL_STREAMS, WL_PARALLEL, WL_TREE, WL_AGED, WL_MIXED,
+	WL_KTREE,	/* kernel-tree: the tree as a current kernel lays it out */
+	WL_COUNT
 };
 
 enum img_fstype { FS_EXT2, FS_EXT3, FS_EXT4 };
@@ -46,6 +48,7 @@ struct img_opts {
 	blk64_t		reservation;	/* window in blocks; 0: none */
 	uint64_t	files;		/* tree: number of files */
 	int		files_set;
+	uint64_t	dirs;		/* kernel-tree: directories */
 	unsigned	fill;		/* aged: percent */
 	unsigned	rounds;		/* aged */
 	unsigned	rounds_set;
@@ -95,6 +98,9 @@ struct img_map {
 	struct img_etree etree;
 	/* reservation window [win_start, win_end), regular files only */
 	blk64_t		win_start, win_end;
+	/* Where mapping blocks are looked for from, when not 0: a current
+	 * kernel takes them apart from the data (kplace.c). */
+	blk64_t		meta_goal;
 	uint8_t		extents;	/* extent-mapped */
 	uint8_t		reserve;	/* may take reservation windows */
 };
@@ -181,6 +187,7 @@ struct img {
 	uint32_t		nsets, sets_cap;
 	struct img_map		**windows;	/* maps holding a reservation window */
 	uint32_t		nwindows, windows_cap;
+	ext2_ino_t		dir_goal;	/* the next directory's inode goal, once (0: none) */
 };
 
 /* The fixed clock: 2004-10-28, the week seed 000 was written. */
@@ -233,6 +240,13 @@ void alloc_drop_window(struct img *img, struct img_map *m);
 
 /* Blocks in use, metadata included. */
 blk64_t alloc_used_blocks(const struct img *img);
+
+/* First free block in [FROM, TO], or 0 when none. */
+blk64_t alloc_first_free(const struct img *img, blk64_t from, blk64_t to);
+
+/* Length of the free run at START, at most MAX and not past TO. */
+blk64_t alloc_free_run(const struct img *img, blk64_t start, blk64_t max,
+		       blk64_t to);
 
 /* ------------------------------------------------------------- map.c */
 
@@ -356,11 +370,51 @@ const char *fstype_name(enum img_fstype t);
 
 /* Data bytes the tree of NFILES will hold (its sizes come from SEED). */
 uint64_t tree_bytes(uint64_t seed, uint64_t nfiles);
+
+/* The size of the tree's next file, from the sizes generator R. */
+uint64_t tree_draw_size(struct img_rng *r);
+
+/* The sizes generator of the tree of SEED (the one tree_bytes adds up). */
+void tree_sizes_seed(struct img_rng *r, uint64_t seed);
 uint64_t tree_dirs(uint64_t nfiles);
 
 /* Untar a source tree of NFILES under DIR/NAME. */
 errcode_t wl_tree(struct img *img, struct img_file *dir, const char *name,
 		  uint64_t nfiles);
+
+/* ----------------------------------------------------------- kplace.c */
+
+/*
+ * Placement as a current kernel (delayed allocation, mballoc) does it for
+ * files written one after another and closed before writeback; see
+ * kplace.c.  The workload creates the inodes; kplace places their blocks.
+ */
+struct kplace {
+	struct img	*img;
+	struct img_rng	rng;		/* Orlov's random start */
+	blk64_t		lg_next, lg_end; /* the small files' preallocation, held in the bitmap */
+	blk64_t		stream;		/* mballoc's stream goal (block-mapped tails) */
+	dgrp_t		flex;		/* groups per flex group (1 without flex_bg) */
+};
+
+void kplace_init(struct kplace *k, struct img *img);
+
+/* Inode goal of a new directory in the root: Orlov's spread. */
+ext2_ino_t kplace_topdir_goal(struct kplace *k);
+
+/* Write SIZE bytes into the new, empty file F and close it. */
+errcode_t kplace_write(struct kplace *k, struct img_file *f, uint64_t size);
+
+/* Give back what is still preallocated. */
+void kplace_finish(struct kplace *k);
+
+/* ------------------------------------------------------------ ktree.c */
+
+/* Directories and default size of kernel-tree (see ktree.c). */
+void ktree_need(const struct img_opts *o, struct img_need *need);
+
+/* N directories in DIR, then the files, each into one chosen at random. */
+errcode_t wl_ktree(struct img *img, struct img_file *dir);
 
 /* ---------------------------------------------------------- manifest.c */
 

@@ -32,11 +32,12 @@ enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16, EXIT_CANCELLED = 32 }
 
 #define MIB		(1ULL << 20)
 #define MIN_SIZE	(8 * MIB)
-#define MAX_SIZE	(2ULL << 40)
+#define MAX_SIZE	(16ULL << 40)
+#define MAX_TOTAL	(2ULL << 40)
 
 enum {
 	OPT_STREAMS = 256, OPT_CHUNK, OPT_TOTAL, OPT_RESERVATION, OPT_FILES,
-	OPT_FILL, OPT_ROUNDS,
+	OPT_FILL, OPT_ROUNDS, OPT_DIRS,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
 	{ "files",	 required_argument, NULL, OPT_FILES },
 	{ "fill",	 required_argument, NULL, OPT_FILL },
 	{ "rounds",	 required_argument, NULL, OPT_ROUNDS },
+	{ "dirs",	 required_argument, NULL, OPT_DIRS },
 	{ "quiet",	 no_argument,	    NULL, 'q' },
 	{ "version",	 no_argument,	    NULL, 'V' },
 	{ "help",	 no_argument,	    NULL, 'h' },
@@ -67,9 +69,10 @@ static const struct {
 	{ OPT_STREAMS, W(WL_STREAMS) | W(WL_PARALLEL) | W(WL_AGED) },
 	{ OPT_CHUNK, W(WL_STREAMS) | W(WL_PARALLEL) | W(WL_AGED) | W(WL_MIXED) },
 	{ OPT_TOTAL, W(WL_STREAMS) | W(WL_PARALLEL) },
-	{ OPT_FILES, W(WL_TREE) },
+	{ OPT_FILES, W(WL_TREE) | W(WL_KTREE) },
 	{ OPT_FILL, W(WL_AGED) },
 	{ OPT_ROUNDS, W(WL_AGED) },
+	{ OPT_DIRS, W(WL_KTREE) },
 };
 
 static const char *prog = "e2fragimg";
@@ -90,11 +93,14 @@ static void usage(FILE *out)
 "  tree                an untarred source tree of many small files\n"
 "  aged                a PVR disk filled, thinned out and recorded into again\n"
 "  mixed               a bit of everything, sized for a demo\n"
+"  kernel-tree         small files written one by one into random directories,\n"
+"                      placed as a current kernel places them (ext3: interleaved)\n"
 "\n"
 "Filesystem:\n"
 "  -t, --type TYPE          ext2, ext3 or ext4 (default ext4)\n"
-"  -s, --size SIZE          filesystem size, e.g. 512M, 8G (default: what\n"
-"                           the workload needs; aged 512M, mixed 128M)\n"
+"  -s, --size SIZE          filesystem size, e.g. 512M, 8G, up to 16T (default:\n"
+"                           what the workload needs; aged 512M, mixed 128M,\n"
+"                           kernel-tree about 3x its data in a power of two)\n"
 "  -b, --block-size BYTES   1024, 2048 or 4096 (default 4096)\n"
 "  -S, --seed N             seed of every choice and id (default 1)\n"
 "\n"
@@ -108,7 +114,8 @@ static void usage(FILE *out)
 "      --chunk SIZE         bytes a writer appends per turn (default one\n"
 "                           block; parallel-writers: records of 4K)\n"
 "      --total SIZE         bytes written by all writers together (256M)\n"
-"      --files N            tree: number of files (24353)\n"
+"      --files N            tree: number of files (24353; kernel-tree 20000)\n"
+"      --dirs N             kernel-tree: directories in the root (files / 40)\n"
 "      --fill PERCENT       aged: how full the disk is kept (90)\n"
 "      --rounds N           aged: rounds of deleting and recording (4)\n"
 "\n"
@@ -177,7 +184,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 		switch (opt) {
 		case 'w':
 			if (parse_workload(optarg, &o->workload))
-				return bad("unknown workload '%s' (streams, parallel-writers, tree, aged, mixed)",
+				return bad("unknown workload '%s' (streams, parallel-writers, tree, aged, mixed, kernel-tree)",
 					   optarg);
 			have_workload = 1;
 			break;
@@ -195,7 +202,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 		case 's':
 			if (util_parse_size(optarg, &o->size) ||
 			    o->size < MIN_SIZE || o->size > MAX_SIZE)
-				return bad("--size wants a size from 8M to 2T, not '%s'",
+				return bad("--size wants a size from 8M to 16T, not '%s'",
 					   optarg);
 			break;
 		case 'b':
@@ -224,7 +231,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 					   optarg);
 			break;
 		case OPT_TOTAL:
-			if (util_parse_size(optarg, &o->total) || o->total > MAX_SIZE)
+			if (util_parse_size(optarg, &o->total) || o->total > MAX_TOTAL)
 				return bad("--total wants a size up to 2T, not '%s'",
 					   optarg);
 			o->total_set = 1;
@@ -240,6 +247,11 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 				return bad("--files wants a count up to 10000000, not '%s'",
 					   optarg);
 			o->files_set = 1;
+			break;
+		case OPT_DIRS:
+			if (parse_count(optarg, 1, 1000000, &o->dirs))
+				return bad("--dirs wants a count from 1 to 1000000, not '%s'",
+					   optarg);
 			break;
 		case OPT_FILL:
 			if (parse_count(optarg, 1, 99, &v))
@@ -276,7 +288,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			given |= 1U << (opt - OPT_STREAMS);
 	}
 	if (!have_workload)
-		return bad("no --workload given (streams, parallel-writers, tree, aged, mixed)");
+		return bad("no --workload given (streams, parallel-writers, tree, aged, mixed, kernel-tree)");
 	for (i = 0; i < sizeof(option_scope) / sizeof(option_scope[0]); i++) {
 		if (!(given & (1U << (option_scope[i].opt - OPT_STREAMS))) ||
 		    (option_scope[i].workloads & W(o->workload)))
@@ -506,6 +518,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	workload_defaults(&o);
 	geometry(&o, &geo);
+	if (o.type != FS_EXT4 && geo.blocks > 0xffffffffULL) {
+		bad("%s holds at most 2^32 blocks: give a smaller --size or --type ext4",
+		    fstype_name(o.type));
+		return EXIT_USAGE;
+	}
 
 	manifest = malloc(strlen(output) + 6);
 	if (!manifest) {

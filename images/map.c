@@ -86,7 +86,16 @@ static errcode_t take_meta(struct img *img, struct img_map *m, blk64_t **arr,
 		if (ret)
 			return ret;
 	}
-	ret = alloc_run(img, m, 1, &pblk, &len);
+	if (m->meta_goal) {
+		/* Apart from the data: from meta_goal, the data cursor kept. */
+		blk64_t data_goal = m->goal;
+
+		m->goal = m->meta_goal;
+		ret = alloc_run(img, m, 1, &pblk, &len);
+		m->goal = data_goal;
+	} else {
+		ret = alloc_run(img, m, 1, &pblk, &len);
+	}
 	if (ret)
 		return ret;
 	m->meta++;

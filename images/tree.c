@@ -52,7 +52,7 @@ uint64_t tree_dirs(uint64_t nfiles)
 	return nfiles / FILES_PER_DIR > 1 ? nfiles / FILES_PER_DIR : 1;
 }
 
-static uint64_t draw_size(struct img_rng *r)
+uint64_t tree_draw_size(struct img_rng *r)
 {
 	double v;
 
@@ -64,14 +64,19 @@ static uint64_t draw_size(struct img_rng *r)
 	return (uint64_t)v;
 }
 
+void tree_sizes_seed(struct img_rng *r, uint64_t seed)
+{
+	rng_seed(r, seed, STREAM_SIZES);
+}
+
 uint64_t tree_bytes(uint64_t seed, uint64_t nfiles)
 {
 	struct img_rng r;
 	uint64_t i, sum = 0;
 
-	rng_seed(&r, seed, STREAM_SIZES);
+	tree_sizes_seed(&r, seed);
 	for (i = 0; i < nfiles; i++)
-		sum += draw_size(&r);
+		sum += tree_draw_size(&r);
 	return sum;
 }
 
@@ -130,7 +135,7 @@ static errcode_t archive_plan(struct archive *a, uint64_t seed)
 	for (i = 0; i < a->nfiles; i++) {
 		file_dir[i] = rng_below(&shape, a->ndirs);
 		a->first[file_dir[i] + 1]++;
-		a->size[i] = draw_size(&sizes);
+		a->size[i] = tree_draw_size(&sizes);
 	}
 	for (d = 0; d < a->ndirs; d++)
 		a->first[d + 1] += a->first[d];

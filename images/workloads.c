@@ -10,6 +10,8 @@
  *   aged              a PVR disk: recorded full, recordings deleted at
  *                     random, new ones recorded in parallel into the holes.
  *   tree              seed 001: see tree.c.
+ *   kernel-tree       a benchmark tree as a current kernel lays it out:
+ *                     see ktree.c and kplace.c.
  *   mixed             all of the above in one small image, for the demo.
  */
 #include <errno.h>
@@ -26,6 +28,7 @@ const char *workload_name(enum img_workload w)
 	static const char *const names[] = {
 		[WL_STREAMS] = "streams", [WL_PARALLEL] = "parallel-writers",
 		[WL_TREE] = "tree", [WL_AGED] = "aged", [WL_MIXED] = "mixed",
+		[WL_KTREE] = "kernel-tree",
 	};
 
 	return w < WL_COUNT ? names[w] : "?";
@@ -47,7 +50,9 @@ void workload_defaults(struct img_opts *o)
 	if (!o->total_set)
 		o->total = 256 * MIB;
 	if (!o->files_set)
-		o->files = 24353;		/* seed 001's tree */
+		o->files = o->workload == WL_KTREE ? 20000 : 24353;	/* seed 001's tree */
+	if (!o->dirs)
+		o->dirs = o->files / 40 ? o->files / 40 : 1;
 	if (!o->fill)
 		o->fill = 90;
 	if (!o->rounds_set)
@@ -74,6 +79,9 @@ void workload_need(const struct img_opts *o, struct img_need *need)
 		break;
 	case WL_MIXED:
 		need->size = 128 * MIB;
+		break;
+	case WL_KTREE:
+		ktree_need(o, need);
 		break;
 	case WL_COUNT:
 		break;
@@ -384,6 +392,8 @@ errcode_t workload_run(struct img *img)
 			       o->rounds);
 	case WL_MIXED:
 		return wl_mixed(img);
+	case WL_KTREE:
+		return wl_ktree(img, img->root);
 	case WL_COUNT:
 		break;
 	}

@@ -165,6 +165,21 @@ struct layout_set {
 	double		ideal_seconds;
 };
 
+/* A set with more members than this is outlined in the reports. */
+#define LAYOUT_SET_LARGE	10
+#define LAYOUT_OUTLINE_DIRS	5
+#define LAYOUT_OUTLINE_PAIRS	5
+
+struct layout_set_dir {
+	ext2_ino_t	ino;		/* 0: members no directory entry names */
+	uint32_t	members;
+};
+
+struct layout_pair {
+	ext2_ino_t	a, b;		/* a < b */
+	uint32_t	alternations;
+};
+
 /*
  * A reserved inode described under "filesystem" (journal, resize inode).
  * Its blocks are fixed metadata (layout->fixed); RUNS keeps its pieces too,
@@ -235,7 +250,8 @@ struct layout {
 	uint64_t		naux;
 	struct layout_interleave *interleaved;	/* sorted by file index */
 	uint64_t		ninterleaved;
-	ext2_ino_t		*partners;	/* inode numbers, ascending per file */
+	ext2_ino_t		*partners;	/* inode numbers, ascending per file
+						 * (NULL: layout_opts.partner_counts_only) */
 	uint64_t		npartners;
 	uint32_t		*set_members;	/* file indexes */
 	uint64_t		nset_members;
@@ -256,6 +272,13 @@ struct layout {
 	uint64_t		nnames;
 	char			*name_pool;
 	uint64_t		name_pool_len, name_pool_size;
+	/* interleave.c: additions, NULL in a layout put together by hand */
+	struct layout_pair	*interleave_top;	/* per interleaved entry,
+							 * LAYOUT_OUTLINE_PAIRS: its strongest
+							 * pairs (alternations 0: no more) */
+	uint32_t		*file_interleave;	/* per file: 1 + its index in
+							 * interleaved, or 0 */
+	int			partner_counts_only;	/* layout_opts: partners is NULL */
 };
 
 /* Which inodes get a name (a path) from the scan. */
@@ -272,6 +295,12 @@ struct layout_opts {
 	enum layout_names names;
 	e2f_progress_fn	progress;
 	void		*progress_priv;
+	/*
+	 * Keep how many partners each interleaved file has, not who they
+	 * are: layout->partners stays NULL.  A summary needs no more, and
+	 * a large set's lists are most of the memory.
+	 */
+	int		partner_counts_only;
 };
 
 /*
@@ -357,6 +386,9 @@ struct layout_name {
 size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 		   char *buf, size_t len);
 
+/* The directory INO was found in (its first name's), or 0 when none. */
+ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino);
+
 /*
  * Mark the files under PATH (a file, or a directory and everything below)
  * LAYOUT_F_SELECTED.  ENOENT when PATH names nothing.
@@ -422,6 +454,18 @@ errcode_t interleave_find(struct layout *layout);
  * in order of read time lost, worst first.
  */
 void interleave_order_sets(struct layout *layout);
+
+/* Where a set's members are and which of them interleave most. */
+struct layout_set_outline {
+	uint32_t	directories;	/* distinct directories holding members */
+	uint32_t	ndirs, npairs;
+	struct layout_set_dir dirs[LAYOUT_OUTLINE_DIRS];	/* most members first */
+	struct layout_pair pairs[LAYOUT_OUTLINE_PAIRS];	/* most alternations first */
+};
+
+/* Outline S: its top directories by members and its strongest pairs. */
+errcode_t layout_set_outline(const struct layout *layout, const struct layout_set *s,
+			     struct layout_set_outline *o);
 
 /* --------------------------------------------------------------- freespace.c */
 

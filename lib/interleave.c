@@ -1,419 +1,577 @@
 /*
  * interleave.c --- which files were written into each other's way.
  *
- * Walk every piece of every file in physical order.  Whenever a file's
- * next piece comes after pieces of other files (close by: within
- * WINDOW_RUNS runs and one block group), each of those files sat between
- * two of its pieces: one enclosure.  Two files interleave when they
- * enclose each other at least twice between them, i.e. ownership runs
- * A..B..A..B.  A small file dropped into one hole of a big one (A..B..A)
- * is fragmentation, not interleaving.  Interleaving files are grouped
- * into sets with a union-find: the recordings that were written together.
+ * The definition (DESIGN.md, e2frag(8)): walk every piece of every file
+ * in physical order.  The stretch between two consecutive pieces of a
+ * file is one of its gaps; a gap counts when it is short (at most
+ * WINDOW_RUNS pieces inside and one block group of blocks across).  Each
+ * counting gap of A with a piece of B inside is one enclosure of the
+ * pair; A and B interleave when they have at least MIN_ALTERNATIONS
+ * enclosures between them, i.e. ownership runs A..B..A..B.  A small file
+ * dropped into one hole of a big one (A..B..A) is fragmentation, not
+ * interleaving.
+ *
+ * Counting every enclosure costs pieces x WINDOW_RUNS and a table of
+ * every pair ever enclosed, most of them once.  What is counted here
+ * instead: when all of B lies inside one gap of A, the pair has that one
+ * enclosure and no other (A's other pieces are outside B's span, so no
+ * gap of B holds a piece of A, and no other gap of A holds B).  Otherwise
+ * a gap G of A that holds a piece of B also has B outside it, so one of
+ * B's gaps crosses G: it has one end inside G and the other outside.
+ * Hence the pairs with two enclosures or more are those whose gaps
+ * cross, and their count is
+ *
+ *	counting gaps of A crossed by a gap of B
+ *	+ counting gaps of B crossed by a gap of A.
+ *
+ * Both terms are found from A's side alone, by asking for each gap (u, v)
+ * of A which gaps have exactly one end inside it: the pieces q inside
+ * with their previous piece before u, or their next one after v.  Search
+ * trees over "previous" and "next" answer that in O(log pieces) per gap
+ * plus the crossings found, and crossings of two gaps that do not count
+ * are never looked at.  A pair is therefore only ever held while its
+ * first file is being looked at: memory stays O(files + pairs found).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout_int.h"
+#include "interleave_int.h"
 
 #define WINDOW_RUNS		1024
 #define MIN_ALTERNATIONS	2
 
-struct run {
-	blk64_t		start;
-	blk64_t		end;
-	uint32_t	file;	/* dense number of its file: see collect_runs */
+/* Runs per leaf of the search trees: a leaf is scanned, not stored. */
+#define LEAF_RUNS		32
+
+#define NO_RUN		0x7fffffffU	/* no previous / next piece */
+#define COUNTS		0x80000000U	/* in prev[q]: the gap ending at q counts */
+#define KEY_NONE	UINT32_MAX	/* matches no search */
+
+/* What a search asks of a piece q inside a gap (u, v). */
+enum search {
+	PREV_ANY,	/* its gap to the previous piece starts before u */
+	PREV_COUNTING,	/* ... and that gap counts */
+	NEXT_ANY,	/* its gap to the next piece ends after v */
+	NEXT_COUNTING,	/* ... and that gap counts */
+	SEARCHES
 };
 
-static int cmp_run(const void *a, const void *b)
-{
-	const struct run *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->file < y->file ? -1 : x->file > y->file;
-}
-
-/* Counts per unordered pair of files: open addressing, keyed (lo << 32 | hi). */
-struct pair_table {
-	uint64_t	*keys;	/* 0: empty (a file never pairs with itself at index 0,0) */
-	uint32_t	*counts;
-	uint64_t	size, used;
+/*
+ * The pieces of every file in more than one piece, in physical order
+ * (position q).  A file in one piece has no gap: it encloses nothing and
+ * lies in at most one gap of another file, so it never interleaves.  Those
+ * files are numbered densely (files[dense] = index into layout->files) so
+ * that the per-file arrays are as small as the fragmented part of the
+ * filesystem, not the whole of it.
+ */
+struct runs {
+	uint32_t	n;		/* pieces */
+	uint32_t	nfiles;		/* dense files */
+	uint32_t	*files;		/* dense -> layout index */
+	ext2_ino_t	*inos;		/* dense -> inode number (a cache-sized copy) */
+	uint32_t	*first;		/* dense -> position of its first piece */
+	uint32_t	*file;		/* position -> dense file */
+	uint32_t	*prev;		/* position -> previous piece of its file | COUNTS */
+	uint32_t	*next;		/* position -> next piece of its file */
+	uint32_t	leaves, size;	/* leaves in use; leaves in the tree (a power of 2) */
+	uint32_t	*tree[SEARCHES];/* min of the keys below each node */
 };
 
-static uint64_t hash64(uint64_t k)
+static void runs_free(struct runs *r)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	return k ^ (k >> 33);
-}
+	int s;
 
-static errcode_t pairs_grow(struct pair_table *t)
-{
-	struct pair_table n;
-	uint64_t i;
-
-	n.size = t->size ? t->size * 2 : 1024;
-	n.used = 0;
-	n.keys = calloc(n.size, sizeof(*n.keys));
-	n.counts = calloc(n.size, sizeof(*n.counts));
-	if (!n.keys || !n.counts) {
-		free(n.keys);
-		free(n.counts);
-		return ENOMEM;
-	}
-	for (i = 0; i < t->size; i++) {
-		uint64_t h;
-
-		if (!t->keys[i])
-			continue;
-		for (h = hash64(t->keys[i]) & (n.size - 1); n.keys[h];
-		     h = (h + 1) & (n.size - 1))
-			;
-		n.keys[h] = t->keys[i];
-		n.counts[h] = t->counts[i];
-		n.used++;
-	}
-	free(t->keys);
-	free(t->counts);
-	*t = n;
-	return 0;
-}
-
-/* Key of a pair; +1 on each index so that no real key is 0. */
-static uint64_t pair_key(uint32_t a, uint32_t b)
-{
-	if (a > b) {
-		uint32_t t = a;
-		a = b;
-		b = t;
-	}
-	return ((uint64_t)(a + 1) << 32) | (b + 1);
-}
-
-static errcode_t pairs_add(struct pair_table *t, uint32_t a, uint32_t b)
-{
-	uint64_t key = pair_key(a, b), h;
-	errcode_t ret;
-
-	if ((t->used + 1) * 2 > t->size) {
-		ret = pairs_grow(t);
-		if (ret)
-			return ret;
-	}
-	for (h = hash64(key) & (t->size - 1); t->keys[h] && t->keys[h] != key;
-	     h = (h + 1) & (t->size - 1))
-		;
-	if (!t->keys[h]) {
-		t->keys[h] = key;
-		t->used++;
-	}
-	if (t->counts[h] < UINT32_MAX)
-		t->counts[h]++;
-	return 0;
+	free(r->files);
+	free(r->inos);
+	free(r->first);
+	free(r->file);
+	free(r->prev);
+	free(r->next);
+	for (s = 0; s < SEARCHES; s++)
+		free(r->tree[s]);
 }
 
 /*
- * The pieces of every file in more than one piece, in physical order.
- * A file in one piece cannot interleave: it sits in at most one gap of
- * another file and encloses nothing, so it never reaches two alternations.
+ * The key a search compares; a piece is found when its key is below the
+ * threshold (u for PREV_*, ~v for NEXT_*: later pieces have smaller
+ * complements, so one "minimum below" search serves both directions).
  */
-/*
- * Those files are numbered densely (FILES[dense] = index into
- * layout->files) so that the per-file arrays below are as small as the
- * fragmented part of the filesystem, not the whole of it.
- */
-static errcode_t collect_runs(const struct layout *layout, struct run **ret,
-			      uint64_t *nruns, uint32_t **ret_files,
-			      uint32_t *nfiles)
+static inline uint32_t run_key(const struct runs *r, enum search s, uint32_t q)
 {
-	struct run *runs;
-	uint32_t *files;
+	uint32_t p = r->prev[q], n = r->next[q];
+
+	switch (s) {
+	case PREV_ANY:
+		return (p & ~COUNTS) == NO_RUN ? KEY_NONE : p & ~COUNTS;
+	case PREV_COUNTING:
+		return p & COUNTS ? p & ~COUNTS : KEY_NONE;
+	case NEXT_ANY:
+		return n == NO_RUN ? KEY_NONE : ~n;
+	default:
+		return n != NO_RUN && (r->prev[n] & COUNTS) ? ~n : KEY_NONE;
+	}
+}
+
+/* Sort order of the pieces: start, then file, then logical order. */
+static int cmp_piece_start(const void *a, const void *b, void *arg)
+{
+	const struct layout_piece *pc = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (pc[x].start != pc[y].start)
+		return pc[x].start < pc[y].start ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sort N numbers ascending.  Partner lists are sorted once per file, and
+ * a large set has millions of entries in all: qsort's call per comparison
+ * was a quarter of the whole analysis there.
+ */
+static void sort_u32(uint32_t *a, uint32_t n)
+{
+	uint32_t i, k, v;
+
+	while (n > 16) {
+		uint32_t pivot = a[n / 2], j = n - 1, t;
+
+		i = 0;
+		for (;;) {
+			while (a[i] < pivot)
+				i++;
+			while (a[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			t = a[i];
+			a[i++] = a[j];
+			a[j--] = t;
+		}
+		/* Recurse into the smaller side, loop on the larger: O(log n) stack. */
+		if (j + 1 < n - j - 1) {
+			sort_u32(a, j + 1);
+			a += j + 1;
+			n -= j + 1;
+		} else {
+			sort_u32(a + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		v = a[i];
+		for (k = i; k > 0 && a[k - 1] > v; k--)
+			a[k] = a[k - 1];
+		a[k] = v;
+	}
+}
+
+/*
+ * The fragmented files and their pieces, numbered in file order (piece
+ * number k of all of them).  A scan stores exactly these pieces in
+ * layout->pieces in that order; a layout put together otherwise gets a
+ * packed copy in *COPY.
+ */
+static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
+			     const struct layout_piece **ret_pc,
+			     struct layout_piece **copy)
+{
 	uint64_t i, n = 0;
-	uint32_t p, dense = 0;
+	uint32_t d = 0, p;
+	int packed = 1;
 
-	runs = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*runs));
-	files = malloc((layout->npieces / 2 + 1) * sizeof(*files));
-	if (!runs || !files) {
-		free(runs);
-		free(files);
-		return ENOMEM;
-	}
+	*copy = NULL;
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 
 		if (f->pieces < 2)
 			continue;
-		for (p = 0; p < f->pieces; p++) {
-			struct layout_piece pc = layout_file_piece(layout, f, p);
-
-			runs[n].start = pc.start;
-			runs[n].end = pc.start + pc.len;
-			runs[n++].file = dense;
-		}
-		files[dense++] = i;
+		if (f->where != n)
+			packed = 0;
+		n += f->pieces;
+		d++;
 	}
-	qsort(runs, n, sizeof(*runs), cmp_run);
-	*ret = runs;
-	*nruns = n;
-	*ret_files = files;
-	*nfiles = dense;
+	if (n >= NO_RUN)
+		return EOVERFLOW;
+	r->n = n;
+	r->nfiles = d;
+	r->files = malloc((d + 1) * sizeof(*r->files));
+	r->first = malloc((d + 1) * sizeof(*r->first));
+	r->inos = malloc((d + 1) * sizeof(*r->inos));
+	if (!r->files || !r->first || !r->inos)
+		return ENOMEM;
+	if (!packed) {
+		*copy = malloc((n + 1) * sizeof(**copy));
+		if (!*copy)
+			return ENOMEM;
+	}
+	for (i = 0, d = 0, n = 0; i < layout->nfiles; i++) {
+		const struct layout_file *f = &layout->files[i];
+
+		if (f->pieces < 2)
+			continue;
+		r->files[d] = i;
+		r->inos[d] = f->ino;
+		r->first[d++] = n;	/* its first piece number, for now */
+		for (p = 0; p < f->pieces; p++, n++)
+			if (!packed)
+				(*copy)[n] = layout_file_piece(layout, f, p);
+	}
+	*ret_pc = packed ? layout->pieces : *copy;
 	return 0;
 }
 
-/* Count, for every file, which other files lie between its consecutive runs. */
-static errcode_t count_enclosures(const struct layout *layout,
-				  const struct run *runs, uint64_t nruns,
-				  uint32_t nfiles, struct pair_table *pairs)
+/* The dense file piece number PIECE belongs to: BASE holds each one's first. */
+static uint32_t file_of_piece(const uint32_t *base, uint32_t nfiles, uint32_t piece)
+{
+	uint32_t lo = 0, hi = nfiles - 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+
+		if (base[mid] <= piece)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * Put the pieces in physical order and link each file's pieces to their
+ * neighbours there, in one walk of that order; mark the gaps that count.
+ * Three numbers per piece stay (file, previous, next): with the pieces
+ * themselves that is what a recording of 4 streams block by block, with
+ * more pieces than anything else, can afford.
+ */
+static errcode_t runs_build(const struct layout *layout, struct runs *r)
 {
 	blk64_t window = layout->fs->super->s_blocks_per_group;
-	int64_t *last = malloc((nfiles + 1) * sizeof(*last));
-	uint64_t *stamp = calloc(nfiles + 1, sizeof(*stamp));
-	uint64_t i, j;
-	errcode_t ret = 0;
+	const struct layout_piece *pc;
+	struct layout_piece *copy = NULL;
+	uint32_t *order = NULL, *base = NULL, *last = NULL;
+	blk64_t *last_end = NULL;
+	uint32_t d, q;
+	errcode_t ret;
 
-	if (!last || !stamp) {
+	ret = runs_pieces(layout, r, &pc, &copy);
+	if (ret)
+		goto out;
+	order = malloc((r->n + 1) * sizeof(*order));	/* position -> piece number */
+	r->prev = malloc((r->n + 1) * sizeof(*r->prev));
+	r->next = malloc((r->n + 1) * sizeof(*r->next));
+	base = malloc((r->nfiles + 1) * sizeof(*base));
+	last = malloc((r->nfiles + 1) * sizeof(*last));
+	last_end = malloc((r->nfiles + 1) * sizeof(*last_end));
+	if (!order || !r->prev || !r->next || !base || !last || !last_end) {
 		ret = ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < nfiles; i++)
-		last[i] = -1;
-	for (i = 0; i < nruns; i++) {
-		uint32_t x = runs[i].file;
-		int64_t prev = last[x];
+	for (q = 0; q < r->n; q++)
+		order[q] = q;
+	qsort_r(order, r->n, sizeof(*order), cmp_piece_start, (void *)pc);
+	memcpy(base, r->first, r->nfiles * sizeof(*base));
+	for (d = 0; d < r->nfiles; d++)
+		last[d] = NO_RUN;
+	for (q = 0; q < r->n; q++) {
+		const struct layout_piece *p = &pc[order[q]];
+		uint32_t a;
 
-		last[x] = i;
-		if (prev < 0 || i - prev < 2 || i - prev - 1 > WINDOW_RUNS ||
-		    runs[i].start - runs[prev].end > window)
-			continue;
-		for (j = prev + 1; j < i; j++) {
-			uint32_t y = runs[j].file;
-
-			if (y == x || stamp[y] == i + 1)
-				continue;
-			stamp[y] = i + 1;
-			ret = pairs_add(pairs, x, y);
-			if (ret)
-				goto out;
+		d = file_of_piece(base, r->nfiles, order[q]);
+		a = last[d];
+		if (a == NO_RUN) {
+			r->first[d] = q;
+			r->prev[q] = NO_RUN;
+		} else {
+			r->prev[q] = a;
+			r->next[a] = q;
+			/* Unsigned, as always: overlapping pieces (a corrupt map) do not count. */
+			if (q - a - 1 <= WINDOW_RUNS && p->start - last_end[d] <= window)
+				r->prev[q] |= COUNTS;
 		}
+		last[d] = q;
+		last_end[d] = p->start + p->len;
+		order[q] = d;	/* the piece number is used up: the file takes its place */
 	}
+	for (d = 0; d < r->nfiles; d++)
+		r->next[last[d]] = NO_RUN;
+	r->file = order;
+	order = NULL;
 out:
+	free(order);
+	free(base);
 	free(last);
-	free(stamp);
+	free(last_end);
+	free(copy);
 	return ret;
 }
 
-struct edge {
-	uint32_t a, b;		/* indexes into layout->files, a != b */
-	uint32_t count;
-};
-
-static int cmp_edge(const void *p, const void *q)
+/* The search trees: over leaves of LEAF_RUNS positions, the least key. */
+static errcode_t runs_index(struct runs *r)
 {
-	const struct edge *x = p, *y = q;
+	uint32_t leaf, q, i;
+	int s;
 
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	return x->b < y->b ? -1 : x->b > y->b;
-}
+	r->leaves = (r->n + LEAF_RUNS - 1) / LEAF_RUNS;
+	for (r->size = 1; r->size < r->leaves; r->size *= 2)
+		;
+	for (s = 0; s < SEARCHES; s++) {
+		uint32_t *t = malloc(2 * r->size * sizeof(*t));
 
-static uint32_t uf_find(uint32_t *parent, uint32_t x)
-{
-	while (parent[x] != x) {
-		parent[x] = parent[parent[x]];
-		x = parent[x];
-	}
-	return x;
-}
+		if (!t)
+			return ENOMEM;
+		r->tree[s] = t;
+		for (leaf = 0; leaf < r->size; leaf++) {
+			uint32_t least = KEY_NONE;
 
-/* Files of one set in path order (qsort_r: the layout is the argument). */
-static int cmp_member_path(const void *p, const void *q, void *arg)
-{
-	const struct layout *layout = arg;
-	char a[4096], b[4096];
-	uint32_t x = *(const uint32_t *)p, y = *(const uint32_t *)q;
+			for (q = leaf * LEAF_RUNS; leaf < r->leaves &&
+			     q < r->n && q < (leaf + 1) * LEAF_RUNS; q++) {
+				uint32_t key = run_key(r, s, q);
 
-	layout_path(layout, layout->files[x].ino, a, sizeof(a));
-	layout_path(layout, layout->files[y].ino, b, sizeof(b));
-	return strcmp(a, b);
-}
-
-static int cmp_set_loss(const void *p, const void *q)
-{
-	const struct layout_set *x = p, *y = q;
-	double lx = x->read_seconds - x->ideal_seconds;
-	double ly = y->read_seconds - y->ideal_seconds;
-
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
-	return x->first_member < y->first_member ? -1 : x->first_member > y->first_member;
-}
-
-/* Partners per file, from the edges listed both ways and sorted. */
-static errcode_t fill_partners(struct layout *layout, struct edge *e, uint64_t ne)
-{
-	struct layout_interleave *il = NULL;
-	uint64_t i;
-
-	qsort(e, ne, sizeof(*e), cmp_edge);
-	layout->partners = malloc((ne ? ne : 1) * sizeof(*layout->partners));
-	layout->interleaved = malloc((ne ? ne : 1) * sizeof(*layout->interleaved));
-	if (!layout->partners || !layout->interleaved)
-		return ENOMEM;
-	for (i = 0; i < ne; i++) {
-		if (!il || il->file != e[i].a) {
-			il = &layout->interleaved[layout->ninterleaved++];
-			memset(il, 0, sizeof(*il));
-			il->file = e[i].a;
-			il->first_partner = i;
+				if (key < least)
+					least = key;
+			}
+			t[r->size + leaf] = least;
 		}
-		il->partners++;
-		il->alternations += e[i].count;
-		layout->partners[i] = layout->files[e[i].b].ino;
+		for (i = r->size - 1; i >= 1; i--)
+			t[i] = t[2 * i] < t[2 * i + 1] ? t[2 * i] : t[2 * i + 1];
 	}
-	layout->npartners = ne;
 	return 0;
 }
 
-/* Position of FILE in layout->interleaved (it is there: it has an edge). */
-static uint32_t interleaved_index(const struct layout *layout, uint32_t file)
+/* The first leaf in [LO, HI] under NODE (covering [NL, NR]) with a key below THR. */
+static uint32_t first_leaf_below(const uint32_t *t, uint32_t node, uint32_t nl,
+				 uint32_t nr, uint32_t lo, uint32_t hi, uint32_t thr)
 {
-	return layout_file_interleave(layout, &layout->files[file]) -
-	       layout->interleaved;
+	uint32_t mid, found;
+
+	if (nr < lo || nl > hi || t[node] >= thr)
+		return NO_RUN;
+	if (nl == nr)
+		return nl;
+	mid = nl + (nr - nl) / 2;
+	found = first_leaf_below(t, 2 * node, nl, mid, lo, hi, thr);
+	if (found != NO_RUN)
+		return found;
+	return first_leaf_below(t, 2 * node + 1, mid + 1, nr, lo, hi, thr);
 }
 
-/* Union-find over the edges, then one layout_set per component. */
-static errcode_t fill_sets(struct layout *layout, const struct edge *e, uint64_t ne)
+/* What one file's gaps have found so far: its count per other file. */
+struct tally {
+	const struct runs *r;
+	uint32_t	x;		/* the file looked at */
+	uint32_t	last;		/* position of its last piece */
+	uint32_t	u, v;		/* the gap looked at */
+	int		counts;		/* whether that gap counts */
+	uint32_t	*count;		/* dense -> enclosures with x (0 outside the list) */
+	uint32_t	*seen_in;	/* dense -> last gap of x (by v) that credited it */
+	uint32_t	*touched;	/* files with count > 0 */
+	uint32_t	ntouched;
+};
+
+/*
+ * Gap (u, v) of x is crossed by gap H of y.  Credit the pair with (u, v)
+ * once if it counts, and with H once if it counts.  H holds pieces of x,
+ * and is crossed by x's gaps where x enters it and where x leaves it;
+ * it is credited where x leaves it (H ends inside (u, v)) or, when x
+ * never leaves it (x's last piece is inside H), where x enters it.
+ */
+static void tally_crossing(struct tally *t, uint32_t y, int h_counts,
+			   int x_leaves, uint32_t h_end)
 {
-	uint64_t n = layout->ninterleaved, i, nsets = 0, nmembers;
-	uint32_t *parent = malloc((n + 1) * sizeof(*parent));
-	uint32_t *set_of = malloc((n + 1) * sizeof(*set_of));
-	errcode_t ret = ENOMEM;
+	uint32_t add = 0;
 
-	if (!parent || !set_of)
-		goto out;
-	for (i = 0; i < n; i++) {
-		parent[i] = i;
-		set_of[i] = UINT32_MAX;
+	if (t->counts && t->seen_in[y] != t->v) {
+		t->seen_in[y] = t->v;
+		add++;
 	}
-	for (i = 0; i < ne; i++)
-		parent[uf_find(parent, interleaved_index(layout, e[i].a))] =
-			uf_find(parent, interleaved_index(layout, e[i].b));
-	/* Number the components in order of their first member. */
-	for (i = 0; i < n; i++) {
-		uint32_t r = uf_find(parent, i);
-
-		if (set_of[r] == UINT32_MAX)
-			set_of[r] = nsets++;
-	}
-	layout->sets = calloc(nsets ? nsets : 1, sizeof(*layout->sets));
-	layout->set_members = malloc((n ? n : 1) * sizeof(uint32_t));
-	if (!layout->sets || !layout->set_members)
-		goto out;
-	layout->nsets = nsets;
-	layout->nset_members = n;
-	/* Count members, lay out the member array, then fill it. */
-	for (i = 0; i < n; i++) {
-		struct layout_interleave *il = &layout->interleaved[i];
-
-		il->set = set_of[uf_find(parent, i)] + 1;
-		layout->sets[il->set - 1].members++;
-	}
-	for (i = 0, nmembers = 0; i < nsets; i++) {
-		layout->sets[i].first_member = nmembers;
-		nmembers += layout->sets[i].members;
-		layout->sets[i].members = 0;
-	}
-	for (i = 0; i < n; i++) {
-		const struct layout_interleave *il = &layout->interleaved[i];
-		const struct layout_file *f = &layout->files[il->file];
-		struct layout_set *s = &layout->sets[il->set - 1];
-		double read, ideal;
-
-		layout_file_times(layout, f, &read, &ideal);
-		layout->set_members[s->first_member + s->members++] = il->file;
-		s->alternations += il->alternations;
-		s->blocks += layout_stream_blocks(f);
-		s->read_seconds += read;
-		s->ideal_seconds += ideal;
-	}
-	for (i = 0; i < nsets; i++)
-		layout->sets[i].alternations /= 2;	/* each pair counted from both ends */
-	ret = 0;
-out:
-	free(parent);
-	free(set_of);
-	return ret;
+	if (h_counts && (x_leaves || t->last < h_end))
+		add++;
+	if (!add)
+		return;
+	if (!t->count[y])
+		t->touched[t->ntouched++] = y;
+	t->count[y] += add;
 }
 
-void interleave_order_sets(struct layout *layout)
+/* A piece q inside the gap, found by search S: its gap crosses the gap. */
+static void tally_found(struct tally *t, enum search s, uint32_t q)
 {
-	uint32_t *rank;
-	uint64_t i;
-	uint32_t m;
+	const struct runs *r = t->r;
 
-	for (i = 0; i < layout->nsets; i++) {
-		struct layout_set *s = &layout->sets[i];
+	if (s == PREV_ANY || s == PREV_COUNTING)
+		tally_crossing(t, r->file[q], !!(r->prev[q] & COUNTS), 1, q);
+	else
+		tally_crossing(t, r->file[q], !!(r->prev[r->next[q]] & COUNTS), 0,
+			       r->next[q]);
+}
 
-		qsort_r(layout->set_members + s->first_member, s->members,
-			sizeof(uint32_t), cmp_member_path, layout);
+/* Every position in [LO, HI] whose key for S is below THR. */
+static void search(struct tally *t, enum search s, uint32_t lo, uint32_t hi,
+		   uint32_t thr)
+{
+	const struct runs *r = t->r;
+	uint32_t leaf, end, q;
+
+	leaf = lo / LEAF_RUNS;
+	while (leaf != NO_RUN && leaf * LEAF_RUNS <= hi) {
+		leaf = first_leaf_below(r->tree[s], 1, 0, r->size - 1, leaf,
+					hi / LEAF_RUNS, thr);
+		if (leaf == NO_RUN)
+			break;
+		q = leaf * LEAF_RUNS > lo ? leaf * LEAF_RUNS : lo;
+		end = (leaf + 1) * LEAF_RUNS - 1 < hi ? (leaf + 1) * LEAF_RUNS - 1 : hi;
+		for (; q <= end; q++)
+			if (run_key(r, s, q) < thr)
+				tally_found(t, s, q);
+		leaf++;
 	}
-	rank = malloc((layout->nfiles + 1) * sizeof(*rank));
-	if (!rank)
-		return;		/* the sets stay in the order they were found */
-	qsort(layout->sets, layout->nsets, sizeof(*layout->sets), cmp_set_loss);
-	/* The sets moved: tell each member its set's new number. */
-	for (i = 0; i < layout->nsets; i++) {
-		const struct layout_set *s = &layout->sets[i];
+}
 
-		for (m = 0; m < s->members; m++)
-			rank[layout->set_members[s->first_member + m]] = i + 1;
+/* Every gap of x: what crosses it, tallied per other file. */
+static void tally_file(struct tally *t, uint32_t x)
+{
+	const struct runs *r = t->r;
+	uint32_t q;
+
+	t->x = x;
+	t->ntouched = 0;
+	for (q = r->first[x]; r->next[q] != NO_RUN; q = r->next[q])
+		;
+	t->last = q;
+	for (q = r->first[x]; r->next[q] != NO_RUN; q = r->next[q]) {
+		t->u = q;
+		t->v = r->next[q];
+		if (t->v - t->u < 2)
+			continue;	/* nothing inside */
+		t->counts = !!(r->prev[t->v] & COUNTS);
+		/* A gap that does not count only credits the gaps crossing it that do. */
+		search(t, t->counts ? PREV_ANY : PREV_COUNTING, t->u + 1, t->v - 1, t->u);
+		search(t, t->counts ? NEXT_ANY : NEXT_COUNTING, t->u + 1, t->v - 1, ~t->v);
 	}
-	for (i = 0; i < layout->ninterleaved; i++)
-		layout->interleaved[i].set = rank[layout->interleaved[i].file];
-	free(rank);
+}
+
+/* Append x's partners (files with MIN_ALTERNATIONS or more) to the layout. */
+static errcode_t emit_partners(struct layout *layout, const struct runs *r,
+			       struct tally *t, struct interleave_work *w)
+{
+	struct layout_interleave *il;
+	struct layout_pair *top;
+	uint32_t i, y, kept = 0, ntop = 0;
+	errcode_t ret;
+
+	for (i = 0; i < t->ntouched; i++) {
+		y = t->touched[i];
+		if (t->count[y] >= MIN_ALTERNATIONS)
+			t->touched[kept++] = y;
+		else
+			t->count[y] = 0;
+	}
+	if (!kept)
+		return 0;
+	if (!layout->partner_counts_only)
+		sort_u32(t->touched, kept);	/* partners ascend; counts need no order */
+	ret = vec_reserve(&layout->interleaved, &w->interleaved_cap,
+			  layout->ninterleaved + 1, sizeof(*layout->interleaved));
+	if (!ret && !layout->partner_counts_only)
+		ret = vec_reserve(&layout->partners, &w->partners_cap,
+				  layout->npartners + kept, sizeof(*layout->partners));
+	if (!ret)
+		ret = vec_reserve(&layout->interleave_top, &w->top_cap,
+				  (layout->ninterleaved + 1) * LAYOUT_OUTLINE_PAIRS,
+				  sizeof(*layout->interleave_top));
+	if (ret)
+		return ret;
+	top = &layout->interleave_top[layout->ninterleaved * LAYOUT_OUTLINE_PAIRS];
+	memset(top, 0, LAYOUT_OUTLINE_PAIRS * sizeof(*top));
+	il = &layout->interleaved[layout->ninterleaved];
+	memset(il, 0, sizeof(*il));
+	il->file = r->files[t->x];
+	il->first_partner = layout->npartners;
+	il->set = t->x;		/* dense number, until the sets are known */
+	for (i = 0; i < kept; i++) {
+		ext2_ino_t a = r->inos[t->x], b;
+
+		y = t->touched[i];
+		b = r->inos[y];
+		if (!layout->partner_counts_only)
+			layout->partners[layout->npartners++] = b;
+		interleave_keep_pair(top, &ntop, (struct layout_pair){
+			a < b ? a : b, a < b ? b : a, t->count[y] });
+		il->partners++;
+		il->alternations += t->count[y];
+		t->count[y] = 0;
+		interleave_union(w->parent, t->x, y);
+	}
+	layout->ninterleaved++;
+	return 0;
+}
+
+/* Give back what doubling left unused: the partner lists stay for the run. */
+static void trim(void *array, uint64_t n, size_t size)
+{
+	void **p = array;
+	void *q = realloc(*p, (n ? n : 1) * size);
+
+	if (q)
+		*p = q;
 }
 
 errcode_t interleave_find(struct layout *layout)
 {
-	struct pair_table pairs = { 0 };
-	struct run *runs = NULL;
-	struct edge *e = NULL;
-	uint32_t *files = NULL, nfiles;
-	uint64_t nruns, i, ne = 0;
+	struct runs r;
+	struct tally t;
+	struct interleave_work w;
+	uint32_t x;
 	errcode_t ret;
 
-	ret = collect_runs(layout, &runs, &nruns, &files, &nfiles);
-	if (ret)
-		return ret;
-	ret = count_enclosures(layout, runs, nruns, nfiles, &pairs);
-	free(runs);
+	memset(&r, 0, sizeof(r));
+	memset(&t, 0, sizeof(t));
+	memset(&w, 0, sizeof(w));
+	ret = runs_build(layout, &r);
+	if (!ret)
+		ret = runs_index(&r);
 	if (ret)
 		goto out;
-	e = malloc((2 * pairs.used + 1) * sizeof(*e));
-	if (!e) {
+	t.r = &r;
+	t.count = calloc(r.nfiles + 1, sizeof(*t.count));
+	t.seen_in = malloc((r.nfiles + 1) * sizeof(*t.seen_in));
+	t.touched = malloc((r.nfiles + 1) * sizeof(*t.touched));
+	w.parent = malloc((r.nfiles + 1) * sizeof(*w.parent));
+	if (!t.count || !t.seen_in || !t.touched || !w.parent) {
 		ret = ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < pairs.size; i++) {
-		uint32_t a, b;
-
-		if (!pairs.keys[i] || pairs.counts[i] < MIN_ALTERNATIONS)
-			continue;
-		a = files[(pairs.keys[i] >> 32) - 1];
-		b = files[(pairs.keys[i] & 0xffffffff) - 1];
-		e[ne++] = (struct edge){ a, b, pairs.counts[i] };
-		e[ne++] = (struct edge){ b, a, pairs.counts[i] };
+	w.ndense = r.nfiles;
+	for (x = 0; x < r.nfiles; x++) {
+		t.seen_in[x] = NO_RUN;
+		w.parent[x] = x;
 	}
-	ret = fill_partners(layout, e, ne);
-	if (!ret)
-		ret = fill_sets(layout, e, ne);
+	for (x = 0; x < r.nfiles; x++) {
+		tally_file(&t, x);
+		ret = emit_partners(layout, &r, &t, &w);
+		if (ret)
+			goto out;
+	}
+	trim(&layout->interleaved, layout->ninterleaved, sizeof(*layout->interleaved));
+	if (layout->partners)
+		trim(&layout->partners, layout->npartners, sizeof(*layout->partners));
+	trim(&layout->interleave_top, layout->ninterleaved * LAYOUT_OUTLINE_PAIRS,
+	     sizeof(*layout->interleave_top));
+	/* The scratch goes before the sets are made, so that peaks do not add up. */
+	free(t.count);
+	free(t.seen_in);
+	free(t.touched);
+	t.count = t.seen_in = t.touched = NULL;
+	runs_free(&r);
+	memset(&r, 0, sizeof(r));
+	ret = interleave_fill_sets(layout, &w);
 out:
-	free(e);
-	free(files);
-	free(pairs.keys);
-	free(pairs.counts);
+	free(t.count);
+	free(t.seen_in);
+	free(t.touched);
+	free(w.parent);
+	runs_free(&r);
 	return ret;
 }

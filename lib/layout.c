@@ -14,6 +14,8 @@ void layout_free(struct layout *layout)
 	free(layout->aux);
 	free(layout->interleaved);
 	free(layout->partners);
+	free(layout->interleave_top);
+	free(layout->file_interleave);
 	free(layout->set_members);
 	free(layout->sets);
 	free(layout->zones);
@@ -65,6 +67,9 @@ layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 	/* Only files in more than one piece can interleave. */
 	if (f->pieces < 2)
 		return NULL;
+	if (layout->file_interleave)
+		return layout->file_interleave[file] ?
+			&layout->interleaved[layout->file_interleave[file] - 1] : NULL;
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 

@@ -208,6 +208,13 @@ void names_free(struct layout *layout)
 	layout->name_pool = NULL;
 }
 
+ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino)
+{
+	const struct layout_name *n = find_name(layout, ino);
+
+	return n ? n->parent : 0;
+}
+
 size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 		   char *buf, size_t len)
 {

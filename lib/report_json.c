@@ -112,7 +112,7 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	uint32_t i;
 
 	layout_file_times(layout, f, &read, &ideal);
-	for (i = 0; il && i < il->partners; i++)
+	for (i = 0; il && layout->partners && i < il->partners; i++)
 		json_array_append_new(partners, json_integer(
 			layout->partners[il->first_partner + i]));
 	json_object_set_new(o, "ino", json_integer(f->ino));
@@ -181,6 +181,41 @@ json_t *report_json_free_space(const struct layout *layout)
 	return o;
 }
 
+/*
+ * What a reader of a large set can act on: the directories most of it is
+ * in, and the pairs that alternate most.
+ */
+static json_t *set_outline_json(const struct layout *layout,
+				const struct layout_set *s, json_t *o)
+{
+	struct layout_set_outline ol;
+	json_t *dirs = json_array(), *pairs = json_array();
+	uint32_t i;
+
+	if (layout_set_outline(layout, s, &ol)) {
+		json_decref(dirs);
+		json_decref(pairs);
+		json_decref(o);
+		return NULL;
+	}
+	for (i = 0; i < ol.ndirs; i++)
+		json_array_append_new(dirs, json_pack("{s:I, s:o, s:I}",
+			"ino", (json_int_t)ol.dirs[i].ino,
+			"path", ol.dirs[i].ino ? path_json(layout, ol.dirs[i].ino) :
+						 json_null(),
+			"files", (json_int_t)ol.dirs[i].members));
+	for (i = 0; i < ol.npairs; i++)
+		json_array_append_new(pairs, json_pack("{s:[I, I], s:[o, o], s:I}",
+			"files", (json_int_t)ol.pairs[i].a, (json_int_t)ol.pairs[i].b,
+			"paths", path_json(layout, ol.pairs[i].a),
+			path_json(layout, ol.pairs[i].b),
+			"alternations", (json_int_t)ol.pairs[i].alternations));
+	json_object_set_new(o, "directory_count", json_integer(ol.directories));
+	json_object_set_new(o, "top_directories", dirs);
+	json_object_set_new(o, "strongest_pairs", pairs);
+	return o;
+}
+
 json_t *report_json_sets(const struct layout *layout)
 {
 	json_t *a = json_array();
@@ -205,6 +240,12 @@ json_t *report_json_sets(const struct layout *layout)
 			      "blocks", (json_int_t)s->blocks);
 		json_object_set_new(o, "read_seconds", report_json_real(s->read_seconds));
 		json_object_set_new(o, "ideal_read_seconds", report_json_real(s->ideal_seconds));
+		if (s->members > LAYOUT_SET_LARGE)
+			o = set_outline_json(layout, s, o);
+		if (!o) {
+			json_decref(a);
+			return NULL;
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

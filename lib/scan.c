@@ -411,6 +411,7 @@ errcode_t layout_scan(ext2_filsys fs, const struct layout_opts *opts,
 	memset(&extra, 0, sizeof(extra));
 	layout->fs = fs;
 	layout->model = opts->model;
+	layout->partner_counts_only = opts->partner_counts_only;
 
 	ret = scan_inodes(layout, &extra, opts);
 	if (ret)

@@ -29,7 +29,8 @@ expect 16 --workload streams a.img b.img
 expect 16 --workload streams --type ext5 x.img
 expect 16 --workload streams --size 12Q x.img
 expect 16 --workload streams --size 1M x.img
-expect 16 --workload streams --size 3T x.img
+expect 16 --workload streams --size 17T x.img
+expect 16 --workload streams --type ext3 --block-size 1024 --size 5T x.img
 expect 16 --workload streams --block-size 8192 x.img
 expect 16 --workload streams --seed -1 x.img
 expect 16 --workload streams --streams 0 x.img
@@ -39,6 +40,9 @@ expect 16 --workload streams --reservation -5 x.img
 expect 16 --workload streams --files 10 x.img
 expect 16 --workload tree --streams 2 x.img
 expect 16 --workload tree --files 20000000 x.img
+expect 16 --workload tree --dirs 10 x.img
+expect 16 --workload kernel-tree --dirs 0 x.img
+expect 16 --workload kernel-tree --streams 2 x.img
 expect 16 --workload aged --fill 100 x.img
 expect 16 --workload aged --fill 0 x.img
 expect 16 --workload aged --rounds 101 x.img
@@ -77,7 +81,7 @@ rc=$?
 e2fragimg --help >out 2>err && grep -q '^Usage: e2fragimg --workload' out && [ ! -s err ] ||
 	fail "--help"
 for o in --workload --type --size --block-size --seed --streams --chunk --total \
-	 --reservation --files --fill --rounds --quiet --version; do
+	 --reservation --files --dirs --fill --rounds --quiet --version; do
 	grep -q -- "$o" out || fail "--help does not mention $o"
 done
 e2fragimg --version | grep -q '^e2fragimg [0-9]' || fail "--version"

@@ -17,6 +17,11 @@ holds and 1 with a message on stderr when it does not.
                             before block 12+apb)
   pieces IMG [PATH...]      print the most pieces any of the files (by
                             default every file of the manifest) is in
+  alternate IMG GROUPBLOCKS MIN
+                            at least MIN files of the manifest each have
+                            blocks (data and indirect, per debugfs stat)
+                            alternating with another file's in one group
+                            of GROUPBLOCKS blocks: A..B..A..B
 """
 import hashlib
 import json
@@ -228,10 +233,44 @@ def check_indirect(img, paths, apb):
     print('indirect blocks precede their first data block')
 
 
+def alternations(a, b):
+    """Owner changes in the physical order of the blocks of A and B."""
+    seq = sorted([(x, 0) for x in a] + [(x, 1) for x in b])
+    return sum(1 for u, v in zip(seq, seq[1:]) if u[1] != v[1])
+
+
+def check_alternate(img, per_group, least):
+    with open(img + '.json') as f:
+        paths = [e['path'] for e in json.load(f)['files'] if e['size']]
+    blocks = streams(img, paths)
+    owner = {}
+    for p in paths:
+        for b in blocks[p]:
+            owner[b] = p
+    # Candidate pairs: files whose blocks are next to each other somewhere.
+    order = sorted(owner)
+    pairs = set()
+    for x, y in zip(order, order[1:]):
+        if owner[x] != owner[y] and x // per_group == y // per_group:
+            pairs.add(tuple(sorted((owner[x], owner[y]))))
+    found = set()
+    for a, b in pairs:
+        for g in {x // per_group for x in blocks[a]} & {x // per_group for x in blocks[b]}:
+            if alternations([x for x in blocks[a] if x // per_group == g],
+                            [x for x in blocks[b] if x // per_group == g]) >= 3:
+                found.update((a, b))
+                break
+    if len(found) < least:
+        fail('only %d files alternate with another (want %d)' % (len(found), least))
+    print('%d files alternate with another in one group' % len(found))
+
+
 def main(argv):
     if len(argv) < 3:
         fail('usage: img_check.py COMMAND IMG ARGS...')
     cmd, img, rest = argv[1], argv[2], argv[3:]
+    if cmd == 'alternate':
+        return check_alternate(img, int(rest[0]), int(rest[1]))
     if cmd == 'manifest':
         check_manifest(img, rest[0])
     elif cmd == 'interleaved':
