@@ -9,6 +9,9 @@
 # FILES/40 directories, seed 1.  Needs root and loop devices; images go
 # to $BENCH_DIR (default $TMPDIR or /tmp) one type at a time and are
 # removed after.  Run from the build tree after `make`.
+# KERNEL_TREE_TYPES picks the types (default "ext3 ext4");
+# KERNEL_TREE_KEEP=DIR keeps the kernel's images there as kernel-TYPE.img
+# (bench/scale.sh measures them).
 set -u
 files=${1:-20000}
 dirs=${2:-$((files / 40))}
@@ -35,7 +38,8 @@ fi
 mkdir "$mnt"
 
 echo "kernel-tree: $files files in $dirs directories, seed $seed; kernel $(uname -r), $(date -u +%Y-%m-%d)"
-for type in ext3 ext4; do
+keep=${KERNEL_TREE_KEEP:-}
+for type in ${KERNEL_TREE_TYPES:-ext3 ext4}; do
 	img=$work/e2fragimg-$type.img
 	kimg=$work/kernel-$type.img
 	"$top/images/e2fragimg" -q --workload kernel-tree --type "$type" \
@@ -96,5 +100,8 @@ for n, a, b in zip(names, k, i):
     print("| %s | %s | %s | %s |" % (n, format(a, ","), format(b, ","),
                                     "%.2f" % (b / a) if a else "-"))
 PY
+	if [ -n "$keep" ]; then
+		mv "$kimg" "$keep/kernel-$type.img"
+	fi
 	rm -f "$img" "$img.json" "$kimg"
 done

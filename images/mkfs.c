@@ -174,9 +174,10 @@ errcode_t mkfs_create(const char *path, const struct img_opts *o,
 	param.s_inode_size = 256;
 	param.s_inodes_count = geo->inodes;
 	param.s_default_mount_opts = EXT2_DEFM_XATTR_USER | EXT2_DEFM_ACL;
+	/* Features first: the counts' high halves are set only with 64bit. */
+	set_features(&param, o->type);
 	ext2fs_blocks_count_set(&param, geo->blocks);
 	ext2fs_r_blocks_count_set(&param, geo->blocks / 20);
-	set_features(&param, o->type);
 
 	ret = ext2fs_initialize(path, EXT2_FLAG_64BITS, &param, unix_io_manager,
 				&fs);
