@@ -16,8 +16,10 @@
  * - Files of at most 16 blocks (s_mb_stream_request) share the locality
  *   group's preallocation of 512 blocks instead, so small files written
  *   one after the other sit together.
- * - Where: the goal (the block after the file's previous one) when the
- *   whole window is free there; else a scan of the groups, from the goal's
+ * - Where: for an extent-mapped file going on, the goal (the block after
+ *   its previous one) when the whole window is free there (block-mapped
+ *   files and mapping blocks never ask for the goal itself: without
+ *   EXT4_MB_HINT_TRY_GOAL it only names the group); else a scan of the groups, from the goal's
  *   group or, for files past 16 blocks, from where the last such
  *   allocation ended (stream allocation): first an aligned free chunk of
  *   the window's power-of-two size, then the best fitting free extent of
@@ -25,8 +27,8 @@
  *   when no extent anywhere is long enough, the largest of the first group
  *   with free blocks, however short.
  * - Mapping blocks (indirect, extent tree) are single blocks, never
- *   preallocated: the goal if free, else the best fitting hole of the
- *   goal's group, scanned from its start.
+ *   preallocated: the best fitting hole of the goal's group, scanned
+ *   from its start.
  *
  * Left out: the buddy orders behind aligned chunks beyond the first fit,
  * mb_optimize_scan's group lists (only on 16 groups or more), the
@@ -116,18 +118,20 @@ static blk64_t group_aligned(const struct img *img, dgrp_t g, blk64_t want)
 }
 
 /*
- * Find up to WANT blocks for a request whose goal is GOAL, scanning the
- * groups from START.  Returns the first block and sets *LEN (at most
- * WANT; less only when no extent of WANT is free anywhere).
+ * Find up to WANT blocks for a request whose goal is GOAL (tried first
+ * only when TRY_GOAL: an extent-mapped file going on from its left
+ * neighbour, EXT4_MB_HINT_TRY_GOAL), scanning the groups from START.
+ * Returns the first block and sets *LEN (at most WANT; less only when no
+ * extent of WANT is free anywhere).
  */
-static blk64_t find_extent(const struct img *img, blk64_t goal, dgrp_t start,
-			   blk64_t want, blk64_t *len)
+static blk64_t find_extent(const struct img *img, blk64_t goal, int try_goal,
+			   dgrp_t start, blk64_t want, blk64_t *len)
 {
 	dgrp_t n = img->fs->group_desc_count, i, g;
 	blk64_t b, run, bpg = EXT2_BLOCKS_PER_GROUP(img->fs->super);
 	int pass;
 
-	if (goal >= img->fs->super->s_first_data_block &&
+	if (try_goal && goal >= img->fs->super->s_first_data_block &&
 	    goal < ext2fs_blocks_count(img->fs->super) &&
 	    !ext2fs_test_block_bitmap2(img->fs->block_map, goal) &&
 	    alloc_free_run(img, goal, want, group_last(img, group_of(img, goal))) == want) {
@@ -210,7 +214,7 @@ static errcode_t group_alloc(struct img *img, struct img_map *m, blk64_t want,
 
 	if (img->lg_len < want) {
 		mb_finish(img);
-		b = find_extent(img, m->goal, group_of(img, m->goal),
+		b = find_extent(img, m->goal, 0, group_of(img, m->goal),
 				GROUP_PREALLOC, &got);
 		if (!b)
 			return E2F_ERR_NO_SPACE;
@@ -255,7 +259,7 @@ errcode_t mb_alloc_data(struct img *img, struct img_map *m, blk64_t want,
 		window(img, l, want, &ws, &we);
 		stream = 1;
 	}
-	b = find_extent(img, m->goal,
+	b = find_extent(img, m->goal, m->extents && l > 0,
 			stream ? img->last_group : group_of(img, m->goal),
 			we - ws, &got);
 	if (!b)
@@ -279,7 +283,7 @@ errcode_t mb_alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk)
 {
 	blk64_t b, len;
 
-	b = find_extent(img, m->goal, group_of(img, m->goal), 1, &len);
+	b = find_extent(img, m->goal, 0, group_of(img, m->goal), 1, &len);
 	if (!b)
 		return E2F_ERR_NO_SPACE;
 	mark(img, b, 1);

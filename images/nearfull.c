@@ -133,7 +133,14 @@ static errcode_t c_write(struct cache *c, struct img_file *f, uint64_t bytes)
 	if (ret)
 		return ret;
 	if (!c->delalloc) {
-		ret = file_append(c->img, f, bytes);
+		/* write_begin maps the buffers one block at a time */
+		uint64_t left = bytes, n;
+
+		for (; left && !ret; left -= n) {
+			n = c->img->bs - f->size % c->img->bs;
+			n = n < left ? n : left;
+			ret = file_append(c->img, f, n);
+		}
 	} else {
 		for (i = 0; i < c->ndirty && c->dirty[i].file != f; i++)
 			;
