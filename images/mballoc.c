@@ -206,6 +206,22 @@ static void window(const struct img *img, blk64_t l, blk64_t want,
 		*we = *ws + EXT2_BLOCKS_PER_GROUP(img->fs->super);
 }
 
+/*
+ * Nothing free: give back every preallocation and say whether that freed
+ * anything (ext4_mb_discard_preallocations before the retry).
+ */
+static int discard_all(struct img *img)
+{
+	blk64_t before = img->pa_blocks + img->lg_len;
+	uint32_t i;
+
+	for (i = 0; i < img->nfiles; i++)
+		if (img->files[i]->map.pa_len)
+			mb_discard(img, &img->files[i]->map);
+	mb_finish(img);
+	return before > 0;
+}
+
 /* Small files: from the locality group's preallocation. */
 static errcode_t group_alloc(struct img *img, struct img_map *m, blk64_t want,
 			     blk64_t *start, blk64_t *len)
@@ -216,6 +232,9 @@ static errcode_t group_alloc(struct img *img, struct img_map *m, blk64_t want,
 		mb_finish(img);
 		b = find_extent(img, m->goal, 0, group_of(img, m->goal),
 				GROUP_PREALLOC, &got);
+		if (!b && discard_all(img))
+			b = find_extent(img, m->goal, 0, group_of(img, m->goal),
+					GROUP_PREALLOC, &got);
 		if (!b)
 			return E2F_ERR_NO_SPACE;
 		mark(img, b, got);
@@ -262,6 +281,9 @@ errcode_t mb_alloc_data(struct img *img, struct img_map *m, blk64_t want,
 	b = find_extent(img, m->goal, m->extents && l > 0,
 			stream ? img->last_group : group_of(img, m->goal),
 			we - ws, &got);
+	if (!b && discard_all(img))
+		b = find_extent(img, m->goal, 0, group_of(img, m->goal),
+				we - ws, &got);
 	if (!b)
 		return E2F_ERR_NO_SPACE;
 	mark(img, b, got);
@@ -284,6 +306,8 @@ errcode_t mb_alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk)
 	blk64_t b, len;
 
 	b = find_extent(img, m->goal, 0, group_of(img, m->goal), 1, &len);
+	if (!b && discard_all(img))
+		b = find_extent(img, m->goal, 0, group_of(img, m->goal), 1, &len);
 	if (!b)
 		return E2F_ERR_NO_SPACE;
 	mark(img, b, 1);
