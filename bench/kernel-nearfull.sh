@@ -96,7 +96,8 @@ EOF
 # figures IMG: one line of the e2frag and e2defrag -n figures.
 figures() {
 	e2frag --json "$1" > "$1.frag.json" 2>/dev/null || true
-	e2defrag -n --json "$1" > "$1.plan.json" 2>/dev/null || true
+	# -f: the kernel's image was mounted since its last check
+	e2defrag -f -n --json "$1" > "$1.plan.json" 2>/dev/null || true
 	python3 - "$1.frag.json" "$1.plan.json" <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
