@@ -29,6 +29,7 @@
 enum img_workload {
 	WL_STREAMS, WL_PARALLEL, WL_TREE, WL_AGED, WL_MIXED,
 	WL_KTREE,	/* kernel-tree: the tree as a current kernel lays it out */
+	WL_NEARFULL, WL_TURNS,		/* nearfull.c: kernel-allocated (mballoc.c) */
 	WL_COUNT
 };
 
@@ -52,6 +53,10 @@ struct img_opts {
 	unsigned	fill;		/* aged: percent */
 	unsigned	rounds;		/* aged */
 	unsigned	rounds_set;
+	blk64_t		blocks_per_group;	/* 0: mke2fs' choice */
+	uint64_t	sync;		/* nearfull, turns: bytes between syncs */
+	int		sync_set;
+	const char	*script;	/* nearfull, turns: write the operations here */
 	int		quiet;
 };
 
@@ -103,6 +108,9 @@ struct img_map {
 	blk64_t		meta_goal;
 	uint8_t		extents;	/* extent-mapped */
 	uint8_t		reserve;	/* may take reservation windows */
+	/* mballoc.c: the inode's preallocation, logical pa_lstart.. at
+	 * physical pa_pstart.., pa_len blocks, marked in use */
+	blk64_t		pa_lstart, pa_pstart, pa_len;
 };
 
 /* ----------------------------------------------------- files and dirs */
@@ -188,6 +196,11 @@ struct img {
 	struct img_map		**windows;	/* maps holding a reservation window */
 	uint32_t		nwindows, windows_cap;
 	ext2_ino_t		dir_goal;	/* the next directory's inode goal, once (0: none) */
+	/* mballoc.c: a today's kernel's allocator instead of alloc.c's */
+	int			mballoc;
+	blk64_t			lg_pstart, lg_len;	/* the locality group's preallocation */
+	blk64_t			pa_blocks;	/* in inodes' preallocations, unused */
+	dgrp_t			last_group;	/* where stream allocation goes on */
 };
 
 /* The fixed clock: 2004-10-28, the week seed 000 was written. */
@@ -207,6 +220,7 @@ errcode_t img_grow(void *ptrp, uint32_t *cap, uint32_t need, size_t size);
 struct img_geometry {
 	blk64_t		blocks;
 	ext2_ino_t	inodes;
+	blk64_t		blocks_per_group;	/* 0: mke2fs' choice */
 };
 
 /*
@@ -247,6 +261,32 @@ blk64_t alloc_first_free(const struct img *img, blk64_t from, blk64_t to);
 /* Length of the free run at START, at most MAX and not past TO. */
 blk64_t alloc_free_run(const struct img *img, blk64_t start, blk64_t max,
 		       blk64_t to);
+/* One mapping block (indirect, extent tree) for M, near its goal. */
+errcode_t alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk);
+
+/* ----------------------------------------------------------- mballoc.c */
+
+/*
+ * The allocator of a today's kernel (ext4's mballoc, which also serves
+ * ext2 and ext3), used by alloc.c when img->mballoc is set: per-inode and
+ * locality-group preallocations, requests normalized to them.
+ */
+errcode_t mb_alloc_data(struct img *img, struct img_map *m, blk64_t want,
+			blk64_t *start, blk64_t *len);
+errcode_t mb_alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk);
+
+/* Give back the unused part of M's preallocation (the file was closed). */
+void mb_discard(struct img *img, struct img_map *m);
+
+/* Give back the locality group's preallocation (unmount). */
+void mb_finish(struct img *img);
+
+/* Blocks in use as df sees them: preallocated but unused ones not counted. */
+blk64_t mb_used_blocks(const struct img *img);
+
+/* First free block in [from, to], or 0; the free run at START up to MAX, not past TO. */
+blk64_t alloc_first_free(const struct img *img, blk64_t from, blk64_t to);
+blk64_t alloc_free_run(const struct img *img, blk64_t start, blk64_t max, blk64_t to);
 
 /* ------------------------------------------------------------- map.c */
 
@@ -357,6 +397,7 @@ struct img_need {
 	uint64_t	bytes;
 	uint64_t	inodes;
 	uint64_t	size;		/* the workload's default --size (0: from bytes) */
+	blk64_t		blocks_per_group;	/* the workload's default (0: mke2fs') */
 };
 
 void workload_defaults(struct img_opts *o);
@@ -415,6 +456,12 @@ void ktree_need(const struct img_opts *o, struct img_need *need);
 
 /* N directories in DIR, then the files, each into one chosen at random. */
 errcode_t wl_ktree(struct img *img, struct img_file *dir);
+/* ---------------------------------------------------------- nearfull.c */
+
+/* Recorders on a disk kept nearly full, and the turn-by-turn disk. */
+errcode_t wl_nearfull(struct img *img);
+errcode_t wl_turns(struct img *img);
+void nearfull_need(const struct img_opts *o, struct img_need *need);
 
 /* ---------------------------------------------------------- manifest.c */
 

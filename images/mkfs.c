@@ -177,6 +177,7 @@ errcode_t mkfs_create(const char *path, const struct img_opts *o,
 	/* Features first: the counts' high halves are set only with 64bit. */
 	set_features(&param, o->type);
 	ext2fs_blocks_count_set(&param, geo->blocks);
+	param.s_blocks_per_group = (__u32)geo->blocks_per_group;
 	ext2fs_r_blocks_count_set(&param, geo->blocks / 20);
 
 	ret = ext2fs_initialize(path, EXT2_FLAG_64BITS, &param, unix_io_manager,

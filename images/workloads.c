@@ -13,6 +13,8 @@
  *   kernel-tree       a benchmark tree as a current kernel lays it out:
  *                     see ktree.c and kplace.c.
  *   mixed             all of the above in one small image, for the demo.
+ *   nearfull, turns   near-full disks as a today's kernel fills them:
+ *                     see nearfull.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +31,7 @@ const char *workload_name(enum img_workload w)
 		[WL_STREAMS] = "streams", [WL_PARALLEL] = "parallel-writers",
 		[WL_TREE] = "tree", [WL_AGED] = "aged", [WL_MIXED] = "mixed",
 		[WL_KTREE] = "kernel-tree",
+		[WL_NEARFULL] = "nearfull", [WL_TURNS] = "turns",
 	};
 
 	return w < WL_COUNT ? names[w] : "?";
@@ -45,8 +48,11 @@ void workload_defaults(struct img_opts *o)
 		o->block_size = 4096;
 	if (!o->streams)
 		o->streams = o->workload == WL_AGED ? 3 : 4;
+	if (!o->chunk && o->workload == WL_NEARFULL)
+		o->chunk = 64 << 10;
 	if (!o->chunk)
-		o->chunk = o->workload == WL_PARALLEL ? 4096 : o->block_size;
+		o->chunk = o->workload == WL_PARALLEL || o->workload == WL_TURNS ?
+			4096 : o->block_size;
 	if (!o->total_set)
 		o->total = 256 * MIB;
 	if (!o->files_set)
@@ -54,7 +60,9 @@ void workload_defaults(struct img_opts *o)
 	if (!o->dirs)
 		o->dirs = o->files / 40 ? o->files / 40 : 1;
 	if (!o->fill)
-		o->fill = 90;
+		o->fill = o->workload == WL_TURNS ? 85 : 90;
+	if (!o->sync_set)
+		o->sync = o->workload == WL_TURNS ? 2 * o->chunk : 8 * MIB;
 	if (!o->rounds_set)
 		o->rounds = 4;
 }
@@ -64,6 +72,7 @@ void workload_need(const struct img_opts *o, struct img_need *need)
 	need->bytes = 0;
 	need->inodes = 64;
 	need->size = 0;
+	need->blocks_per_group = 0;
 	switch (o->workload) {
 	case WL_STREAMS:
 	case WL_PARALLEL:
@@ -82,6 +91,9 @@ void workload_need(const struct img_opts *o, struct img_need *need)
 		break;
 	case WL_KTREE:
 		ktree_need(o, need);
+	case WL_NEARFULL:
+	case WL_TURNS:
+		nearfull_need(o, need);
 		break;
 	case WL_COUNT:
 		break;
@@ -394,6 +406,10 @@ errcode_t workload_run(struct img *img)
 		return wl_mixed(img);
 	case WL_KTREE:
 		return wl_ktree(img, img->root);
+	case WL_NEARFULL:
+		return wl_nearfull(img);
+	case WL_TURNS:
+		return wl_turns(img);
 	case WL_COUNT:
 		break;
 	}
