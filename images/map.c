@@ -90,11 +90,13 @@ static errcode_t take_meta(struct img *img, struct img_map *m, blk64_t **arr,
 		/* Apart from the data: from meta_goal, the data cursor kept. */
 		blk64_t data_goal = m->goal;
 
+		blk64_t len;
+
 		m->goal = m->meta_goal;
 		ret = alloc_run(img, m, 1, &pblk, &len);
 		m->goal = data_goal;
 	} else {
-		ret = alloc_run(img, m, 1, &pblk, &len);
+		ret = alloc_meta(img, m, &pblk);
 	}
 	if (ret)
 		return ret;

@@ -91,6 +91,7 @@ void workload_need(const struct img_opts *o, struct img_need *need)
 		break;
 	case WL_KTREE:
 		ktree_need(o, need);
+		break;
 	case WL_NEARFULL:
 	case WL_TURNS:
 		nearfull_need(o, need);
