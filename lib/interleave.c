@@ -28,9 +28,13 @@
  * of A which gaps have exactly one end inside it: the pieces q inside
  * with their previous piece before u, or their next one after v.  Search
  * trees over "previous" and "next" answer that in O(log pieces) per gap
- * plus the crossings found, and crossings of two gaps that do not count
- * are never looked at.  A pair is therefore only ever held while its
- * first file is being looked at: memory stays O(files + pairs found).
+ * plus O(log pieces) per crossing found, and crossings of two gaps that
+ * do not count are never looked at; each crossing found adds at most two
+ * to the count of a pair whose gaps cross, so the work is
+ * O((pieces + alternations) log pieces), alternations counting the pairs
+ * that cross once as well.  Counts live in an array over the files while
+ * one file is looked at and are reset after it: memory is O(files +
+ * interleaving pairs), whatever the size of the sets.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -145,9 +145,11 @@ void interleave_order_sets(struct layout *layout)
 		const struct layout_set *s = &layout->sets[i];
 
 		for (m = 0; m < s->members; m++) {
-			uint32_t file = layout->set_members[s->first_member + m];
+			const struct layout_interleave *il = layout_file_interleave(
+				layout, &layout->files[layout->set_members[s->first_member + m]]);
 
-			layout->interleaved[layout->file_interleave[file] - 1].set = i + 1;
+			if (il)
+				layout->interleaved[il - layout->interleaved].set = i + 1;
 		}
 	}
 }
@@ -228,12 +230,13 @@ errcode_t layout_set_outline(const struct layout *layout, const struct layout_se
 	if (!layout->interleave_top)
 		return 0;	/* a layout not made by interleave_find */
 	for (m = 0; m < s->members; m++) {
-		uint32_t at = layout->file_interleave[members[m]];
+		const struct layout_interleave *il =
+			layout_file_interleave(layout, &layout->files[members[m]]);
 		const struct layout_pair *top;
 
-		if (!at)
+		if (!il)
 			continue;
-		top = &layout->interleave_top[(uint64_t)(at - 1) * LAYOUT_OUTLINE_PAIRS];
+		top = &layout->interleave_top[(il - layout->interleaved) * LAYOUT_OUTLINE_PAIRS];
 		for (i = 0; i < LAYOUT_OUTLINE_PAIRS && top[i].alternations; i++)
 			if (top[i].a == layout->files[members[m]].ino)	/* each pair once */
 				interleave_keep_pair(o->pairs, &o->npairs, top[i]);
