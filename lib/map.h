@@ -136,4 +136,20 @@ uint64_t map_highlight_file(const struct map_highlight *hl);
 void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 			 uint64_t first, uint64_t count, uint8_t *marks);
 
+/* ------------------------------------------------------------- finding */
+
+/*
+ * The files whose name matches PATTERN, with fnmatch() semantics: a
+ * pattern without '/' is matched against each file's own name (its last
+ * path component: "rec0016.ts", "*.ts"); one with a '/' against its
+ * whole path, taken from the root when it does not start with '/', with
+ * FNM_PATHNAME ('*' and '?' never match a '/': "/tv/rec*").  Only files
+ * that own blocks (the layout's files) and that the scan named are found;
+ * a hard-linked file under the first name the scan found.  *FILES
+ * (malloc'd, NULL when none) gets indexes into layout->files, by
+ * directory path, then by name.
+ */
+errcode_t map_find_files(const struct layout *layout, const char *pattern,
+			 uint32_t **files, uint64_t *n);
+
 #endif /* E2FRAG_MAP_H */

@@ -190,6 +190,7 @@ out:
 	map_highlight_free(t.hl);
 	free(t.cells);
 	free(t.marks);
+	tui_map_forget_matches(&t);
 	map_free(t.map);
 	layout_free(t.layout);
 	fsopen_close(t.fs, &info);

@@ -79,7 +79,13 @@ struct tui {
 	blk64_t			anchor;		/* the block a jump went to, inside the cursor's cell */
 	uint64_t		top;		/* first row shown */
 	struct map_highlight	*hl;
-	uint32_t		piece;		/* piece of the highlighted file n/N is at */
+	uint32_t		piece;		/* piece of the highlighted file p/P is at */
+
+	/* The files the last search found, when more than one: n/N step through them. */
+	uint32_t		*matches;	/* indexes into layout->files */
+	uint64_t		nmatches;
+	uint64_t		match;		/* the one shown; nmatches before any is */
+	char			pattern[256];	/* what was searched for, as text */
 
 	char			message[256];	/* for the status line, until the next key */
 
@@ -123,6 +129,10 @@ extern const struct tui_view tui_map_view;
 void tui_map_geometry(const struct tui *t, struct tui_geometry *g);
 /* Highlight layout->files[FI] and put the cursor on its first piece. */
 void tui_map_show_file(struct tui *t, uint64_t fi);
+/* The same for match I of the last search (t->matches[I]). */
+void tui_map_show_match(struct tui *t, uint64_t i);
+/* Forget the last search's matches. */
+void tui_map_forget_matches(struct tui *t);
 /* Put the cursor on the cell of BLOCK, which zooming in will keep. */
 void tui_map_jump(struct tui *t, blk64_t block);
 /* Help rows: the map's keys, for the help list. */
@@ -132,6 +142,8 @@ void tui_map_help_row(size_t i, char *buf, size_t len);
 /* listview.c: a generic scrolling list driven by a source. */
 struct tui_list_source {
 	const char *title;
+	/* A title made when drawn, in place of TITLE (may be NULL). */
+	void (*title_of)(struct tui *t, void *priv, char *buf, size_t len);
 	const char *header;		/* column titles, or NULL */
 	uint64_t (*count)(struct tui *t, void *priv);
 	void (*row)(struct tui *t, void *priv, uint64_t i, char *buf, size_t len);
@@ -140,12 +152,17 @@ struct tui_list_source {
 	void (*free)(void *priv);
 };
 int tui_list_push(struct tui *t, const struct tui_list_source *src, void *priv);
+/* The same with row SEL selected. */
+int tui_list_push_at(struct tui *t, const struct tui_list_source *src, void *priv,
+		     uint64_t sel);
 
 /* lists.c: the lists the map opens. */
 int tui_open_worst(struct tui *t);
 int tui_open_sets(struct tui *t);
 int tui_open_cell(struct tui *t, blk64_t start, blk64_t len);
 int tui_open_help(struct tui *t);
+/* The last search's matches (t->matches), to choose one from. */
+int tui_open_matches(struct tui *t);
 
 /* prompt.c: one line of input in the status line. */
 typedef void (*tui_prompt_done)(struct tui *t, const char *text);
