@@ -1,11 +1,10 @@
 /*
  * map.c --- the block map model (see map.h).
  *
- * The map keeps no copy of what the layout already says.  Its one index
- * is the list of runs inodes own (every file's pieces and aux blocks), as
- * 16-byte references into the layout sorted by address with a radix sort,
- * with the largest end seen every 64 runs so that a window finds its
- * first run by binary search.  Fixed metadata is read from the layout's
+ * The map's one index is the list of runs inodes own (every file's
+ * pieces and aux blocks), 16 bytes each (start, inode, length and state),
+ * sorted by address with a radix sort, with the largest end seen every 64
+ * runs so that a window finds its first run by binary search.  Fixed metadata is read from the layout's
  * bitmap, the journal from a sorted copy of its (few) runs.  Blocks the
  * block bitmap has in use that nothing covers are MAP_UNKNOWN: found once,
  * in the same pass over the sorted runs, and kept as a (normally empty)
@@ -25,17 +24,18 @@
 #include "map.h"
 
 /*
- * A run of blocks an inode owns: piece PIECE of layout->files[IDX], or
- * layout->aux[IDX] when PIECE is OWNED_AUX.  START is kept to sort and
- * search on; the length comes from the layout.
+ * A run of blocks an inode owns, with the state it shows: all a query
+ * needs, so that walking the sorted runs never jumps around the layout.
+ * Runs longer than OWNED_MAX_LEN are kept as several.
  */
 struct owned {
 	blk64_t		start;
-	uint32_t	idx;
-	uint32_t	piece;
+	ext2_ino_t	ino;
+	uint32_t	len_state;	/* length, then the state in the top bits */
 };
 
-#define OWNED_AUX	UINT32_MAX
+#define STATE_SHIFT	28
+#define OWNED_MAX_LEN	((1U << STATE_SHIFT) - 1)
 #define CHUNK_SHIFT	6	/* runs per entry of chunk_maxend: 64 */
 #define MAP_MAX_LEVELS	64
 
@@ -125,32 +125,14 @@ static uint8_t file_state(const struct layout *layout, const struct layout_file 
 
 /* ------------------------------------------------------- owned runs */
 
-static blk64_t owned_len(const struct map *map, const struct owned *o)
+static blk64_t owned_len(const struct owned *o)
 {
-	const struct layout *layout = map->layout;
-
-	if (o->piece == OWNED_AUX)
-		return layout->aux[o->idx].len;
-	return layout_file_piece(layout, &layout->files[o->idx], o->piece).len;
+	return o->len_state & OWNED_MAX_LEN;
 }
 
-static ext2_ino_t owned_ino(const struct map *map, const struct owned *o)
+static uint8_t owned_state(const struct owned *o)
 {
-	const struct layout *layout = map->layout;
-
-	return o->piece == OWNED_AUX ? layout->aux[o->idx].ino : layout->files[o->idx].ino;
-}
-
-static uint8_t owned_state(const struct map *map, const struct owned *o)
-{
-	const struct layout *layout = map->layout;
-	int64_t fi;
-
-	if (o->piece != OWNED_AUX)
-		return file_state(layout, &layout->files[o->idx]);
-	/* An inode with nothing but an EA block is not a file in the layout. */
-	fi = layout_find(layout, layout->aux[o->idx].ino);
-	return fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]);
+	return o->len_state >> STATE_SHIFT;
 }
 
 /* Index of the first owned run that can end after FROM. */
@@ -218,51 +200,83 @@ static errcode_t sort_owned(struct owned *v, uint64_t n, blk64_t max)
 	return 0;
 }
 
+/* Room for one more run, and it (cut into runs of at most OWNED_MAX_LEN). */
+static errcode_t add_owned(struct map *map, uint64_t *cap, blk64_t start, blk64_t len,
+			   ext2_ino_t ino, uint8_t state)
+{
+	errcode_t ret;
+
+	while (len) {
+		blk64_t n = len < OWNED_MAX_LEN ? len : OWNED_MAX_LEN;
+
+		ret = vec_reserve(&map->owned, cap, map->nowned + 1, sizeof(*map->owned));
+		if (ret)
+			return ret;
+		map->owned[map->nowned++] = (struct owned){ start, ino,
+			(uint32_t)n | ((uint32_t)state << STATE_SHIFT) };
+		start += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* Every file's pieces and every aux run, sorted, with the chunk ends. */
 static errcode_t build_owned(struct map *map)
 {
 	const struct layout *layout = map->layout;
-	uint64_t i, n = layout->naux, nchunks;
+	uint64_t i, n = layout->naux, cap, nchunks;
 	blk64_t max = 0, end = 0;
 	uint32_t p;
 	errcode_t ret;
 
+	/* Reserved once: growing by copies would hold two arrays at the peak. */
 	for (i = 0; i < layout->nfiles; i++)
 		n += layout->files[i].pieces;
-	map->owned = malloc((n ? n : 1) * sizeof(*map->owned));
-	nchunks = (n + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
-	map->chunk_maxend = malloc((nchunks ? nchunks : 1) * sizeof(*map->chunk_maxend));
-	if (!map->owned || !map->chunk_maxend)
+	cap = n + 1;
+	map->owned = malloc(cap * sizeof(*map->owned));
+	if (!map->owned)
 		return ENOMEM;
-	n = 0;
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
+		uint8_t state = file_state(layout, f);
 
 		for (p = 0; p < f->pieces; p++) {
-			blk64_t start = layout_file_piece(layout, f, p).start;
+			struct layout_piece pc = layout_file_piece(layout, f, p);
 
-			map->owned[n++] = (struct owned){ start, i, p };
-			if (start > max)
-				max = start;
+			ret = add_owned(map, &cap, pc.start, pc.len, f->ino, state);
+			if (ret)
+				return ret;
 		}
 	}
 	for (i = 0; i < layout->naux; i++) {
-		map->owned[n++] = (struct owned){ layout->aux[i].start, i, OWNED_AUX };
-		if (layout->aux[i].start > max)
-			max = layout->aux[i].start;
+		const struct layout_aux *x = &layout->aux[i];
+		int64_t fi = layout_find(layout, x->ino);
+
+		/* An inode with nothing but an EA block is not a file in the layout. */
+		ret = add_owned(map, &cap, x->start, x->len, x->ino,
+				fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]));
+		if (ret)
+			return ret;
 	}
+	n = map->nowned;
+	for (i = 0; i < n; i++)
+		if (map->owned[i].start > max)
+			max = map->owned[i].start;
 	ret = sort_owned(map->owned, n, max);
 	if (ret)
 		return ret;
+	nchunks = (n + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
+	map->chunk_maxend = malloc((nchunks ? nchunks : 1) * sizeof(*map->chunk_maxend));
+	if (!map->chunk_maxend)
+		return ENOMEM;
 	for (i = 0; i < n; i++) {
-		blk64_t e = map->owned[i].start + owned_len(map, &map->owned[i]);
+		blk64_t e = map->owned[i].start + owned_len(&map->owned[i]);
 
 		if (e > end)
 			end = e;
 		if ((i & ((1 << CHUNK_SHIFT) - 1)) == (1 << CHUNK_SHIFT) - 1 || i + 1 == n)
 			map->chunk_maxend[i >> CHUNK_SHIFT] = end;
 	}
-	map->nowned = n;
 	return 0;
 }
 
@@ -334,13 +348,13 @@ static void visit_runs(const struct map *map, blk64_t from, blk64_t to,
 	}
 	for (i = owned_from(map, from); i < map->nowned && map->owned[i].start < to; i++) {
 		const struct owned *o = &map->owned[i];
-		blk64_t end = o->start + owned_len(map, o);
+		blk64_t end = o->start + owned_len(o);
 
 		if (end <= from)
 			continue;
 		a = o->start > from ? o->start : from;
 		b = end < to ? end : to;
-		fn(priv, a, b - a, owned_state(map, o));
+		fn(priv, a, b - a, owned_state(o));
 	}
 }
 
@@ -481,7 +495,7 @@ static errcode_t build_unknown(struct map *map)
 		}
 		if (o < map->nowned && map->owned[o].start < start) {
 			start = map->owned[o].start;
-			len = owned_len(map, &map->owned[o]);
+			len = owned_len(&map->owned[o]);
 		}
 		if (start == ~(blk64_t)0)
 			break;
@@ -704,14 +718,14 @@ errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 	for (i = owned_from(map, start); i < map->nowned && map->owned[i].start < end; i++) {
 		const struct owned *o = &map->owned[i];
 
-		if (o->start + owned_len(map, o) <= start)
+		if (o->start + owned_len(o) <= start)
 			continue;
 		err = vec_reserve(&inos, &cap, n + 1, sizeof(*inos));
 		if (err) {
 			free(inos);
 			return err;
 		}
-		inos[n++] = owned_ino(map, o);
+		inos[n++] = o->ino;
 	}
 	if (!n)
 		return 0;

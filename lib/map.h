@@ -152,4 +152,27 @@ void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 errcode_t map_find_files(const struct layout *layout, const char *pattern,
 			 uint32_t **files, uint64_t *n);
 
+/* --------------------------------------------------------------- names */
+
+/*
+ * Whether the names of FS can be read after a scan without them
+ * (LAYOUT_NAMES_NONE): not with inline directories, which only the
+ * inode scan finds.
+ */
+int map_names_can_wait(ext2_filsys fs);
+
+/*
+ * Read the names of LAYOUT, scanned with LAYOUT_NAMES_NONE, as a scan
+ * with LAYOUT_NAMES_ALL would have, then order its interleave sets (their
+ * members by path).  Reads the directories through layout->fs.  It may
+ * run in a thread of its own while another reads the layout, the map and
+ * its highlights, provided nothing reads the layout's names (layout_path
+ * and map_find_files), its sets or set_members, or uses layout->fs's I/O
+ * or inode cache until it has returned.  PROGRESS (may be NULL) is
+ * called as the directories are read (E2F_PHASE_DIRS); when it returns
+ * nonzero the reading stops with E2F_ERR_CANCELLED, the layout's names
+ * partial but usable.
+ */
+errcode_t map_names_read(struct layout *layout, e2f_progress_fn progress, void *priv);
+
 #endif /* E2FRAG_MAP_H */

@@ -120,12 +120,38 @@ static errcode_t grow_slots(struct finder *f)
 	return 0;
 }
 
-/* The directory INO, its path built and matched the first time it is asked for. */
-static errcode_t dir_get(struct finder *f, ext2_ino_t ino, uint64_t *ret_index)
+/* Index of INO in layout->names (sorted by inode), or -1. */
+static int64_t name_index(const struct layout *layout, ext2_ino_t ino)
 {
+	uint64_t lo = 0, hi = layout->nnames;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (layout->names[mid].ino == ino)
+			return mid;
+		if (layout->names[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Deeper than this, a directory's path is put together by layout_path() (loops). */
+#define MEMO_DEPTH	256
+
+/*
+ * The directory INO, its path built and matched the first time it is
+ * asked for: its parent's path (built the same way, once) and its name.
+ */
+static errcode_t dir_get(struct finder *f, ext2_ino_t ino, int depth, uint64_t *ret_index)
+{
+	const struct layout *layout = f->layout;
 	char path[PATH_MAX_LEN];
 	struct dir_entry *d;
-	uint64_t s;
+	uint64_t s, parent;
+	int64_t ni;
 	size_t len;
 	errcode_t err;
 
@@ -136,7 +162,31 @@ static errcode_t dir_get(struct finder *f, ext2_ino_t ino, uint64_t *ret_index)
 		*ret_index = f->slots[s] - 1;
 		return 0;
 	}
-	len = layout_path(f->layout, ino, path, sizeof(path));
+	ni = ino == EXT2_ROOT_INO ? -1 : name_index(layout, ino);
+	if (ni >= 0 && layout->names[ni].parent && depth < MEMO_DEPTH &&
+	    layout->names[ni].parent != ino) {
+		const struct layout_name *nm = &layout->names[ni];
+
+		err = dir_get(f, nm->parent, depth + 1, &parent);
+		if (err)
+			return err;
+		len = strlen(f->pool + f->dirs[parent].path);
+		if (len == 1)
+			len = 0;	/* the root: "/" + name */
+		if (len + 1 + nm->name_len >= sizeof(path))
+			len = layout_path(layout, ino, path, sizeof(path));
+		else {
+			memcpy(path, f->pool + f->dirs[parent].path, len);
+			path[len] = '/';
+			memcpy(path + len + 1, layout->name_pool + nm->name, nm->name_len);
+			len += 1 + nm->name_len;
+			path[len] = 0;
+		}
+		/* The slots may have grown meanwhile. */
+		s = slot_of(f, ino);
+	} else {
+		len = layout_path(layout, ino, path, sizeof(path));
+	}
 	if (len >= sizeof(path))
 		len = sizeof(path) - 1;
 	err = vec_reserve(&f->dirs, &f->dirs_cap, f->ndirs + 1, sizeof(*f->dirs));
@@ -190,22 +240,47 @@ static int cmp_match(const void *a, const void *b, void *arg)
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
-/* Rank the directories by path, then the matches by (directory, name). */
+/*
+ * Rank the directories by path, then put the matches in order: grouped
+ * by directory with a counting sort, each group sorted by name.
+ */
 static errcode_t sort_matches(struct finder *f, struct match *v, uint64_t n)
 {
 	struct dir_entry **by_path;
-	uint64_t i;
+	struct match *out;
+	uint64_t *at, i;
 
 	by_path = malloc((f->ndirs + 1) * sizeof(*by_path));
-	if (!by_path)
+	at = calloc(f->ndirs + 1, sizeof(*at));
+	out = malloc(n * sizeof(*out));
+	if (!by_path || !at || !out) {
+		free(by_path);
+		free(at);
+		free(out);
 		return ENOMEM;
+	}
 	for (i = 0; i < f->ndirs; i++)
 		by_path[i] = &f->dirs[i];
 	qsort_r(by_path, f->ndirs, sizeof(*by_path), cmp_dir_path, f);
 	for (i = 0; i < f->ndirs; i++)
 		by_path[i]->rank = i;
-	qsort_r(v, n, sizeof(*v), cmp_match, f);
+	for (i = 0; i < n; i++)
+		at[f->dirs[v[i].dir].rank + 1]++;
+	for (i = 1; i <= f->ndirs; i++)
+		at[i] += at[i - 1];
+	for (i = 0; i < n; i++)
+		out[at[f->dirs[v[i].dir].rank]++] = v[i];
+	/* at[r] is now where group r ends, and the next begins. */
+	for (i = 0; i < f->ndirs; i++) {
+		uint64_t from = i ? at[i - 1] : 0;
+
+		if (at[i] - from > 1)
+			qsort_r(out + from, at[i] - from, sizeof(*out), cmp_match, f);
+	}
+	memcpy(v, out, n * sizeof(*v));
 	free(by_path);
+	free(at);
+	free(out);
 	return 0;
 }
 
@@ -252,7 +327,7 @@ errcode_t map_find_files(const struct layout *layout, const char *pattern,
 		if (layout->files[j].ino != nm->ino ||
 		    !name_matches(&m, layout->name_pool + nm->name, nm->name_len))
 			continue;
-		err = dir_get(&f, nm->parent, &d);
+		err = dir_get(&f, nm->parent, 0, &d);
 		if (err)
 			goto out;
 		if (!f.dirs[d].match)

@@ -100,6 +100,7 @@ int tui_open_worst(struct tui *t)
 	struct loss_row *lossy = NULL;
 	uint64_t i, nlossy = 0, k;
 
+	tui_names_wait(t);
 	if (w)
 		w->order = malloc((layout->nfiles + 1) * sizeof(*w->order));
 	if (w && w->order)
@@ -230,6 +231,7 @@ static const struct tui_list_source sets_source = {
 
 int tui_open_sets(struct tui *t)
 {
+	tui_names_wait(t);	/* and the sets' order, which comes with them */
 	if (!t->layout->nsets) {
 		tui_message(t, "no files interleave");
 		return 0;
@@ -350,6 +352,7 @@ int tui_open_cell(struct tui *t, blk64_t start, blk64_t len)
 	errcode_t ret;
 	int s;
 
+	tui_names_wait(t);
 	if (!c) {
 		tui_message(t, "out of memory");
 		return -1;

@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 	initialize_ext2_error_table();
 	memset(&t, 0, sizeof(t));
 	memset(&info, 0, sizeof(info));
+	t.started = tui_clock();
 	t.prog = "e2fragmap";
 
 	while ((opt = getopt_long(argc, argv, "Vh", long_options, NULL)) != -1) {
@@ -151,6 +152,8 @@ int main(int argc, char **argv)
 	fs_bytes = (double)ext2fs_blocks_count(t.fs->super) * t.fs->blocksize;
 	if (opts.model.disk_bytes < fs_bytes)
 		opts.model.disk_bytes = fs_bytes;
+	/* The first screen needs no names: they are read once it is up (names.c). */
+	opts.names = map_names_can_wait(t.fs) ? LAYOUT_NAMES_NONE : LAYOUT_NAMES_ALL;
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = progress;
 		opts.progress_priv = (void *)t.prog;
@@ -167,6 +170,17 @@ int main(int argc, char **argv)
 		com_err(t.prog, ret, "while building the map of %s", info.device);
 		goto out;
 	}
+
+	if (opts.names == LAYOUT_NAMES_NONE && tui_names_start(&t)) {
+		/* No thread: read them now, as the scan would have. */
+		ret = map_names_read(t.layout, NULL, NULL);
+		if (ret) {
+			com_err(t.prog, ret, "while reading the names of %s", info.device);
+			goto out;
+		}
+	}
+	if (getenv("E2FRAGMAP_KEYLOG"))
+		t.keylog = fopen(getenv("E2FRAGMAP_KEYLOG"), "w");
 
 	/* What e2frag would warn about goes to the status line here. */
 	if (info.mount_flags & EXT2_MF_MOUNTED)
@@ -185,6 +199,9 @@ int main(int argc, char **argv)
 	stop_curses();
 	status = EXIT_OK;
 out:
+	tui_names_stop(&t);
+	if (t.keylog)
+		fclose(t.keylog);
 	if (screen)
 		delscreen(screen);
 	map_highlight_free(t.hl);

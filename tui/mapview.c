@@ -440,6 +440,7 @@ static void find_file(struct tui *t, const char *text)
 	errcode_t ret;
 
 	util_printable(text, shown, sizeof(shown));
+	tui_names_wait(t);
 	ret = map_find_files(t->layout, text, &files, &n);
 	if (ret) {
 		tui_message(t, "cannot search for %s: %s", shown, error_message(ret));

@@ -11,6 +11,7 @@
 #ifndef TUI_H
 #define TUI_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +90,16 @@ struct tui {
 
 	char			message[256];	/* for the status line, until the next key */
 
+	/* The names, read in a thread while the map is up (names.c). */
+	pthread_t		names_thread;
+	int			names_pending;	/* started and not joined */
+	int			names_done;	/* atomic: the thread has finished */
+	int			names_stop;	/* atomic: asks it to stop */
+	errcode_t		names_err;
+
+	FILE			*keylog;	/* E2FRAGMAP_KEYLOG: how long each key took */
+	double			started;	/* tui_clock() when main() began */
+
 	struct tui_frame	stack[TUI_MAX_VIEWS];
 	int			depth;
 
@@ -105,6 +116,8 @@ static inline uint32_t tui_partners(const struct tui *t, const struct layout_fil
 }
 
 /* loop.c */
+/* Seconds on a monotonic clock. */
+double tui_clock(void);
 int tui_push(struct tui *t, const struct tui_view *view, void *data);
 void tui_run(struct tui *t);
 void tui_message(struct tui *t, const char *fmt, ...)
@@ -115,6 +128,16 @@ int tui_put(int y, int x, const char *s, int maxw);
 int tui_width(const char *s);
 /* File paths as terminal-safe text. */
 void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len);
+
+/* names.c: the names, read while the map is up. */
+int tui_names_start(struct tui *t);
+/* Whether the names are in (without waiting); _ready also joins the thread. */
+int tui_names_in(const struct tui *t);
+int tui_names_ready(struct tui *t);
+/* Wait for them, saying so on the status line. */
+void tui_names_wait(struct tui *t);
+/* Stop reading them (leaving). */
+void tui_names_stop(struct tui *t);
 
 /* style.c: how states and marks look. */
 void tui_style_init(struct tui *t);
