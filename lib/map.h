@@ -138,6 +138,18 @@ void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 
 /* ------------------------------------------------------------- finding */
 
+struct map_find_index;
+
+/*
+ * An index of the named files of LAYOUT, for map_find_files(): every
+ * file with a name, grouped by directory (in path order), each group by
+ * name, and each directory's path.  About 12 bytes a file.  LAYOUT's
+ * names must be read (not LAYOUT_NAMES_NONE, or map_names_read() first)
+ * and outlive it.
+ */
+errcode_t map_find_index_build(const struct layout *layout, struct map_find_index **ret);
+void map_find_index_free(struct map_find_index *index);
+
 /*
  * The files whose name matches PATTERN, with fnmatch() semantics: a
  * pattern without '/' is matched against each file's own name (its last
@@ -149,7 +161,7 @@ void map_highlight_cells(const struct map_highlight *hl, unsigned level,
  * (malloc'd, NULL when none) gets indexes into layout->files, by
  * directory path, then by name.
  */
-errcode_t map_find_files(const struct layout *layout, const char *pattern,
+errcode_t map_find_files(const struct map_find_index *index, const char *pattern,
 			 uint32_t **files, uint64_t *n);
 
 /* --------------------------------------------------------------- names */

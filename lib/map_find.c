@@ -1,13 +1,16 @@
 /*
  * map_find.c --- the files whose name matches a pattern (see map.h).
  *
- * Names are matched where the scan keeps them: each inode's own name in
- * the name pool, without putting paths together, so a search costs one
- * pass over the names.  Patterns that are plain names, or one '*' between
- * literal text ("*.ts", "rec*"), are compared directly; only the rest go
- * through fnmatch().  Paths are built once per directory that holds a
- * candidate, to match the directory part of a pattern with a '/' and to
- * put the matches in order.
+ * An index built once (e2fragmap builds it with the names, in their
+ * thread) puts every named file in the order the matches are listed in:
+ * grouped by directory, the directories in path order, each group by
+ * name.  It holds each directory's path once.  A search then costs one
+ * pass over the names, comparing each file's own name as the scan keeps
+ * it, and one pass over the index to list them in order; a pattern with
+ * a '/' matches the directories' paths first and looks only into the
+ * groups of those that match.  Plain names and patterns with one '*'
+ * between literal text ("*.ts", "rec*") are compared directly; only the
+ * rest go through fnmatch().
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -18,8 +21,38 @@
 #include "map.h"
 
 #define PATH_MAX_LEN	4096
+/* Deeper than this, a directory's path is put together by layout_path() (loops). */
+#define MEMO_DEPTH	256
 
-/* How a basename pattern is compared. */
+/* A directory that names files: its path, and its files' place in the index. */
+struct find_dir {
+	ext2_ino_t	ino;
+	uint32_t	rank;		/* in path order */
+	uint64_t	path;		/* offset into the path pool */
+};
+
+/* A named file: indexes into layout->files and layout->names. */
+struct find_member {
+	uint32_t	file;
+	uint32_t	name;
+};
+
+struct map_find_index {
+	const struct layout	*layout;
+	struct find_dir		*dirs;		/* by path once built */
+	uint64_t		ndirs, dirs_cap;
+	uint64_t		*group;		/* dirs[r]'s members: [group[r], group[r + 1]) */
+	struct find_member	*members;
+	uint64_t		nmembers;
+	char			*pool;
+	uint64_t		pool_len, pool_cap;
+	/* While building: directory inodes to their place in dirs (index + 1; 0 empty). */
+	uint32_t		*slots;
+	uint64_t		nslots;		/* a power of two */
+};
+
+/* ---------------------------------------------------------- matching */
+
 enum match_kind { MATCH_LITERAL, MATCH_AFFIX, MATCH_GLOB };
 
 struct name_matcher {
@@ -74,48 +107,31 @@ static int name_matches(const struct name_matcher *m, const char *name, size_t l
 	}
 }
 
-/* A directory holding a candidate: its path, and whether it matches. */
-struct dir_entry {
-	ext2_ino_t	ino;
-	int		match;
-	uint64_t	path;		/* offset into the path pool */
-	uint32_t	rank;		/* in path order */
-};
+/* ---------------------------------------------------------- building */
 
-struct finder {
-	const struct layout	*layout;
-	const char		*dir_pattern;	/* NULL: any directory */
-	struct dir_entry	*dirs;
-	uint64_t		ndirs, dirs_cap;
-	uint32_t		*slots;		/* hash of dir inodes: index + 1, 0 empty */
-	uint64_t		nslots;		/* a power of two */
-	char			*pool;
-	uint64_t		pool_len, pool_cap;
-};
-
-static uint64_t slot_of(const struct finder *f, ext2_ino_t ino)
+static uint64_t slot_of(const struct map_find_index *x, ext2_ino_t ino)
 {
-	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL, mask = f->nslots - 1;
-	uint64_t s = (h >> 32) & mask;
+	uint64_t mask = x->nslots - 1;
+	uint64_t s = (((uint64_t)ino * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
 
-	while (f->slots[s] && f->dirs[f->slots[s] - 1].ino != ino)
+	while (x->slots[s] && x->dirs[x->slots[s] - 1].ino != ino)
 		s = (s + 1) & mask;
 	return s;
 }
 
-static errcode_t grow_slots(struct finder *f)
+static errcode_t grow_slots(struct map_find_index *x)
 {
-	uint64_t i, n = f->nslots ? 2 * f->nslots : 1024;
-	uint32_t *old = f->slots;
+	uint64_t i, n = x->nslots ? 2 * x->nslots : 1024;
+	uint32_t *old = x->slots;
 
-	f->slots = calloc(n, sizeof(*f->slots));
-	if (!f->slots) {
-		f->slots = old;
+	x->slots = calloc(n, sizeof(*x->slots));
+	if (!x->slots) {
+		x->slots = old;
 		return ENOMEM;
 	}
-	f->nslots = n;
-	for (i = 0; i < f->ndirs; i++)
-		f->slots[slot_of(f, f->dirs[i].ino)] = i + 1;
+	x->nslots = n;
+	for (i = 0; i < x->ndirs; i++)
+		x->slots[slot_of(x, x->dirs[i].ino)] = i + 1;
 	free(old);
 	return 0;
 }
@@ -138,101 +154,82 @@ static int64_t name_index(const struct layout *layout, ext2_ino_t ino)
 	return -1;
 }
 
-/* Deeper than this, a directory's path is put together by layout_path() (loops). */
-#define MEMO_DEPTH	256
-
 /*
- * The directory INO, its path built and matched the first time it is
- * asked for: its parent's path (built the same way, once) and its name.
+ * The directory INO, added with its path the first time it is asked
+ * for: its parent's path (added the same way, once) and its name.
  */
-static errcode_t dir_get(struct finder *f, ext2_ino_t ino, int depth, uint64_t *ret_index)
+static errcode_t dir_get(struct map_find_index *x, ext2_ino_t ino, int depth,
+			 uint64_t *ret_index)
 {
-	const struct layout *layout = f->layout;
+	const struct layout *layout = x->layout;
 	char path[PATH_MAX_LEN];
-	struct dir_entry *d;
 	uint64_t s, parent;
 	int64_t ni;
 	size_t len;
 	errcode_t err;
 
-	if (2 * (f->ndirs + 1) > f->nslots && (err = grow_slots(f)))
+	if (2 * (x->ndirs + 1) > x->nslots && (err = grow_slots(x)))
 		return err;
-	s = slot_of(f, ino);
-	if (f->slots[s]) {
-		*ret_index = f->slots[s] - 1;
+	s = slot_of(x, ino);
+	if (x->slots[s]) {
+		*ret_index = x->slots[s] - 1;
 		return 0;
 	}
 	ni = ino == EXT2_ROOT_INO ? -1 : name_index(layout, ino);
-	if (ni >= 0 && layout->names[ni].parent && depth < MEMO_DEPTH &&
-	    layout->names[ni].parent != ino) {
+	if (ni >= 0 && layout->names[ni].parent && layout->names[ni].parent != ino &&
+	    depth < MEMO_DEPTH) {
 		const struct layout_name *nm = &layout->names[ni];
 
-		err = dir_get(f, nm->parent, depth + 1, &parent);
+		err = dir_get(x, nm->parent, depth + 1, &parent);
 		if (err)
 			return err;
-		len = strlen(f->pool + f->dirs[parent].path);
+		len = strlen(x->pool + x->dirs[parent].path);
 		if (len == 1)
 			len = 0;	/* the root: "/" + name */
-		if (len + 1 + nm->name_len >= sizeof(path))
-			len = layout_path(layout, ino, path, sizeof(path));
-		else {
-			memcpy(path, f->pool + f->dirs[parent].path, len);
+		if (len + 1 + nm->name_len < sizeof(path)) {
+			memcpy(path, x->pool + x->dirs[parent].path, len);
 			path[len] = '/';
 			memcpy(path + len + 1, layout->name_pool + nm->name, nm->name_len);
 			len += 1 + nm->name_len;
 			path[len] = 0;
+		} else {
+			len = layout_path(layout, ino, path, sizeof(path));
 		}
-		/* The slots may have grown meanwhile. */
-		s = slot_of(f, ino);
+		s = slot_of(x, ino);	/* the slots may have grown meanwhile */
 	} else {
 		len = layout_path(layout, ino, path, sizeof(path));
 	}
 	if (len >= sizeof(path))
 		len = sizeof(path) - 1;
-	err = vec_reserve(&f->dirs, &f->dirs_cap, f->ndirs + 1, sizeof(*f->dirs));
+	err = vec_reserve(&x->dirs, &x->dirs_cap, x->ndirs + 1, sizeof(*x->dirs));
 	if (!err)
-		err = vec_reserve(&f->pool, &f->pool_cap, f->pool_len + len + 1, 1);
+		err = vec_reserve(&x->pool, &x->pool_cap, x->pool_len + len + 1, 1);
 	if (err)
 		return err;
-	d = &f->dirs[f->ndirs];
-	d->ino = ino;
-	d->path = f->pool_len;
-	d->match = !f->dir_pattern || !fnmatch(f->dir_pattern, path, FNM_PATHNAME);
-	memcpy(f->pool + f->pool_len, path, len + 1);
-	f->pool_len += len + 1;
-	f->slots[s] = ++f->ndirs;
-	*ret_index = f->ndirs - 1;
+	x->dirs[x->ndirs] = (struct find_dir){ ino, 0, x->pool_len };
+	memcpy(x->pool + x->pool_len, path, len + 1);
+	x->pool_len += len + 1;
+	x->slots[s] = ++x->ndirs;
+	*ret_index = x->ndirs - 1;
 	return 0;
 }
 
-struct match {
-	uint32_t	file;		/* index into layout->files */
-	uint32_t	name;		/* index into layout->names */
-	uint32_t	dir;		/* index into finder.dirs */
-};
-
 static int cmp_dir_path(const void *a, const void *b, void *arg)
 {
-	const struct finder *f = arg;
-	const struct dir_entry *x = *(struct dir_entry *const *)a;
-	const struct dir_entry *y = *(struct dir_entry *const *)b;
+	const struct map_find_index *x = arg;
+	const struct find_dir *p = a, *q = b;
 
-	return strcmp(f->pool + x->path, f->pool + y->path);
+	return strcmp(x->pool + p->path, x->pool + q->path);
 }
 
-static int cmp_match(const void *a, const void *b, void *arg)
+static int cmp_member_name(const void *a, const void *b, void *arg)
 {
-	const struct finder *sorting = arg;
-	const struct match *x = a, *y = b;
-	const struct layout *layout = sorting->layout;
+	const struct layout *layout = arg;
+	const struct find_member *x = a, *y = b;
 	const struct layout_name *nx = &layout->names[x->name], *ny = &layout->names[y->name];
-	uint32_t rx = sorting->dirs[x->dir].rank, ry = sorting->dirs[y->dir].rank;
-	int c;
+	int c = memcmp(layout->name_pool + nx->name, layout->name_pool + ny->name,
+		       nx->name_len < ny->name_len ? nx->name_len : ny->name_len);
 
-	if (rx != ry)
-		return rx < ry ? -1 : 1;
-	c = memcmp(layout->name_pool + nx->name, layout->name_pool + ny->name,
-		   nx->name_len < ny->name_len ? nx->name_len : ny->name_len);
 	if (c)
 		return c;
 	if (nx->name_len != ny->name_len)
@@ -240,82 +237,19 @@ static int cmp_match(const void *a, const void *b, void *arg)
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
-/*
- * Rank the directories by path, then put the matches in order: grouped
- * by directory with a counting sort, each group sorted by name.
- */
-static errcode_t sort_matches(struct finder *f, struct match *v, uint64_t n)
+/* Every named file with its directory (DIR_OF), then in groups by directory. */
+static errcode_t index_members(struct map_find_index *x, uint32_t **dir_of)
 {
-	struct dir_entry **by_path;
-	struct match *out;
-	uint64_t *at, i;
+	const struct layout *layout = x->layout;
+	uint64_t i, j = 0, d;
+	errcode_t err;
 
-	by_path = malloc((f->ndirs + 1) * sizeof(*by_path));
-	at = calloc(f->ndirs + 1, sizeof(*at));
-	out = malloc(n * sizeof(*out));
-	if (!by_path || !at || !out) {
-		free(by_path);
-		free(at);
-		free(out);
+	x->members = malloc((layout->nfiles + 1) * sizeof(*x->members));
+	*dir_of = malloc((layout->nfiles + 1) * sizeof(**dir_of));
+	if (!x->members || !*dir_of)
 		return ENOMEM;
-	}
-	for (i = 0; i < f->ndirs; i++)
-		by_path[i] = &f->dirs[i];
-	qsort_r(by_path, f->ndirs, sizeof(*by_path), cmp_dir_path, f);
-	for (i = 0; i < f->ndirs; i++)
-		by_path[i]->rank = i;
-	for (i = 0; i < n; i++)
-		at[f->dirs[v[i].dir].rank + 1]++;
-	for (i = 1; i <= f->ndirs; i++)
-		at[i] += at[i - 1];
-	for (i = 0; i < n; i++)
-		out[at[f->dirs[v[i].dir].rank]++] = v[i];
-	/* at[r] is now where group r ends, and the next begins. */
-	for (i = 0; i < f->ndirs; i++) {
-		uint64_t from = i ? at[i - 1] : 0;
-
-		if (at[i] - from > 1)
-			qsort_r(out + from, at[i] - from, sizeof(*out), cmp_match, f);
-	}
-	memcpy(v, out, n * sizeof(*v));
-	free(by_path);
-	free(at);
-	free(out);
-	return 0;
-}
-
-errcode_t map_find_files(const struct layout *layout, const char *pattern,
-			 uint32_t **ret, uint64_t *nret)
-{
-	struct finder f;
-	struct name_matcher m;
-	struct match *v = NULL;
-	char *pat = NULL, *slash;
-	uint64_t i, j = 0, n = 0, cap = 0;
-	uint32_t *files = NULL;
-	errcode_t err = 0;
-
-	*ret = NULL;
-	*nret = 0;
-	memset(&f, 0, sizeof(f));
-	f.layout = layout;
-	if (strchr(pattern, '/')) {
-		/* A path from the root: its directory part, then the name. */
-		pat = malloc(strlen(pattern) + 2);
-		if (!pat)
-			return ENOMEM;
-		strcpy(pat, pattern[0] == '/' ? "" : "/");
-		strcat(pat, pattern);
-		slash = strrchr(pat, '/');
-		*slash = 0;
-		f.dir_pattern = slash == pat ? "/" : pat;
-		matcher_init(&m, slash + 1);
-	} else {
-		matcher_init(&m, pattern);
-	}
 	for (i = 0; i < layout->nnames; i++) {
 		const struct layout_name *nm = &layout->names[i];
-		uint64_t d;
 
 		if (!nm->parent)
 			continue;
@@ -324,38 +258,171 @@ errcode_t map_find_files(const struct layout *layout, const char *pattern,
 			j++;
 		if (j == layout->nfiles)
 			break;
-		if (layout->files[j].ino != nm->ino ||
-		    !name_matches(&m, layout->name_pool + nm->name, nm->name_len))
+		if (layout->files[j].ino != nm->ino)
 			continue;
-		err = dir_get(&f, nm->parent, 0, &d);
+		err = dir_get(x, nm->parent, 0, &d);
 		if (err)
-			goto out;
-		if (!f.dirs[d].match)
-			continue;
-		err = vec_reserve(&v, &cap, n + 1, sizeof(*v));
-		if (err)
-			goto out;
-		v[n++] = (struct match){ j, i, d };
+			return err;
+		(*dir_of)[x->nmembers] = d;
+		x->members[x->nmembers++] = (struct find_member){ j, i };
 	}
-	if (!n)
+	return 0;
+}
+
+/* Rank the directories by path; group the members by directory (a counting sort), each by name. */
+static errcode_t index_order(struct map_find_index *x, const uint32_t *dir_of)
+{
+	struct find_member *sorted;
+	uint32_t *rank_of;
+	uint64_t i;
+
+	sorted = malloc((x->nmembers + 1) * sizeof(*sorted));
+	rank_of = malloc((x->ndirs + 1) * sizeof(*rank_of));
+	x->group = calloc(x->ndirs + 2, sizeof(*x->group));
+	if (!sorted || !rank_of || !x->group) {
+		free(sorted);
+		free(rank_of);
+		return ENOMEM;
+	}
+	/* dirs[i].rank keeps where it was found, for dir_of, until sorted. */
+	for (i = 0; i < x->ndirs; i++)
+		x->dirs[i].rank = i;
+	qsort_r(x->dirs, x->ndirs, sizeof(*x->dirs), cmp_dir_path, x);
+	for (i = 0; i < x->ndirs; i++) {
+		rank_of[x->dirs[i].rank] = i;
+		x->dirs[i].rank = i;
+	}
+	for (i = 0; i < x->nmembers; i++)
+		x->group[rank_of[dir_of[i]] + 1]++;
+	for (i = 1; i <= x->ndirs; i++)
+		x->group[i] += x->group[i - 1];
+	/* group[r] counts up to where r's members end while they are placed. */
+	for (i = 0; i < x->nmembers; i++)
+		sorted[x->group[rank_of[dir_of[i]]]++] = x->members[i];
+	for (i = x->ndirs; i > 0; i--)
+		x->group[i] = x->group[i - 1];
+	x->group[0] = 0;
+	for (i = 0; i < x->ndirs; i++)
+		if (x->group[i + 1] - x->group[i] > 1)
+			qsort_r(sorted + x->group[i], x->group[i + 1] - x->group[i],
+				sizeof(*sorted), cmp_member_name, (void *)x->layout);
+	free(x->members);
+	x->members = sorted;
+	free(rank_of);
+	return 0;
+}
+
+errcode_t map_find_index_build(const struct layout *layout, struct map_find_index **ret)
+{
+	struct map_find_index *x;
+	uint32_t *dir_of = NULL;
+	errcode_t err;
+
+	*ret = NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	x->layout = layout;
+	err = index_members(x, &dir_of);
+	if (!err)
+		err = index_order(x, dir_of);
+	free(dir_of);
+	free(x->slots);
+	x->slots = NULL;
+	if (err) {
+		map_find_index_free(x);
+		return err;
+	}
+	*ret = x;
+	return 0;
+}
+
+void map_find_index_free(struct map_find_index *x)
+{
+	if (!x)
+		return;
+	free(x->dirs);
+	free(x->group);
+	free(x->members);
+	free(x->pool);
+	free(x->slots);
+	free(x);
+}
+
+/* ---------------------------------------------------------- searching */
+
+static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
+{
+	errcode_t err = vec_reserve(v, cap, *n + 1, sizeof(**v));
+
+	if (!err)
+		(*v)[(*n)++] = file;
+	return err;
+}
+
+errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
+			 uint32_t **ret, uint64_t *nret)
+{
+	const struct layout *layout = x->layout;
+	struct name_matcher m;
+	uint64_t r, i, n = 0, cap = 0;
+	uint32_t *files = NULL;
+	uint8_t *hit = NULL;
+	char *dir_pattern = NULL, *slash;
+	errcode_t err = 0;
+
+	*ret = NULL;
+	*nret = 0;
+	if (strchr(pattern, '/')) {
+		/* A path from the root: the directories that match, then the names in them. */
+		dir_pattern = malloc(strlen(pattern) + 2);
+		if (!dir_pattern)
+			return ENOMEM;
+		strcpy(dir_pattern, pattern[0] == '/' ? "" : "/");
+		strcat(dir_pattern, pattern);
+		slash = strrchr(dir_pattern, '/');
+		*slash = 0;
+		matcher_init(&m, slash + 1);
+		for (r = 0; r < x->ndirs && !err; r++) {
+			if (fnmatch(slash == dir_pattern ? "/" : dir_pattern,
+				    x->pool + x->dirs[r].path, FNM_PATHNAME))
+				continue;
+			for (i = x->group[r]; i < x->group[r + 1] && !err; i++) {
+				const struct layout_name *nm = &layout->names[x->members[i].name];
+
+				if (name_matches(&m, layout->name_pool + nm->name, nm->name_len))
+					err = emit(&files, &n, &cap, x->members[i].file);
+			}
+		}
 		goto out;
-	err = sort_matches(&f, v, n);
-	if (err)
-		goto out;
-	files = malloc(n * sizeof(*files));
-	if (!files) {
+	}
+	/* A name: one pass over the names, then the hits in the index's order. */
+	matcher_init(&m, pattern);
+	hit = calloc(layout->nnames / 8 + 1, 1);
+	if (!hit) {
 		err = ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < n; i++)
-		files[i] = v[i].file;
+	for (i = 0; i < layout->nnames; i++) {
+		const struct layout_name *nm = &layout->names[i];
+
+		if (nm->parent && name_matches(&m, layout->name_pool + nm->name, nm->name_len))
+			hit[i / 8] |= 1 << (i % 8);
+	}
+	for (i = 0; i < x->nmembers && !err; i++) {
+		uint32_t k = x->members[i].name;
+
+		if (hit[k / 8] & (1 << (k % 8)))
+			err = emit(&files, &n, &cap, x->members[i].file);
+	}
+out:
+	free(hit);
+	free(dir_pattern);
+	if (err) {
+		free(files);
+		return err;
+	}
 	*ret = files;
 	*nret = n;
-out:
-	free(v);
-	free(f.dirs);
-	free(f.slots);
-	free(f.pool);
-	free(pat);
-	return err;
+	return 0;
 }

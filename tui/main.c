@@ -171,9 +171,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (opts.names == LAYOUT_NAMES_NONE && tui_names_start(&t)) {
-		/* No thread: read them now, as the scan would have. */
-		ret = map_names_read(t.layout, NULL, NULL);
+	if (opts.names == LAYOUT_NAMES_ALL || tui_names_start(&t)) {
+		/* No thread: the names now, as the scan would have read them. */
+		ret = opts.names == LAYOUT_NAMES_ALL ? 0 : map_names_read(t.layout, NULL, NULL);
+		if (!ret)
+			ret = map_find_index_build(t.layout, &t.find);
 		if (ret) {
 			com_err(t.prog, ret, "while reading the names of %s", info.device);
 			goto out;
@@ -205,6 +207,7 @@ out:
 	if (screen)
 		delscreen(screen);
 	map_highlight_free(t.hl);
+	map_find_index_free(t.find);
 	free(t.cells);
 	free(t.marks);
 	tui_map_forget_matches(&t);

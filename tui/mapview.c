@@ -441,7 +441,11 @@ static void find_file(struct tui *t, const char *text)
 
 	util_printable(text, shown, sizeof(shown));
 	tui_names_wait(t);
-	ret = map_find_files(t->layout, text, &files, &n);
+	if (!t->find) {
+		tui_message(t, "cannot search: the names could not be read");
+		return;
+	}
+	ret = map_find_files(t->find, text, &files, &n);
 	if (ret) {
 		tui_message(t, "cannot search for %s: %s", shown, error_message(ret));
 		return;

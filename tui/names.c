@@ -6,9 +6,9 @@
  * directories are read meanwhile.  Until they are, paths show as
  * "<ino N>" (the status line's owner, redrawn when the names come), and
  * what needs every name (a search, the lists) waits for them, saying so.
- * The thread only touches the layout's names and sets and the
- * filesystem's I/O; nothing else here does until it is joined
- * (map_names_read() has the contract).
+ * The thread only touches the layout's names and sets, the filesystem's
+ * I/O and the index the searches use; nothing else here does until it
+ * is joined (map_names_read() has the contract).
  */
 #include <curses.h>
 #include <pthread.h>
@@ -30,6 +30,8 @@ static void *read_names(void *priv)
 	struct tui *t = priv;
 
 	t->names_err = map_names_read(t->layout, cancelled, t);
+	if (!t->names_err)
+		t->names_err = map_find_index_build(t->layout, &t->find);
 	__atomic_store_n(&t->names_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }

@@ -96,6 +96,7 @@ struct tui {
 	int			names_done;	/* atomic: the thread has finished */
 	int			names_stop;	/* atomic: asks it to stop */
 	errcode_t		names_err;
+	struct map_find_index	*find;		/* for /, built with the names */
 
 	FILE			*keylog;	/* E2FRAGMAP_KEYLOG: how long each key took */
 	double			started;	/* tui_clock() when main() began */
