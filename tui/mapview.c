@@ -421,7 +421,7 @@ void tui_map_show_match(struct tui *t, uint64_t i)
 	t->match = i;
 	snprintf(prefix, sizeof(prefix), "match %llu of %llu: ",
 		 (unsigned long long)i + 1, (unsigned long long)t->nmatches);
-	show_file(t, t->matches[i], prefix, "n/N: next/previous match, p/P: piece");
+	show_file(t, t->matches[i], prefix, "n/N: other matches, p/P: pieces");
 }
 
 void tui_map_forget_matches(struct tui *t)
