@@ -40,8 +40,9 @@ static void usage(FILE *out, const char *prog)
 "  -V, --version   print the version and exit\n"
 "  -h, --help      print this help and exit\n"
 "\n"
-"In the map, ? lists the keys and q quits.  Without colour (NO_COLOR set,\n"
-"or a terminal such as vt100) each state has its own character.\n"
+"In the map, ? lists the keys and q quits; / finds files by name, glob\n"
+"(*.ts) or path (/tv/*.ts).  Without colour (NO_COLOR set, or a terminal\n"
+"such as vt100) each state has its own character.\n"
 "\n"
 "Exit status: 0 success, 8 operational error, 16 usage error.\n", prog);
 }
