@@ -25,10 +25,11 @@ import tempfile
 import termios
 import time
 
+# As xterm sends them with the keypad on (terminfo's kcud1, knp, khome...).
 KEYS = {
-    "Enter": b"\r", "Esc": b"\x1b", "Down": b"\x1b[B", "Up": b"\x1b[A",
-    "Right": b"\x1b[C", "Left": b"\x1b[D", "PgDn": b"\x1b[6~", "PgUp": b"\x1b[5~",
-    "Home": b"\x1b[H", "End": b"\x1b[F",
+    "Enter": b"\r", "Esc": b"\x1b", "Down": b"\x1bOB", "Up": b"\x1bOA",
+    "Right": b"\x1bOC", "Left": b"\x1bOD", "PgDn": b"\x1b[6~", "PgUp": b"\x1b[5~",
+    "Home": b"\x1bOH", "End": b"\x1bOF",
 }
 
 
