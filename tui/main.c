@@ -21,6 +21,9 @@
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
 
+/* How long leaving waits for the names' thread to stop. */
+#define NAMES_STOP_MS	20
+
 static const struct option long_options[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "help",    no_argument, NULL, 'h' },
@@ -202,7 +205,15 @@ int main(int argc, char **argv)
 	stop_curses();
 	status = EXIT_OK;
 out:
-	tui_names_stop(&t);
+	if (!tui_names_stop(&t, NAMES_STOP_MS)) {
+		/*
+		 * Still reading (a readahead, the index): leave without waiting
+		 * for it; the terminal is already restored and nothing was
+		 * written, and the kernel frees the rest.
+		 */
+		fflush(NULL);
+		_exit(status);
+	}
 	if (t.keylog)
 		fclose(t.keylog);
 	if (screen)

@@ -12,6 +12,7 @@
  */
 #include <curses.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "tui.h"
 
@@ -81,10 +82,20 @@ void tui_names_wait(struct tui *t)
 	join(t);
 }
 
-void tui_names_stop(struct tui *t)
+int tui_names_stop(struct tui *t, long wait_ms)
 {
+	struct timespec deadline;
+
 	if (!t->names_pending)
-		return;
+		return 1;
 	__atomic_store_n(&t->names_stop, 1, __ATOMIC_RELEASE);
-	join(t);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_nsec += wait_ms * 1000000L;
+	deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+	deadline.tv_nsec %= 1000000000L;
+	/* The names stop between directories; a readahead or the index may take longer. */
+	if (pthread_timedjoin_np(t->names_thread, NULL, &deadline))
+		return 0;
+	t->names_pending = 0;
+	return 1;
 }

@@ -137,8 +137,8 @@ int tui_names_in(const struct tui *t);
 int tui_names_ready(struct tui *t);
 /* Wait for them, saying so on the status line. */
 void tui_names_wait(struct tui *t);
-/* Stop reading them (leaving). */
-void tui_names_stop(struct tui *t);
+/* Stop reading them (leaving); 0 when the thread is still at it after WAIT_MS. */
+int tui_names_stop(struct tui *t, long wait_ms);
 
 /* style.c: how states and marks look. */
 void tui_style_init(struct tui *t);
