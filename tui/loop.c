@@ -200,8 +200,10 @@ void tui_run(struct tui *t)
 		draw(t);
 		if (t->keylog && (t0 || !key)) {
 			/* From the key read to the screen drawn for it; first, the map's. */
-			fprintf(t->keylog, "%s %.1f ms\n", key ? keyname(key < TUI_FKEY ? key :
-				key - TUI_FKEY) : "first-screen",
+			const char *name = key ? keyname(key < TUI_FKEY ? key : key - TUI_FKEY) :
+				"first-screen";
+
+			fprintf(t->keylog, "%s %.1f ms\n", name ? name : "?",
 				(tui_clock() - (key ? t0 : t->started)) * 1e3);
 			fflush(t->keylog);
 			key = -1;
