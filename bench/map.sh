@@ -11,12 +11,11 @@
 # measures those and leaves them alone.  Run from the build tree after
 # make.
 #
-# First screen: bench/measure.py runs `e2fragmap IMAGE` in a
-# pseudo-terminal with q already typed (bench/mapkeys.py first: it draws
-# the map, reads the q, leaves; Python's start counts against it) and
-# `e2frag IMAGE` alternately, five
-# times each after a warming run, and prints the median wall times and
-# their ratio (target: at most 1.5x).  Keys: bench/mapkeys.py keys types
+# First screen: bench/measure.py runs `e2fragmap IMAGE` in a 160x50
+# pseudo-terminal (script(1)) with q already typed, so that it draws the
+# map, reads the q and leaves, and `e2frag IMAGE`, alternately, five times
+# each after a warming run, and prints the median wall times and their
+# ratio (target: at most 1.5x) and peak RSS.  Keys: bench/mapkeys.py types
 # a fixed sequence and prints e2fragmap's own timings (E2FRAGMAP_KEYLOG):
 # from reading each key to the screen drawn for it (target: 100 ms).
 set -eu
@@ -26,7 +25,7 @@ frag=$top/analyze/e2frag
 dir=${BENCH_DIR:-${TMPDIR:-/tmp}/e2frag-bench}
 runs=${BENCH_RUNS:-5}
 # The interpreter itself, not a shim that finds it (pyenv's takes seconds
-# on a loaded machine): its start is inside the first screen's time.
+# on a loaded machine).
 py=$(python3 -c 'import sys; print(sys.executable)')
 
 # A file name in IMG, for the key sequence: the first one debugfs lists
@@ -50,8 +49,9 @@ measure() {
 	pieces=$("$frag" "$img" 2>/dev/null | sed -n 's/^ *\([0-9]*\) pieces where .*/\1/p')
 	echo "== $img: $inodes inodes in use, $pieces pieces"
 	echo "-- first screen (e2fragmap, q typed ahead) against e2frag's report, $runs runs each"
+	printf q > "$dir/map-q"
 	python3 "$top/bench/measure.py" "$runs" \
-		"e2fragmap=$py $top/bench/mapkeys.py first $map $img" \
+		"e2fragmap=script -qec 'stty cols 160 rows 50; exec env TERM=xterm NO_COLOR=1 $map $img' /dev/null < $dir/map-q" \
 		"e2frag=$frag $img"
 	name=$(some_name "$img")
 	echo "-- keys (ms from reading the key to the screen drawn for it), searching for '$name'"
@@ -84,4 +84,4 @@ for files in 200000 2000000; do
 	measure "$img"
 	rm -f "$img" "$img.json"
 done
-rm -f "$dir/map-rss"
+rm -f "$dir/map-rss" "$dir/map-q"

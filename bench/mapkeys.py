@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
 """mapkeys.py --- drive e2fragmap in a pseudo-terminal, for bench/map.sh.
 
-  mapkeys.py first E2FRAGMAP IMAGE
-      Start it with 'q' already typed: it draws its first screen, reads
-      the q and leaves.  Timed from outside (bench/measure.py), this is
-      the time to the first screen.
   mapkeys.py keys E2FRAGMAP IMAGE KEY...
       Start it, wait for its names, then type each KEY (one of the names
       below, or characters typed one by one) and wait for the screen drawn for it.
@@ -73,15 +69,6 @@ def wait_lines(master, log, n, timeout=600):
     sys.exit("mapkeys: e2fragmap did not answer (log: %s)" % lines)
 
 
-def first(prog, image):
-    p, master = start(prog, image, None)
-    os.write(master, b"q")
-    while p.poll() is None:
-        drain(master, 0.01)
-    os.close(master)
-    sys.exit(p.returncode)
-
-
 def keys(prog, image, args):
     # A word that names no key is typed one character at a time.
     keylist = [k for a in args for k in ([a] if a in KEYS else list(a))]
@@ -101,7 +88,6 @@ def keys(prog, image, args):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "first":
-        first(sys.argv[2], sys.argv[3])
-    else:
-        keys(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if len(sys.argv) < 4 or sys.argv[1] != "keys":
+        sys.exit(__doc__)
+    keys(sys.argv[2], sys.argv[3], sys.argv[4:])
