@@ -44,6 +44,7 @@ struct map_find_index {
 	uint64_t		*group;		/* dirs[r]'s members: [group[r], group[r + 1]) */
 	struct find_member	*members;
 	uint64_t		nmembers;
+	uint32_t		*place;		/* [name index]: its place in members (or ~0) */
 	char			*pool;
 	uint64_t		pool_len, pool_cap;
 	/* While building: directory inodes to their place in dirs (index + 1; 0 empty). */
@@ -309,6 +310,12 @@ static errcode_t index_order(struct map_find_index *x, const uint32_t *dir_of)
 	free(x->members);
 	x->members = sorted;
 	free(rank_of);
+	x->place = malloc((x->layout->nnames + 1) * sizeof(*x->place));
+	if (!x->place)
+		return ENOMEM;
+	memset(x->place, 0xff, (x->layout->nnames + 1) * sizeof(*x->place));
+	for (i = 0; i < x->nmembers; i++)
+		x->place[x->members[i].name] = i;
 	return 0;
 }
 
@@ -344,12 +351,23 @@ void map_find_index_free(struct map_find_index *x)
 	free(x->dirs);
 	free(x->group);
 	free(x->members);
+	free(x->place);
 	free(x->pool);
 	free(x->slots);
 	free(x);
 }
 
 /* ---------------------------------------------------------- searching */
+
+/* Up to this many hits are sorted; more are found by walking the index. */
+#define FEW_HITS	65536
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
 {
@@ -396,7 +414,10 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 		}
 		goto out;
 	}
-	/* A name: one pass over the names, then the hits in the index's order. */
+	/*
+	 * A name: one pass over the names.  A few hits are put in the index's
+	 * order by their places; many, by walking the index.
+	 */
 	matcher_init(&m, pattern);
 	hit = calloc(layout->nnames / 8 + 1, 1);
 	if (!hit) {
@@ -406,14 +427,36 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 	for (i = 0; i < layout->nnames; i++) {
 		const struct layout_name *nm = &layout->names[i];
 
-		if (nm->parent && name_matches(&m, layout->name_pool + nm->name, nm->name_len))
+		/* The name first: for a plain name, its length alone rules most out. */
+		if (name_matches(&m, layout->name_pool + nm->name, nm->name_len) &&
+		    nm->parent && x->place[i] != UINT32_MAX) {
 			hit[i / 8] |= 1 << (i % 8);
+			if (n >= FEW_HITS)
+				n++;
+			else if ((err = emit(&files, &n, &cap, x->place[i])))
+				goto out;
+		}
 	}
+	if (n <= FEW_HITS) {
+		/* FILES holds places: sort them, then turn them into files. */
+		qsort(files, n, sizeof(*files), cmp_u32);
+		for (i = 0; i < n; i++)
+			files[i] = x->members[files[i]].file;
+		goto out;
+	}
+	free(files);
+	files = malloc(n * sizeof(*files));
+	if (!files) {
+		err = ENOMEM;
+		goto out;
+	}
+	cap = n;
+	n = 0;
 	for (i = 0; i < x->nmembers && !err; i++) {
 		uint32_t k = x->members[i].name;
 
 		if (hit[k / 8] & (1 << (k % 8)))
-			err = emit(&files, &n, &cap, x->members[i].file);
+			files[n++] = x->members[i].file;
 	}
 out:
 	free(hit);
