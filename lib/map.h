@@ -12,9 +12,10 @@
  * block 0, so on a 1 KiB-block filesystem the boot block (before
  * s_first_data_block) shows as fixed metadata.  Levels coarse enough to
  * have at most MAP_CACHED_CELLS cells are computed once, when the map is
- * built; finer levels are computed on request for the window asked for,
- * from a list of disjoint state runs.  Either way a request costs about
- * the cells asked for, not the size of the filesystem.
+ * built, in one pass over the runs of blocks; finer levels are computed
+ * on request for the window asked for, from the runs inside it (found by
+ * binary search).  Either way a request costs about the cells and runs
+ * asked for, not the size of the filesystem.
  *
  * Like the rest of the core, this never prints; errors are errcode_t.
  */
