@@ -1,14 +1,20 @@
 /*
  * map.c --- the block map model (see map.h).
  *
- * Building it: every run of blocks whose state is known (the boot block,
- * the fixed metadata bitmap, the journal, every file's pieces and aux
- * blocks) goes into one list; a sweep over its start and end points turns
- * that into disjoint spans, each in the worst state of the runs covering
- * it (runs overlap only on a damaged filesystem, or where the journal is
- * also fixed metadata).  Blocks the block bitmap has in use that no span
- * covers are MAP_UNKNOWN; the rest is free.  The coarse zoom levels are
- * then filled from the spans once; finer ones are filled per request.
+ * The map's one index is the list of runs inodes own (every file's
+ * pieces and aux blocks), 16 bytes each (start, inode, length and state),
+ * sorted by address with a radix sort, with the largest end seen every 64
+ * runs so that a window finds its first run by binary search.  Fixed metadata is read from the layout's
+ * bitmap, the journal from a sorted copy of its (few) runs.  Blocks the
+ * block bitmap has in use that nothing covers are MAP_UNKNOWN: found once,
+ * in the same pass over the sorted runs, and kept as a (normally empty)
+ * list.
+ *
+ * A window of cells is painted by visiting the runs inside it and raising
+ * each cell to the worst state over it, so overlapping runs (a damaged
+ * filesystem, the journal inside the fixed metadata) need no flattening.
+ * The finest level of at most MAP_CACHED_CELLS cells is painted once, in
+ * one pass over every run, and the coarser ones are folded from it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,30 +23,32 @@
 #include "layout_int.h"
 #include "map.h"
 
-/* A run of blocks in one state.  Disjoint and sorted in map->spans. */
-struct span {
-	blk64_t	start;
-	blk64_t	len;
-	uint8_t	state;
-};
-
-/* A run of blocks an inode owns, for the owner queries. */
+/*
+ * A run of blocks an inode owns, with the state it shows: all a query
+ * needs, so that walking the sorted runs never jumps around the layout.
+ * Runs longer than OWNED_MAX_LEN are kept as several.
+ */
 struct owned {
 	blk64_t		start;
-	blk64_t		len;
 	ext2_ino_t	ino;
+	uint32_t	len_state;	/* length, then the state in the top bits */
 };
 
+#define STATE_SHIFT	28
+#define OWNED_MAX_LEN	((1U << STATE_SHIFT) - 1)
+#define CHUNK_SHIFT	6	/* runs per entry of chunk_maxend: 64 */
 #define MAP_MAX_LEVELS	64
 
 struct map {
 	const struct layout	*layout;
 	blk64_t			nblocks;
-	struct span		*spans;		/* disjoint, address order; gaps are free */
-	uint64_t		nspans;
 	struct owned		*owned;		/* sorted by start */
-	blk64_t			*owned_maxend;	/* max end of owned[0 .. i]: for range queries */
 	uint64_t		nowned;
+	blk64_t			*chunk_maxend;	/* [j]: largest end in owned[0 .. (j + 1) * 64) */
+	struct layout_piece	*journal;	/* the journal's runs, by address */
+	uint64_t		njournal;
+	struct layout_piece	*unknown;	/* in use, owned by nobody; by address */
+	uint64_t		nunknown;
 	unsigned		nlevels;
 	unsigned		first_cached;	/* levels from here on are in cache[] */
 	uint8_t			*cache[MAP_MAX_LEVELS];
@@ -106,6 +114,8 @@ static uint8_t file_state(const struct layout *layout, const struct layout_file 
 {
 	if (f->type == LAYOUT_DIR)
 		return MAP_DIR;
+	if (f->pieces < 2)
+		return MAP_FILE;	/* the common case, without a search */
 	if (layout_file_interleave(layout, f))
 		return MAP_INTERLEAVED;
 	if (f->pieces > layout_file_best(layout, f))
@@ -113,195 +123,118 @@ static uint8_t file_state(const struct layout *layout, const struct layout_file 
 	return MAP_FILE;
 }
 
-/* ------------------------------------------------------------ building */
+/* ------------------------------------------------------- owned runs */
 
-/* A growable list of spans, overlapping until flattened. */
-struct span_list {
-	struct span	*v;
-	uint64_t	n, cap;
-};
-
-static errcode_t span_add(struct span_list *l, blk64_t start, blk64_t len,
-			  uint8_t state)
+static blk64_t owned_len(const struct owned *o)
 {
-	errcode_t ret;
+	return o->len_state & OWNED_MAX_LEN;
+}
 
-	if (!len)
+static uint8_t owned_state(const struct owned *o)
+{
+	return o->len_state >> STATE_SHIFT;
+}
+
+/* Index of the first owned run that can end after FROM. */
+static uint64_t owned_from(const struct map *map, blk64_t from)
+{
+	uint64_t lo = 0, hi = (map->nowned + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
+
+	/* chunk_maxend rises: the first chunk reaching past FROM. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (map->chunk_maxend[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo << CHUNK_SHIFT;
+}
+
+/*
+ * Sort V (N runs) by start: an LSD radix sort, 12 bits a pass, as many
+ * passes as MAX needs.  Stable, and linear: a comparison sort of
+ * millions of runs costs more than the scan that found them.
+ */
+static errcode_t sort_owned(struct owned *v, uint64_t n, blk64_t max)
+{
+	enum { BITS = 12, BUCKETS = 1 << BITS };
+	struct owned *tmp, *src = v, *dst;
+	uint64_t *count;
+	unsigned shift;
+
+	if (n < 2)
 		return 0;
-	ret = vec_reserve(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
-	if (ret)
-		return ret;
-	l->v[l->n++] = (struct span){ start, len, state };
+	tmp = malloc(n * sizeof(*tmp));
+	count = malloc(BUCKETS * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return ENOMEM;
+	}
+	dst = tmp;
+	for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
+		uint64_t i, sum = 0;
+		struct owned *t;
+
+		memset(count, 0, BUCKETS * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[(src[i].start >> shift) & (BUCKETS - 1)]++;
+		for (i = 0; i < BUCKETS; i++) {
+			uint64_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].start >> shift) & (BUCKETS - 1)]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(count);
 	return 0;
 }
 
-/* Runs of set bits of BM in [FIRST, LAST] as spans of STATE. */
-static errcode_t add_bitmap_runs(struct span_list *l, ext2fs_generic_bitmap bm,
-				 blk64_t first, blk64_t last, uint8_t state)
+/* Room for one more run, and it (cut into runs of at most OWNED_MAX_LEN). */
+static errcode_t add_owned(struct map *map, uint64_t *cap, blk64_t start, blk64_t len,
+			   ext2_ino_t ino, uint8_t state)
 {
-	blk64_t start, end;
 	errcode_t ret;
 
-	for (start = first; start <= last; start = end) {
-		if (ext2fs_find_first_set_block_bitmap2(bm, start, last, &start))
-			break;
-		if (ext2fs_find_first_zero_block_bitmap2(bm, start, last, &end))
-			end = last + 1;
-		ret = span_add(l, start, end - start, state);
+	while (len) {
+		blk64_t n = len < OWNED_MAX_LEN ? len : OWNED_MAX_LEN;
+
+		ret = vec_reserve(&map->owned, cap, map->nowned + 1, sizeof(*map->owned));
 		if (ret)
 			return ret;
+		map->owned[map->nowned++] = (struct owned){ start, ino,
+			(uint32_t)n | ((uint32_t)state << STATE_SHIFT) };
+		start += n;
+		len -= n;
 	}
 	return 0;
 }
 
-/* A start (+1) or end (-1) of a run in STATE, for the sweep. */
-struct event {
-	blk64_t	at;
-	int8_t	delta;
-	uint8_t	state;
-};
-
-static int cmp_event(const void *a, const void *b)
-{
-	const struct event *x = a, *y = b;
-
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
-/*
- * Turn the overlapping runs of L into disjoint spans in map->spans, each
- * in the highest state active over it, merging neighbours in one state.
- */
-static errcode_t flatten(struct map *map, const struct span_list *l)
-{
-	struct event *ev;
-	uint64_t i, active[MAP_NSTATES] = { 0 }, cap = 0;
-	errcode_t ret = 0;
-
-	ev = malloc((2 * l->n + 1) * sizeof(*ev));
-	if (!ev)
-		return ENOMEM;
-	for (i = 0; i < l->n; i++) {
-		ev[2 * i] = (struct event){ l->v[i].start, 1, l->v[i].state };
-		ev[2 * i + 1] = (struct event){ l->v[i].start + l->v[i].len, -1,
-						l->v[i].state };
-	}
-	qsort(ev, 2 * l->n, sizeof(*ev), cmp_event);
-	for (i = 0; i < 2 * l->n;) {
-		blk64_t at = ev[i].at, next;
-		int s;
-
-		/* Apply every event at this point, then see what is on top. */
-		for (; i < 2 * l->n && ev[i].at == at; i++)
-			active[ev[i].state] += ev[i].delta;
-		if (i == 2 * l->n)
-			break;
-		next = ev[i].at;
-		for (s = MAP_NSTATES - 1; s > MAP_FREE && !active[s]; s--)
-			;
-		if (s == MAP_FREE)
-			continue;
-		if (map->nspans && map->spans[map->nspans - 1].state == s &&
-		    map->spans[map->nspans - 1].start +
-		    map->spans[map->nspans - 1].len == at) {
-			map->spans[map->nspans - 1].len += next - at;
-			continue;
-		}
-		ret = vec_reserve(&map->spans, &cap, map->nspans + 1,
-				  sizeof(*map->spans));
-		if (ret)
-			break;
-		map->spans[map->nspans++] = (struct span){ at, next - at, s };
-	}
-	free(ev);
-	return ret;
-}
-
-/*
- * Blocks in use in the block bitmap that no span covers: MAP_UNKNOWN
- * spans, merged into map->spans in address order.
- */
-static errcode_t add_unknown(struct map *map)
-{
-	ext2_filsys fs = map->layout->fs;
-	blk64_t first = fs->super->s_first_data_block, last = map->nblocks - 1;
-	blk64_t start, end, at;
-	struct span_list u = { 0 };
-	struct span *merged;
-	uint64_t j = 0, a, b, n;
-	errcode_t ret = 0;
-
-	if (!fs->block_map)
-		return 0;
-	for (start = first; start <= last; start = end) {
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start,
-							last, &start))
-			break;
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
-							 last, &end))
-			end = last + 1;
-		/* The parts of [start, end) between spans. */
-		for (at = start; at < end;) {
-			while (j < map->nspans &&
-			       map->spans[j].start + map->spans[j].len <= at)
-				j++;
-			if (j < map->nspans && map->spans[j].start <= at) {
-				at = map->spans[j].start + map->spans[j].len;
-				continue;
-			}
-			b = j < map->nspans && map->spans[j].start < end ?
-				map->spans[j].start : end;
-			ret = span_add(&u, at, b - at, MAP_UNKNOWN);
-			if (ret)
-				goto out;
-			at = b;
-		}
-	}
-	if (!u.n)
-		goto out;
-	merged = malloc((map->nspans + u.n) * sizeof(*merged));
-	if (!merged) {
-		ret = ENOMEM;
-		goto out;
-	}
-	for (a = b = n = 0; a < map->nspans || b < u.n;) {
-		if (b == u.n || (a < map->nspans &&
-				 map->spans[a].start < u.v[b].start))
-			merged[n++] = map->spans[a++];
-		else
-			merged[n++] = u.v[b++];
-	}
-	free(map->spans);
-	map->spans = merged;
-	map->nspans = n;
-out:
-	free(u.v);
-	return ret;
-}
-
-static int cmp_owned(const void *a, const void *b)
-{
-	const struct owned *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-/* The state runs of every file and aux block, and who owns them. */
-static errcode_t add_files(struct map *map, struct span_list *l)
+/* Every file's pieces and every aux run, sorted, with the chunk ends. */
+static errcode_t build_owned(struct map *map)
 {
 	const struct layout *layout = map->layout;
-	uint64_t i, n = 0, nruns = layout->naux + 1;
+	uint64_t i, n = layout->naux, cap, nchunks;
+	blk64_t max = 0, end = 0;
 	uint32_t p;
 	errcode_t ret;
 
-	/* Files in one piece keep it inline, outside layout->pieces. */
+	/* Reserved once: growing by copies would hold two arrays at the peak. */
 	for (i = 0; i < layout->nfiles; i++)
-		nruns += layout->files[i].pieces;
-	map->owned = malloc(nruns * sizeof(*map->owned));
-	map->owned_maxend = malloc(nruns * sizeof(*map->owned_maxend));
-	if (!map->owned || !map->owned_maxend)
+		n += layout->files[i].pieces;
+	cap = n + 1;
+	map->owned = malloc(cap * sizeof(*map->owned));
+	if (!map->owned)
 		return ENOMEM;
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
@@ -310,10 +243,9 @@ static errcode_t add_files(struct map *map, struct span_list *l)
 		for (p = 0; p < f->pieces; p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
-			ret = span_add(l, pc.start, pc.len, state);
+			ret = add_owned(map, &cap, pc.start, pc.len, f->ino, state);
 			if (ret)
 				return ret;
-			map->owned[n++] = (struct owned){ pc.start, pc.len, f->ino };
 		}
 	}
 	for (i = 0; i < layout->naux; i++) {
@@ -321,40 +253,275 @@ static errcode_t add_files(struct map *map, struct span_list *l)
 		int64_t fi = layout_find(layout, x->ino);
 
 		/* An inode with nothing but an EA block is not a file in the layout. */
-		ret = span_add(l, x->start, x->len,
-			       fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]));
+		ret = add_owned(map, &cap, x->start, x->len, x->ino,
+				fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]));
 		if (ret)
 			return ret;
-		map->owned[n++] = (struct owned){ x->start, x->len, x->ino };
 	}
-	qsort(map->owned, n, sizeof(*map->owned), cmp_owned);
+	n = map->nowned;
+	for (i = 0; i < n; i++)
+		if (map->owned[i].start > max)
+			max = map->owned[i].start;
+	ret = sort_owned(map->owned, n, max);
+	if (ret)
+		return ret;
+	nchunks = (n + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
+	map->chunk_maxend = malloc((nchunks ? nchunks : 1) * sizeof(*map->chunk_maxend));
+	if (!map->chunk_maxend)
+		return ENOMEM;
 	for (i = 0; i < n; i++) {
-		blk64_t end = map->owned[i].start + map->owned[i].len;
+		blk64_t e = map->owned[i].start + owned_len(&map->owned[i]);
 
-		map->owned_maxend[i] = i && map->owned_maxend[i - 1] > end ?
-			map->owned_maxend[i - 1] : end;
+		if (e > end)
+			end = e;
+		if ((i & ((1 << CHUNK_SHIFT) - 1)) == (1 << CHUNK_SHIFT) - 1 || i + 1 == n)
+			map->chunk_maxend[i >> CHUNK_SHIFT] = end;
 	}
-	map->nowned = n;
 	return 0;
 }
 
-/* Spans clipped to the filesystem (a damaged map can point past it). */
-static void clip_spans(struct map *map)
-{
-	while (map->nspans && map->spans[map->nspans - 1].start >= map->nblocks)
-		map->nspans--;
-	if (map->nspans) {
-		struct span *s = &map->spans[map->nspans - 1];
+/* ---------------------------------------------------------- visiting */
 
-		if (s->start + s->len > map->nblocks)
-			s->len = map->nblocks - s->start;
+/* Index of the first unknown run ending after FROM (they are disjoint). */
+static uint64_t unknown_from(const struct map *map, blk64_t from)
+{
+	uint64_t lo = 0, hi = map->nunknown;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (map->unknown[mid].start + map->unknown[mid].len <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Called for each run in a window, clipped to it, with its state. */
+typedef void (*run_fn)(void *priv, blk64_t start, blk64_t len, uint8_t state);
+
+/* Call FN for every run of known state that has blocks in [FROM, TO). */
+static void visit_runs(const struct map *map, blk64_t from, blk64_t to,
+		       run_fn fn, void *priv)
+{
+	const struct layout *layout = map->layout;
+	blk64_t first = layout->fs->super->s_first_data_block;
+	blk64_t a, b;
+	uint64_t i;
+
+	if (to > map->nblocks)
+		to = map->nblocks;
+	if (from >= to)
+		return;
+	/* The boot block(s) before the first data block: fixed, like the superblock. */
+	if (from < first)
+		fn(priv, from, (first < to ? first : to) - from, MAP_FIXED);
+	if (layout->fixed) {
+		blk64_t last = to - 1;
+
+		for (a = from > first ? from : first; a <= last; a = b) {
+			if (ext2fs_find_first_set_block_bitmap2(layout->fixed, a, last, &a))
+				break;
+			if (ext2fs_find_first_zero_block_bitmap2(layout->fixed, a, last, &b))
+				b = to;
+			fn(priv, a, b - a, MAP_FIXED);
+		}
+	}
+	for (i = 0; i < map->njournal; i++) {
+		const struct layout_piece *r = &map->journal[i];
+
+		if (r->start < to && r->start + r->len > from) {
+			a = r->start > from ? r->start : from;
+			b = r->start + r->len < to ? r->start + r->len : to;
+			fn(priv, a, b - a, MAP_JOURNAL);
+		}
+	}
+	for (i = unknown_from(map, from); i < map->nunknown; i++) {
+		const struct layout_piece *r = &map->unknown[i];
+
+		if (r->start >= to)
+			break;
+		a = r->start > from ? r->start : from;
+		b = r->start + r->len < to ? r->start + r->len : to;
+		fn(priv, a, b - a, MAP_UNKNOWN);
+	}
+	for (i = owned_from(map, from); i < map->nowned && map->owned[i].start < to; i++) {
+		const struct owned *o = &map->owned[i];
+		blk64_t end = o->start + owned_len(o);
+
+		if (end <= from)
+			continue;
+		a = o->start > from ? o->start : from;
+		b = end < to ? end : to;
+		fn(priv, a, b - a, owned_state(o));
 	}
 }
 
-/* Raise cells [FIRST, FIRST + COUNT) of LEVEL to the states of the spans over them. */
-static void paint_spans(const struct map *map, unsigned level, uint64_t first,
-			uint64_t count, uint8_t *cells);
+/* Cells FIRST .. of LEVEL, raised to the states of the runs over them. */
+struct paint {
+	unsigned	level;
+	uint64_t	first;
+	uint8_t		*cells;
+};
 
+static void paint_run(void *priv, blk64_t start, blk64_t len, uint8_t state)
+{
+	struct paint *p = priv;
+	uint64_t c, last = (start + len - 1) >> p->level;
+
+	for (c = start >> p->level; c <= last; c++)
+		if (p->cells[c - p->first] < state)
+			p->cells[c - p->first] = state;
+}
+
+static void paint_window(const struct map *map, unsigned level, uint64_t first,
+			 uint64_t count, uint8_t *cells)
+{
+	struct paint p = { level, first, cells };
+
+	memset(cells, MAP_FREE, count);
+	visit_runs(map, first << level, (first + count) << level, paint_run, &p);
+}
+
+/* ------------------------------------------------------------ building */
+
+static errcode_t add_run(struct layout_piece **v, uint64_t *n, uint64_t *cap,
+			 blk64_t start, blk64_t len)
+{
+	errcode_t ret = vec_reserve(v, cap, *n + 1, sizeof(**v));
+
+	if (ret)
+		return ret;
+	(*v)[(*n)++] = (struct layout_piece){ start, len };
+	return 0;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+	const struct layout_piece *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The journal's runs by address (a block-mapped journal can be in many). */
+static errcode_t build_journal(struct map *map)
+{
+	const struct layout_reserved *j = &map->layout->journal;
+
+	if (!j->runs || !j->pieces)
+		return 0;
+	map->journal = malloc(j->pieces * sizeof(*map->journal));
+	if (!map->journal)
+		return ENOMEM;
+	memcpy(map->journal, j->runs, j->pieces * sizeof(*map->journal));
+	map->njournal = j->pieces;
+	qsort(map->journal, map->njournal, sizeof(*map->journal), cmp_piece);
+	return 0;
+}
+
+struct run_list {
+	struct layout_piece	*v;
+	uint64_t		n, cap;
+};
+
+static void collect_fixed(void *priv, blk64_t start, blk64_t len, uint8_t state)
+{
+	struct run_list *l = priv;
+
+	(void)state;
+	/* A failure here shows as blocks in use by nobody: reported again below. */
+	if (add_run(&l->v, &l->n, &l->cap, start, len))
+		l->cap = UINT64_MAX;
+}
+
+/* Blocks in [A, B) the block bitmap has in use: unknown, as nothing covers them. */
+static errcode_t unknown_in(struct map *map, uint64_t *cap, blk64_t a, blk64_t b)
+{
+	ext2fs_block_bitmap bm = map->layout->fs->block_map;
+	blk64_t end;
+	errcode_t ret;
+
+	while (a < b) {
+		if (ext2fs_find_first_set_block_bitmap2(bm, a, b - 1, &a))
+			return 0;
+		if (ext2fs_find_first_zero_block_bitmap2(bm, a, b - 1, &end))
+			end = b;
+		ret = add_run(&map->unknown, &map->nunknown, cap, a, end - a);
+		if (ret)
+			return ret;
+		a = end;
+	}
+	return 0;
+}
+
+/*
+ * The blocks in use that no run covers: merge the fixed runs, the
+ * journal's and the owned ones, all in address order, and ask the block
+ * bitmap only about the gaps between them.
+ */
+static errcode_t build_unknown(struct map *map)
+{
+	ext2_filsys fs = map->layout->fs;
+	blk64_t covered = fs->super->s_first_data_block;
+	struct run_list fixed = { 0 };
+	uint64_t f = 0, j = 0, o = 0, cap = 0;
+	errcode_t ret = 0;
+
+	if (!fs->block_map)
+		return 0;
+	if (map->layout->fixed) {
+		struct map bare = *map;
+
+		/* Only the fixed metadata: visit a map with nothing else in it. */
+		bare.njournal = bare.nunknown = bare.nowned = 0;
+		visit_runs(&bare, 0, map->nblocks, collect_fixed, &fixed);
+		if (fixed.cap == UINT64_MAX) {
+			free(fixed.v);
+			return ENOMEM;
+		}
+	}
+	for (;;) {
+		blk64_t start = ~(blk64_t)0, len = 0;
+
+		/* The next run by address among the three lists. */
+		if (f < fixed.n && fixed.v[f].start < start) {
+			start = fixed.v[f].start;
+			len = fixed.v[f].len;
+		}
+		if (j < map->njournal && map->journal[j].start < start) {
+			start = map->journal[j].start;
+			len = map->journal[j].len;
+		}
+		if (o < map->nowned && map->owned[o].start < start) {
+			start = map->owned[o].start;
+			len = owned_len(&map->owned[o]);
+		}
+		if (start == ~(blk64_t)0)
+			break;
+		if (f < fixed.n && fixed.v[f].start == start)
+			f++;
+		else if (j < map->njournal && map->journal[j].start == start)
+			j++;
+		else
+			o++;
+		if (start >= map->nblocks)
+			continue;
+		if (start > covered) {
+			ret = unknown_in(map, &cap, covered, start);
+			if (ret)
+				break;
+		}
+		if (start + len > covered)
+			covered = start + len;
+	}
+	if (!ret && covered < map->nblocks)
+		ret = unknown_in(map, &cap, covered, map->nblocks);
+	free(fixed.v);
+	return ret;
+}
+
+/* Paint the finest level that may be cached in one pass, fold the rest from it. */
 static errcode_t build_cache(struct map *map, uint64_t cached_cells)
 {
 	unsigned k;
@@ -362,16 +529,17 @@ static errcode_t build_cache(struct map *map, uint64_t cached_cells)
 
 	map->first_cached = map_level_fit(map, cached_cells);
 	/* map_level_fit() settles for the last level when nothing fits. */
-	if (map_cells(map, map->first_cached) > cached_cells)
+	if (map_cells(map, map->first_cached) > cached_cells) {
+		map->first_cached = map->nlevels;
 		return 0;
+	}
 	for (k = map->first_cached; k < map->nlevels; k++) {
 		n = map_cells(map, k);
 		map->cache[k] = malloc(n);
 		if (!map->cache[k])
 			return ENOMEM;
 		if (k == map->first_cached) {
-			memset(map->cache[k], MAP_FREE, n);
-			paint_spans(map, k, 0, n, map->cache[k]);
+			paint_window(map, k, 0, n, map->cache[k]);
 			continue;
 		}
 		/* A cell of level k is the worse of two cells of level k - 1. */
@@ -394,11 +562,7 @@ errcode_t map_build(const struct layout *layout, struct map **ret)
 errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 			   struct map **ret)
 {
-	ext2_filsys fs = layout->fs;
-	struct span_list l = { 0 };
 	struct map *map;
-	blk64_t first = fs->super->s_first_data_block;
-	uint64_t i;
 	errcode_t err;
 
 	*ret = NULL;
@@ -406,27 +570,14 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 	if (!map)
 		return ENOMEM;
 	map->layout = layout;
-	map->nblocks = ext2fs_blocks_count(fs->super);
+	map->nblocks = ext2fs_blocks_count(layout->fs->super);
 	for (map->nlevels = 1; map_cells(map, map->nlevels - 1) > 1;)
 		map->nlevels++;
-
-	/* The boot block(s) before the first data block: fixed, like the superblock. */
-	err = span_add(&l, 0, first < map->nblocks ? first : map->nblocks, MAP_FIXED);
-	if (!err && layout->fixed)
-		err = add_bitmap_runs(&l, layout->fixed, first, map->nblocks - 1,
-				      MAP_FIXED);
-	for (i = 0; !err && i < layout->journal.pieces && layout->journal.runs; i++)
-		err = span_add(&l, layout->journal.runs[i].start,
-			       layout->journal.runs[i].len, MAP_JOURNAL);
+	err = build_owned(map);
 	if (!err)
-		err = add_files(map, &l);
+		err = build_journal(map);
 	if (!err)
-		err = flatten(map, &l);
-	free(l.v);
-	if (!err) {
-		clip_spans(map);
-		err = add_unknown(map);
-	}
+		err = build_unknown(map);
 	if (!err)
 		err = build_cache(map, cached_cells);
 	if (err) {
@@ -445,60 +596,14 @@ void map_free(struct map *map)
 		return;
 	for (k = 0; k < MAP_MAX_LEVELS; k++)
 		free(map->cache[k]);
-	free(map->spans);
 	free(map->owned);
-	free(map->owned_maxend);
+	free(map->chunk_maxend);
+	free(map->journal);
+	free(map->unknown);
 	free(map);
 }
 
 /* ------------------------------------------------------------- queries */
-
-/* Index of the first span ending after BLOCK (nspans if none). */
-static uint64_t span_after(const struct map *map, blk64_t block)
-{
-	uint64_t lo = 0, hi = map->nspans;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (map->spans[mid].start + map->spans[mid].len <= block)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void paint_spans(const struct map *map, unsigned level, uint64_t first,
-			uint64_t count, uint8_t *cells)
-{
-	blk64_t from = first << level, to = (first + count) << level;
-	uint64_t i;
-
-	for (i = span_after(map, from); i < map->nspans; i++) {
-		const struct span *s = &map->spans[i];
-		blk64_t a = s->start > from ? s->start : from;
-		blk64_t b = s->start + s->len < to ? s->start + s->len : to;
-		uint64_t c;
-
-		if (s->start >= to)
-			break;
-		for (c = a >> level; c <= (b - 1) >> level; c++)
-			if (cells[c - first] < s->state)
-				cells[c - first] = s->state;
-	}
-}
-
-enum map_state map_block_state(const struct map *map, blk64_t block)
-{
-	uint64_t i;
-
-	if (block >= map->nblocks)
-		return MAP_PAST_END;
-	i = span_after(map, block);
-	return i < map->nspans && map->spans[i].start <= block ?
-		map->spans[i].state : MAP_FREE;
-}
 
 void map_cell_states(const struct map *map, unsigned level, uint64_t first,
 		     uint64_t count, uint8_t *states)
@@ -518,31 +623,79 @@ void map_cell_states(const struct map *map, unsigned level, uint64_t first,
 		memcpy(states, map->cache[level] + first, inside);
 		return;
 	}
-	memset(states, MAP_FREE, inside);
-	paint_spans(map, level, first, inside, states);
+	paint_window(map, level, first, inside, states);
+}
+
+enum map_state map_block_state(const struct map *map, blk64_t block)
+{
+	uint8_t s;
+
+	map_cell_states(map, 0, block, 1, &s);
+	return s;
+}
+
+/* A start (+1) or end (-1) of a run in STATE, for counting a range. */
+struct event {
+	blk64_t	at;
+	int8_t	delta;
+	uint8_t	state;
+};
+
+struct event_list {
+	struct event	*v;
+	uint64_t	n, cap;
+	errcode_t	err;
+};
+
+static void collect_events(void *priv, blk64_t start, blk64_t len, uint8_t state)
+{
+	struct event_list *l = priv;
+
+	if (l->err || (l->err = vec_reserve(&l->v, &l->cap, l->n + 2, sizeof(*l->v))))
+		return;
+	l->v[l->n++] = (struct event){ start, 1, state };
+	l->v[l->n++] = (struct event){ start + len, -1, state };
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
 void map_range_counts(const struct map *map, blk64_t start, blk64_t len,
 		      blk64_t counts[MAP_NSTATES])
 {
+	struct event_list l = { 0 };
+	uint64_t i, active[MAP_NSTATES] = { 0 };
 	blk64_t end, used = 0;
-	uint64_t i;
 
 	memset(counts, 0, MAP_NSTATES * sizeof(*counts));
 	if (start >= map->nblocks)
 		return;
 	end = map->nblocks - start < len ? map->nblocks : start + len;
-	for (i = span_after(map, start); i < map->nspans; i++) {
-		const struct span *s = &map->spans[i];
-		blk64_t a = s->start > start ? s->start : start;
-		blk64_t b = s->start + s->len < end ? s->start + s->len : end;
+	visit_runs(map, start, end, collect_events, &l);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_event);
+	/* A sweep: between two events, the blocks are in the worst state active. */
+	for (i = 0; i < l.n;) {
+		blk64_t at = l.v[i].at;
+		int s;
 
-		if (s->start >= end)
+		for (; i < l.n && l.v[i].at == at; i++)
+			active[l.v[i].state] += l.v[i].delta;
+		if (i == l.n)
 			break;
-		counts[s->state] += b - a;
-		used += b - a;
+		for (s = MAP_NSTATES - 1; s > MAP_FREE && !active[s]; s--)
+			;
+		if (s != MAP_FREE) {
+			counts[s] += l.v[i].at - at;
+			used += l.v[i].at - at;
+		}
 	}
 	counts[MAP_FREE] = end - start - used;
+	free(l.v);
 }
 
 static int cmp_ino(const void *a, const void *b)
@@ -556,30 +709,23 @@ errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 			   ext2_ino_t **ret, uint64_t *nret)
 {
 	blk64_t end = start + len < start ? ~(blk64_t)0 : start + len;
-	uint64_t lo = 0, hi = map->nowned, i, n = 0, cap = 0, u;
+	uint64_t i, n = 0, cap = 0, u;
 	ext2_ino_t *inos = NULL;
 	errcode_t err;
 
 	*ret = NULL;
 	*nret = 0;
-	/* owned_maxend rises: the first run that could reach START. */
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
+	for (i = owned_from(map, start); i < map->nowned && map->owned[i].start < end; i++) {
+		const struct owned *o = &map->owned[i];
 
-		if (map->owned_maxend[mid] <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < map->nowned && map->owned[i].start < end; i++) {
-		if (map->owned[i].start + map->owned[i].len <= start)
+		if (o->start + owned_len(o) <= start)
 			continue;
 		err = vec_reserve(&inos, &cap, n + 1, sizeof(*inos));
 		if (err) {
 			free(inos);
 			return err;
 		}
-		inos[n++] = map->owned[i].ino;
+		inos[n++] = o->ino;
 	}
 	if (!n)
 		return 0;

@@ -12,9 +12,10 @@
  * block 0, so on a 1 KiB-block filesystem the boot block (before
  * s_first_data_block) shows as fixed metadata.  Levels coarse enough to
  * have at most MAP_CACHED_CELLS cells are computed once, when the map is
- * built; finer levels are computed on request for the window asked for,
- * from a list of disjoint state runs.  Either way a request costs about
- * the cells asked for, not the size of the filesystem.
+ * built, in one pass over the runs of blocks; finer levels are computed
+ * on request for the window asked for, from the runs inside it (found by
+ * binary search).  Either way a request costs about the cells and runs
+ * asked for, not the size of the filesystem.
  *
  * Like the rest of the core, this never prints; errors are errcode_t.
  */
@@ -135,5 +136,56 @@ uint64_t map_highlight_file(const struct map_highlight *hl);
  */
 void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 			 uint64_t first, uint64_t count, uint8_t *marks);
+
+/* ------------------------------------------------------------- finding */
+
+struct map_find_index;
+
+/*
+ * An index of the named files of LAYOUT, for map_find_files(): every
+ * file with a name, grouped by directory (in path order), each group by
+ * name, and each directory's path.  About 12 bytes a file.  LAYOUT's
+ * names must be read (not LAYOUT_NAMES_NONE, or map_names_read() first)
+ * and outlive it.
+ */
+errcode_t map_find_index_build(const struct layout *layout, struct map_find_index **ret);
+void map_find_index_free(struct map_find_index *index);
+
+/*
+ * The files whose name matches PATTERN, with fnmatch() semantics: a
+ * pattern without '/' is matched against each file's own name (its last
+ * path component: "rec0016.ts", "*.ts"); one with a '/' against its
+ * whole path, taken from the root when it does not start with '/', with
+ * FNM_PATHNAME ('*' and '?' never match a '/': "/tv/rec*").  Only files
+ * that own blocks (the layout's files) and that the scan named are found;
+ * a hard-linked file under the first name the scan found.  *FILES
+ * (malloc'd, NULL when none) gets indexes into layout->files, by
+ * directory path, then by name.
+ */
+errcode_t map_find_files(const struct map_find_index *index, const char *pattern,
+			 uint32_t **files, uint64_t *n);
+
+/* --------------------------------------------------------------- names */
+
+/*
+ * Whether the names of FS can be read after a scan without them
+ * (LAYOUT_NAMES_NONE): not with inline directories, which only the
+ * inode scan finds.
+ */
+int map_names_can_wait(ext2_filsys fs);
+
+/*
+ * Read the names of LAYOUT, scanned with LAYOUT_NAMES_NONE, as a scan
+ * with LAYOUT_NAMES_ALL would have, then order its interleave sets (their
+ * members by path).  Reads the directories through layout->fs.  It may
+ * run in a thread of its own while another reads the layout, the map and
+ * its highlights, provided nothing reads the layout's names (layout_path
+ * and map_find_files), its sets or set_members, or uses layout->fs's I/O
+ * or inode cache until it has returned.  PROGRESS (may be NULL) is
+ * called as the directories are read (E2F_PHASE_DIRS); when it returns
+ * nonzero the reading stops with E2F_ERR_CANCELLED, the layout's names
+ * partial but usable.
+ */
+errcode_t map_names_read(struct layout *layout, e2f_progress_fn progress, void *priv);
 
 #endif /* E2FRAG_MAP_H */

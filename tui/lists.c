@@ -17,25 +17,36 @@ static enum tui_action show_and_close(struct tui *t, uint64_t fi)
 
 /* -------------------------------------------------------- worst files */
 
-/* The read times are worked out once, when the list opens: each walks the pieces. */
-struct worst_row {
+/*
+ * The order is worked out once, when the list opens.  Only files in
+ * several pieces can lose read time (one piece reads at its ideal), so
+ * only those are timed and sorted; the rest follow in inode order, as
+ * ties do.  Each row's figures are computed when it is drawn.
+ */
+struct loss_row {
 	uint32_t	file;
-	double		read, ideal;
+	double		lost;
 };
 
 struct worst {
 	const struct layout	*layout;
-	struct worst_row	*rows;		/* worst first */
+	uint32_t		*order;		/* file indexes, worst first */
 	uint64_t		n;
 };
 
 static int cmp_loss(const void *a, const void *b)
 {
-	const struct worst_row *x = a, *y = b;
-	double lx = x->read - x->ideal, ly = y->read - y->ideal;
+	const struct loss_row *x = a, *y = b;
 
-	if (lx != ly)
-		return lx > ly ? -1 : 1;
+	if (x->lost != y->lost)
+		return x->lost > y->lost ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+static int cmp_loss_file(const void *a, const void *b)
+{
+	const struct loss_row *x = a, *y = b;
+
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
@@ -48,27 +59,28 @@ static uint64_t worst_count(struct tui *t, void *priv)
 static void worst_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
 {
 	struct worst *w = priv;
-	const struct worst_row *r = &w->rows[i];
-	const struct layout_file *f = &w->layout->files[r->file];
+	const struct layout_file *f = &w->layout->files[w->order[i]];
 	char lost[32], path[1024];
+	double read, ideal;
 
-	util_format_seconds(r->read - r->ideal, lost, sizeof(lost));
+	layout_file_times(w->layout, f, &read, &ideal);
+	util_format_seconds(read - ideal, lost, sizeof(lost));
 	tui_file_path(t, f->ino, path, sizeof(path));
 	snprintf(buf, len, "%10s %5.1f %7u %5u %6u  %s", lost,
-		 readmodel_score(r->read, r->ideal), f->pieces,
+		 readmodel_score(read, ideal), f->pieces,
 		 layout_file_best(w->layout, f), tui_partners(t, f), path);
 }
 
 static enum tui_action worst_choose(struct tui *t, void *priv, uint64_t i)
 {
-	return show_and_close(t, ((struct worst *)priv)->rows[i].file);
+	return show_and_close(t, ((struct worst *)priv)->order[i]);
 }
 
 static void worst_free(void *priv)
 {
 	struct worst *w = priv;
 
-	free(w->rows);
+	free(w->order);
 	free(w);
 }
 
@@ -83,23 +95,94 @@ static const struct tui_list_source worst_source = {
 
 int tui_open_worst(struct tui *t)
 {
+	const struct layout *layout = t->layout;
 	struct worst *w = calloc(1, sizeof(*w));
-	uint64_t i;
+	struct loss_row *lossy = NULL;
+	uint64_t i, nlossy = 0, k;
 
-	if (!w || !(w->rows = malloc((t->layout->nfiles + 1) * sizeof(*w->rows)))) {
+	tui_names_wait(t);
+	if (w)
+		w->order = malloc((layout->nfiles + 1) * sizeof(*w->order));
+	if (w && w->order)
+		lossy = malloc((layout->nfiles + 1) * sizeof(*lossy));
+	if (!lossy) {
+		if (w)
+			free(w->order);
 		free(w);
 		tui_message(t, "out of memory");
 		return -1;
 	}
-	w->layout = t->layout;
-	w->n = t->layout->nfiles;
-	for (i = 0; i < w->n; i++) {
-		w->rows[i].file = i;
-		layout_file_times(t->layout, &t->layout->files[i], &w->rows[i].read,
-				  &w->rows[i].ideal);
+	w->layout = layout;
+	w->n = layout->nfiles;
+	for (i = 0; i < layout->nfiles; i++) {
+		double read, ideal;
+
+		if (layout->files[i].pieces < 2)
+			continue;
+		layout_file_times(layout, &layout->files[i], &read, &ideal);
+		if (read > ideal)
+			lossy[nlossy++] = (struct loss_row){ i, read - ideal };
 	}
-	qsort(w->rows, w->n, sizeof(*w->rows), cmp_loss);
+	qsort(lossy, nlossy, sizeof(*lossy), cmp_loss);
+	for (i = 0; i < nlossy; i++)
+		w->order[i] = lossy[i].file;
+	/* The rest in inode order: LOSSY, by file, says which to skip. */
+	qsort(lossy, nlossy, sizeof(*lossy), cmp_loss_file);
+	for (i = 0, k = 0; i < layout->nfiles; i++) {
+		if (k < nlossy && lossy[k].file == i) {
+			k++;
+			continue;
+		}
+		w->order[nlossy + i - k] = i;
+	}
+	free(lossy);
 	return tui_list_push(t, &worst_source, w);
+}
+
+/* ------------------------------------------------------------ matches */
+
+static uint64_t matches_count(struct tui *t, void *priv)
+{
+	(void)priv;
+	return t->nmatches;
+}
+
+static void matches_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
+{
+	const struct layout_file *f = &t->layout->files[t->matches[i]];
+	char path[1024];
+
+	(void)priv;
+	tui_file_path(t, f->ino, path, sizeof(path));
+	snprintf(buf, len, "%7u %5u %6u  %s", f->pieces, layout_file_best(t->layout, f),
+		 tui_partners(t, f), path);
+}
+
+static enum tui_action matches_choose(struct tui *t, void *priv, uint64_t i)
+{
+	(void)priv;
+	tui_map_show_match(t, i);
+	return TUI_CLOSE;
+}
+
+static void matches_title(struct tui *t, void *priv, char *buf, size_t len)
+{
+	(void)priv;
+	snprintf(buf, len, "files matching %s", t->pattern);
+}
+
+static const struct tui_list_source matches_source = {
+	.title_of = matches_title,
+	.header = " pieces  best  inter  path",
+	.count = matches_count,
+	.row = matches_row,
+	.choose = matches_choose,
+};
+
+int tui_open_matches(struct tui *t)
+{
+	return tui_list_push_at(t, &matches_source, NULL,
+				t->match < t->nmatches ? t->match : 0);
 }
 
 /* ---------------------------------------------------- interleave sets */
@@ -148,6 +231,7 @@ static const struct tui_list_source sets_source = {
 
 int tui_open_sets(struct tui *t)
 {
+	tui_names_wait(t);	/* and the sets' order, which comes with them */
 	if (!t->layout->nsets) {
 		tui_message(t, "no files interleave");
 		return 0;
@@ -268,6 +352,7 @@ int tui_open_cell(struct tui *t, blk64_t start, blk64_t len)
 	errcode_t ret;
 	int s;
 
+	tui_names_wait(t);
 	if (!c) {
 		tui_message(t, "out of memory");
 		return -1;

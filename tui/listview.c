@@ -46,7 +46,14 @@ static void list_draw(struct tui *t, void *data)
 
 	attron(A_REVERSE);
 	mvhline(0, 0, ' ', COLS);
-	snprintf(buf, sizeof(buf), "%s (%llu)", l->src->title, (unsigned long long)n);
+	if (l->src->title_of) {
+		char title[512];
+
+		l->src->title_of(t, l->priv, title, sizeof(title));
+		snprintf(buf, sizeof(buf), "%s (%llu)", title, (unsigned long long)n);
+	} else {
+		snprintf(buf, sizeof(buf), "%s (%llu)", l->src->title, (unsigned long long)n);
+	}
 	tui_put(0, 0, buf, COLS);
 	attroff(A_REVERSE);
 	if (l->src->header) {
@@ -163,6 +170,12 @@ static const struct tui_view list_view = {
 
 int tui_list_push(struct tui *t, const struct tui_list_source *src, void *priv)
 {
+	return tui_list_push_at(t, src, priv, 0);
+}
+
+int tui_list_push_at(struct tui *t, const struct tui_list_source *src, void *priv,
+		     uint64_t sel)
+{
 	struct list *l = calloc(1, sizeof(*l));
 
 	if (!l) {
@@ -173,5 +186,6 @@ int tui_list_push(struct tui *t, const struct tui_list_source *src, void *priv)
 	}
 	l->src = src;
 	l->priv = priv;
+	l->sel = sel;
 	return tui_push(t, &list_view, l);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <wchar.h>
 
 #include "tui.h"
@@ -17,6 +18,9 @@
 
 /* get_wch() failing this many times in a row: the terminal is gone. */
 #define MAX_READ_ERRORS	100
+
+/* How often the screen looks whether the names have come. */
+#define NAMES_POLL_MS	100
 
 int tui_push(struct tui *t, const struct tui_view *view, void *data)
 {
@@ -119,6 +123,10 @@ void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len)
 {
 	char raw[4096];
 
+	if (!tui_names_in(t)) {
+		snprintf(buf, len, "<ino %u>", ino);
+		return;
+	}
 	layout_path(t->layout, ino, raw, sizeof(raw));
 	util_printable(raw, buf, len);
 }
@@ -171,20 +179,44 @@ static void draw(struct tui *t)
 	refresh();
 }
 
+double tui_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 void tui_run(struct tui *t)
 {
-	int errors = 0;
+	int errors = 0, key = 0;
+	double t0 = 0;
 
 	while (t->depth > 0) {
 		wint_t wc;
-		int r, key, top;
+		int r, top, waiting;
 		enum tui_action action;
 
 		draw(t);
+		if (t->keylog && (t0 || !key)) {
+			/* From the key read to the screen drawn for it; first, the map's. */
+			const char *name = key ? keyname(key < TUI_FKEY ? key : key - TUI_FKEY) :
+				"first-screen";
+
+			fprintf(t->keylog, "%s %.1f ms\n", name ? name : "?",
+				(tui_clock() - (key ? t0 : t->started)) * 1e3);
+			fflush(t->keylog);
+			key = -1;
+		}
+		/* While the names are read, look now and then to show them when they come. */
+		waiting = !tui_names_ready(t);
+		timeout(waiting ? NAMES_POLL_MS : -1);
 		r = get_wch(&wc);
+		t0 = tui_clock();
 		if (r == ERR) {
-			if (++errors > MAX_READ_ERRORS)
+			if (!waiting && ++errors > MAX_READ_ERRORS)
 				break;
+			t0 = 0;
 			continue;
 		}
 		errors = 0;

@@ -21,6 +21,9 @@
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
 
+/* How long leaving waits for the names' thread to stop. */
+#define NAMES_STOP_MS	20
+
 static const struct option long_options[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "help",    no_argument, NULL, 'h' },
@@ -40,8 +43,9 @@ static void usage(FILE *out, const char *prog)
 "  -V, --version   print the version and exit\n"
 "  -h, --help      print this help and exit\n"
 "\n"
-"In the map, ? lists the keys and q quits.  Without colour (NO_COLOR set,\n"
-"or a terminal such as vt100) each state has its own character.\n"
+"In the map, ? lists the keys and q quits; / finds files by name, glob\n"
+"(*.ts) or path (/tv/*.ts).  Without colour (NO_COLOR set, or a terminal\n"
+"such as vt100) each state has its own character.\n"
 "\n"
 "Exit status: 0 success, 8 operational error, 16 usage error.\n", prog);
 }
@@ -111,6 +115,7 @@ int main(int argc, char **argv)
 	initialize_ext2_error_table();
 	memset(&t, 0, sizeof(t));
 	memset(&info, 0, sizeof(info));
+	t.started = tui_clock();
 	t.prog = "e2fragmap";
 
 	while ((opt = getopt_long(argc, argv, "Vh", long_options, NULL)) != -1) {
@@ -151,6 +156,8 @@ int main(int argc, char **argv)
 	fs_bytes = (double)ext2fs_blocks_count(t.fs->super) * t.fs->blocksize;
 	if (opts.model.disk_bytes < fs_bytes)
 		opts.model.disk_bytes = fs_bytes;
+	/* The first screen needs no names: they are read once it is up (names.c). */
+	opts.names = map_names_can_wait(t.fs) ? LAYOUT_NAMES_NONE : LAYOUT_NAMES_ALL;
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = progress;
 		opts.progress_priv = (void *)t.prog;
@@ -167,6 +174,19 @@ int main(int argc, char **argv)
 		com_err(t.prog, ret, "while building the map of %s", info.device);
 		goto out;
 	}
+
+	if (opts.names == LAYOUT_NAMES_ALL || tui_names_start(&t)) {
+		/* No thread: the names now, as the scan would have read them. */
+		ret = opts.names == LAYOUT_NAMES_ALL ? 0 : map_names_read(t.layout, NULL, NULL);
+		if (!ret)
+			ret = map_find_index_build(t.layout, &t.find);
+		if (ret) {
+			com_err(t.prog, ret, "while reading the names of %s", info.device);
+			goto out;
+		}
+	}
+	if (getenv("E2FRAGMAP_KEYLOG"))
+		t.keylog = fopen(getenv("E2FRAGMAP_KEYLOG"), "w");
 
 	/* What e2frag would warn about goes to the status line here. */
 	if (info.mount_flags & EXT2_MF_MOUNTED)
@@ -185,11 +205,24 @@ int main(int argc, char **argv)
 	stop_curses();
 	status = EXIT_OK;
 out:
+	if (!tui_names_stop(&t, NAMES_STOP_MS)) {
+		/*
+		 * Still reading (a readahead, the index): leave without waiting
+		 * for it; the terminal is already restored and nothing was
+		 * written, and the kernel frees the rest.
+		 */
+		fflush(NULL);
+		_exit(status);
+	}
+	if (t.keylog)
+		fclose(t.keylog);
 	if (screen)
 		delscreen(screen);
 	map_highlight_free(t.hl);
+	map_find_index_free(t.find);
 	free(t.cells);
 	free(t.marks);
+	tui_map_forget_matches(&t);
 	map_free(t.map);
 	layout_free(t.layout);
 	fsopen_close(t.fs, &info);

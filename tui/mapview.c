@@ -383,7 +383,8 @@ static enum tui_action key_group(struct tui *t, const struct tui_geometry *g, in
 	return TUI_STAY;
 }
 
-void tui_map_show_file(struct tui *t, uint64_t fi)
+/* Highlight layout->files[FI]; PREFIX and HINT frame what the status line says of it. */
+static void show_file(struct tui *t, uint64_t fi, const char *prefix, const char *hint)
 {
 	const struct layout_file *f = &t->layout->files[fi];
 	struct map_highlight *hl;
@@ -401,43 +402,82 @@ void tui_map_show_file(struct tui *t, uint64_t fi)
 	if (f->pieces)
 		tui_map_jump(t, layout_file_piece(t->layout, f, 0).start);
 	tui_file_path(t, f->ino, path, sizeof(path));
-	tui_message(t, "%s: %u piece%s (best %u), interleaved with %u file%s; n/N: next/previous piece",
-		    path, f->pieces, f->pieces == 1 ? "" : "s",
+	tui_message(t, "%s%s: %u piece%s (best %u), interleaved with %u file%s; %s",
+		    prefix, path, f->pieces, f->pieces == 1 ? "" : "s",
 		    layout_file_best(t->layout, f), tui_partners(t, f),
-		    tui_partners(t, f) == 1 ? "" : "s");
+		    tui_partners(t, f) == 1 ? "" : "s", hint);
 }
 
+void tui_map_show_file(struct tui *t, uint64_t fi)
+{
+	tui_map_forget_matches(t);
+	show_file(t, fi, "", "n/N: next/previous piece");
+}
+
+void tui_map_show_match(struct tui *t, uint64_t i)
+{
+	char prefix[64];
+
+	t->match = i;
+	snprintf(prefix, sizeof(prefix), "match %llu of %llu: ",
+		 (unsigned long long)i + 1, (unsigned long long)t->nmatches);
+	show_file(t, t->matches[i], prefix, "n/N: other matches, p/P: pieces");
+}
+
+void tui_map_forget_matches(struct tui *t)
+{
+	free(t->matches);
+	t->matches = NULL;
+	t->nmatches = t->match = 0;
+}
+
+/* Search for TEXT: one match is shown at once, several are listed to choose from. */
 static void find_file(struct tui *t, const char *text)
 {
-	char path[4096], shown[1024];
-	ext2_ino_t ino;
-	int64_t fi;
+	char shown[256];
+	uint32_t *files;
+	uint64_t n;
 	errcode_t ret;
 
-	snprintf(path, sizeof(path), "%s%s", text[0] == '/' ? "" : "/", text);
-	util_printable(path, shown, sizeof(shown));
-	ret = ext2fs_namei(t->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	util_printable(text, shown, sizeof(shown));
+	tui_names_wait(t);
+	if (!t->find) {
+		tui_message(t, "cannot search: the names could not be read");
+		return;
+	}
+	ret = map_find_files(t->find, text, &files, &n);
 	if (ret) {
-		tui_message(t, "%s: %s", shown, ret == EXT2_ET_FILE_NOT_FOUND ?
-			    "no such file" : error_message(ret));
+		tui_message(t, "cannot search for %s: %s", shown, error_message(ret));
 		return;
 	}
-	fi = layout_find(t->layout, ino);
-	if (fi < 0) {
-		tui_message(t, "%s owns no blocks", shown);
+	if (!n) {
+		tui_message(t, "no file with blocks matches '%s'%s", shown,
+			    strchr(text, '/') ? "" :
+			    " (names and globs match the last part of a path; with a '/', the whole path)");
 		return;
 	}
-	tui_map_show_file(t, fi);
+	if (n == 1) {
+		tui_map_show_file(t, files[0]);
+		free(files);
+		return;
+	}
+	tui_map_forget_matches(t);
+	t->matches = files;
+	t->nmatches = n;
+	t->match = n;
+	snprintf(t->pattern, sizeof(t->pattern), "%s", shown);
+	tui_open_matches(t);
 }
 
 static enum tui_action key_find(struct tui *t, const struct tui_geometry *g, int key)
 {
 	(void)g;
 	(void)key;
-	tui_prompt(t, "find file: /", find_file);
+	tui_prompt(t, "find file (name, glob or /path): ", find_file);
 	return TUI_STAY;
 }
 
+/* p/P: the highlighted file's next or previous piece, in the order a read visits them. */
 static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, int key)
 {
 	const struct layout_file *f;
@@ -452,7 +492,7 @@ static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, in
 	f = &t->layout->files[map_highlight_file(t->hl)];
 	if (!f->pieces)
 		return TUI_STAY;
-	if (key == 'n')
+	if (key == 'n' || key == 'p')
 		t->piece = (t->piece + 1) % f->pieces;
 	else
 		t->piece = (t->piece + f->pieces - 1) % f->pieces;
@@ -465,12 +505,27 @@ static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, in
 	return TUI_STAY;
 }
 
+/* n/N: the next or previous match of a search that found several, else the next piece. */
+static enum tui_action key_next(struct tui *t, const struct tui_geometry *g, int key)
+{
+	uint64_t n = t->nmatches;
+
+	if (n < 2)
+		return key_piece(t, g, key);
+	if (t->match >= n)	/* none chosen from the list yet */
+		tui_map_show_match(t, key == 'n' ? 0 : n - 1);
+	else
+		tui_map_show_match(t, key == 'n' ? (t->match + 1) % n : (t->match + n - 1) % n);
+	return TUI_STAY;
+}
+
 static enum tui_action key_clear(struct tui *t, const struct tui_geometry *g, int key)
 {
 	(void)g;
 	(void)key;
 	map_highlight_free(t->hl);
 	t->hl = NULL;
+	tui_map_forget_matches(t);
 	return TUI_STAY;
 }
 
@@ -489,6 +544,10 @@ static enum tui_action key_list(struct tui *t, const struct tui_geometry *g, int
 		tui_open_worst(t);
 	else if (key == 'i')
 		tui_open_sets(t);
+	else if (key == 'm' && t->nmatches > 1)
+		tui_open_matches(t);
+	else if (key == 'm')
+		tui_message(t, "no search with several matches: / finds files");
 	else
 		tui_open_help(t);
 	return TUI_STAY;
@@ -528,10 +587,13 @@ static const struct map_key {
 	{ '\n',	"Enter", "what is under the cursor: states, owners and their paths", key_cell },
 	{ '\r',	NULL, NULL, key_cell },
 	{ TUI_FKEY + KEY_ENTER,	NULL, NULL, key_cell },
-	{ '/',	"/", "find a file by path: highlight it and the files it interleaves with", key_find },
-	{ 'n',	"n N", "next or previous piece of the highlighted file", key_piece },
-	{ 'N',	NULL, NULL, key_piece },
-	{ 'c',	"c Esc", "clear the highlight", key_clear },
+	{ '/',	"/", "find a file by name, glob or path: highlight it and the files it interleaves with", key_find },
+	{ 'n',	"n N", "next or previous match of the search (when several), else piece", key_next },
+	{ 'N',	NULL, NULL, key_next },
+	{ 'p',	"p P", "next or previous piece of the highlighted file", key_piece },
+	{ 'P',	NULL, NULL, key_piece },
+	{ 'm',	"m", "the last search's matches again", key_list },
+	{ 'c',	"c Esc", "clear the highlight and the search", key_clear },
 	{ 27,	NULL, NULL, key_clear },
 	/* 'l' would be the list the issue asks for, but it is also vi's right. */
 	{ 'L',	"L w", "the worst files by lost read time", key_list },

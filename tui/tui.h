@@ -11,6 +11,7 @@
 #ifndef TUI_H
 #define TUI_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,9 +80,26 @@ struct tui {
 	blk64_t			anchor;		/* the block a jump went to, inside the cursor's cell */
 	uint64_t		top;		/* first row shown */
 	struct map_highlight	*hl;
-	uint32_t		piece;		/* piece of the highlighted file n/N is at */
+	uint32_t		piece;		/* piece of the highlighted file p/P is at */
+
+	/* The files the last search found, when more than one: n/N step through them. */
+	uint32_t		*matches;	/* indexes into layout->files */
+	uint64_t		nmatches;
+	uint64_t		match;		/* the one shown; nmatches before any is */
+	char			pattern[256];	/* what was searched for, as text */
 
 	char			message[256];	/* for the status line, until the next key */
+
+	/* The names, read in a thread while the map is up (names.c). */
+	pthread_t		names_thread;
+	int			names_pending;	/* started and not joined */
+	int			names_done;	/* atomic: the thread has finished */
+	int			names_stop;	/* atomic: asks it to stop */
+	errcode_t		names_err;
+	struct map_find_index	*find;		/* for /, built with the names */
+
+	FILE			*keylog;	/* E2FRAGMAP_KEYLOG: how long each key took */
+	double			started;	/* tui_clock() when main() began */
 
 	struct tui_frame	stack[TUI_MAX_VIEWS];
 	int			depth;
@@ -99,6 +117,8 @@ static inline uint32_t tui_partners(const struct tui *t, const struct layout_fil
 }
 
 /* loop.c */
+/* Seconds on a monotonic clock. */
+double tui_clock(void);
 int tui_push(struct tui *t, const struct tui_view *view, void *data);
 void tui_run(struct tui *t);
 void tui_message(struct tui *t, const char *fmt, ...)
@@ -109,6 +129,16 @@ int tui_put(int y, int x, const char *s, int maxw);
 int tui_width(const char *s);
 /* File paths as terminal-safe text. */
 void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len);
+
+/* names.c: the names, read while the map is up. */
+int tui_names_start(struct tui *t);
+/* Whether the names are in (without waiting); _ready also joins the thread. */
+int tui_names_in(const struct tui *t);
+int tui_names_ready(struct tui *t);
+/* Wait for them, saying so on the status line. */
+void tui_names_wait(struct tui *t);
+/* Stop reading them (leaving); 0 when the thread is still at it after WAIT_MS. */
+int tui_names_stop(struct tui *t, long wait_ms);
 
 /* style.c: how states and marks look. */
 void tui_style_init(struct tui *t);
@@ -123,6 +153,10 @@ extern const struct tui_view tui_map_view;
 void tui_map_geometry(const struct tui *t, struct tui_geometry *g);
 /* Highlight layout->files[FI] and put the cursor on its first piece. */
 void tui_map_show_file(struct tui *t, uint64_t fi);
+/* The same for match I of the last search (t->matches[I]). */
+void tui_map_show_match(struct tui *t, uint64_t i);
+/* Forget the last search's matches. */
+void tui_map_forget_matches(struct tui *t);
 /* Put the cursor on the cell of BLOCK, which zooming in will keep. */
 void tui_map_jump(struct tui *t, blk64_t block);
 /* Help rows: the map's keys, for the help list. */
@@ -132,6 +166,8 @@ void tui_map_help_row(size_t i, char *buf, size_t len);
 /* listview.c: a generic scrolling list driven by a source. */
 struct tui_list_source {
 	const char *title;
+	/* A title made when drawn, in place of TITLE (may be NULL). */
+	void (*title_of)(struct tui *t, void *priv, char *buf, size_t len);
 	const char *header;		/* column titles, or NULL */
 	uint64_t (*count)(struct tui *t, void *priv);
 	void (*row)(struct tui *t, void *priv, uint64_t i, char *buf, size_t len);
@@ -140,12 +176,17 @@ struct tui_list_source {
 	void (*free)(void *priv);
 };
 int tui_list_push(struct tui *t, const struct tui_list_source *src, void *priv);
+/* The same with row SEL selected. */
+int tui_list_push_at(struct tui *t, const struct tui_list_source *src, void *priv,
+		     uint64_t sel);
 
 /* lists.c: the lists the map opens. */
 int tui_open_worst(struct tui *t);
 int tui_open_sets(struct tui *t);
 int tui_open_cell(struct tui *t, blk64_t start, blk64_t len);
 int tui_open_help(struct tui *t);
+/* The last search's matches (t->matches), to choose one from. */
+int tui_open_matches(struct tui *t);
 
 /* prompt.c: one line of input in the status line. */
 typedef void (*tui_prompt_done)(struct tui *t, const char *text);

@@ -55,7 +55,7 @@ tm_keys "NO_COLOR=1 e2fragmap $tmp/e2.img; echo rc=\$?" Enter
 tm_wait '\b1 block/cell' || fail "no map at one block a cell"
 
 tm_keys /
-tm_wait 'find file: /' || fail "/ asks for no path"
+tm_wait 'find file \(name' || fail "/ asks for no path"
 tm_keys a.ts Enter
 tm_wait '@ /a\.ts' || fail "the legend does not name /a.ts"
 grep -q '^/a.ts: 12 pieces' "$tmp/screen" 2>/dev/null || tm_screen "$tmp/screen"

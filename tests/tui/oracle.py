@@ -5,6 +5,7 @@ from dumpe2fs and debugfs alone (never from e2frag's code or output).
     oracle.py states IMG [--interleaved PATH,...]  one state letter a block
     oracle.py cells IMG BPC [--interleaved ...]     one letter a cell of BPC blocks
     oracle.py blocks IMG PATH...                    the blocks those files own
+    oracle.py matches IMG PATTERN                   the paths / finds, in order
 
 Block states, from least to most worth seeing (a cell shows its worst):
   . free  # fixed metadata  J journal  ? in use, no owner  d directory
@@ -17,6 +18,7 @@ of consecutive numbers; the test images have a single zone, so every file
 could be one run.  Which files interleave is known from how the image was
 built (--interleaved); the rest come from debugfs.
 """
+import fnmatch
 import re
 import subprocess
 import sys
@@ -85,6 +87,28 @@ def walk(img):
                 if is_dir:
                     todo.append(path)
     return found
+
+
+def matches(img, pattern):
+    """Paths that own blocks whose name (whose path, for a pattern with a
+    '/', taken from the root, one component against one, as FNM_PATHNAME
+    does) matches PATTERN; by directory, then name."""
+    found = walk(img)
+    if "/" in pattern:
+        want = ("" if pattern.startswith("/") else "/") + pattern
+        parts = want.split("/")
+
+        def ok(path):
+            got = path.split("/")
+            return len(got) == len(parts) and all(
+                fnmatch.fnmatchcase(g, w) for g, w in zip(got, parts))
+    else:
+        def ok(path):
+            return fnmatch.fnmatchcase(path.rsplit("/", 1)[1], pattern)
+    names = sorted(p for p in found if p != "/" and ok(p))
+    res = debugfs(img, ["blocks " + p for p in names])
+    owners = [p for p in names if block_list(res.get("blocks " + p, []))]
+    return sorted(owners, key=lambda p: (p.rsplit("/", 1)[0] or "/", p.rsplit("/", 1)[1]))
 
 
 def states(img, interleaved):
@@ -156,6 +180,8 @@ def main(argv):
         print("".join(states(argv[2], interleaved)))
     elif argv[1] == "cells":
         print("".join(cells(states(argv[2], interleaved), int(argv[3]))))
+    elif argv[1] == "matches":
+        print("\n".join(matches(argv[2], argv[3])))
     elif argv[1] == "blocks":
         res = debugfs(argv[2], ["blocks " + p for p in argv[3:]])
         for p in argv[3:]:

@@ -1,0 +1,471 @@
+/*
+ * map_find.c --- the files whose name matches a pattern (see map.h).
+ *
+ * An index built once (e2fragmap builds it with the names, in their
+ * thread) puts every named file in the order the matches are listed in:
+ * grouped by directory, the directories in path order, each group by
+ * name.  It holds each directory's path once.  A search then costs one
+ * pass over the names, comparing each file's own name as the scan keeps
+ * it, and one pass over the index to list them in order; a pattern with
+ * a '/' matches the directories' paths first and looks only into the
+ * groups of those that match.  Plain names and patterns with one '*'
+ * between literal text ("*.ts", "rec*") are compared directly; only the
+ * rest go through fnmatch().
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout_int.h"
+#include "map.h"
+
+#define PATH_MAX_LEN	4096
+/* Deeper than this, a directory's path is put together by layout_path() (loops). */
+#define MEMO_DEPTH	256
+
+/* A directory that names files: its path, and its files' place in the index. */
+struct find_dir {
+	ext2_ino_t	ino;
+	uint32_t	rank;		/* in path order */
+	uint64_t	path;		/* offset into the path pool */
+};
+
+/* A named file: indexes into layout->files and layout->names. */
+struct find_member {
+	uint32_t	file;
+	uint32_t	name;
+};
+
+struct map_find_index {
+	const struct layout	*layout;
+	struct find_dir		*dirs;		/* by path once built */
+	uint64_t		ndirs, dirs_cap;
+	uint64_t		*group;		/* dirs[r]'s members: [group[r], group[r + 1]) */
+	struct find_member	*members;
+	uint64_t		nmembers;
+	uint32_t		*place;		/* [name index]: its place in members (or ~0) */
+	char			*pool;
+	uint64_t		pool_len, pool_cap;
+	/* While building: directory inodes to their place in dirs (index + 1; 0 empty). */
+	uint32_t		*slots;
+	uint64_t		nslots;		/* a power of two */
+};
+
+/* ---------------------------------------------------------- matching */
+
+enum match_kind { MATCH_LITERAL, MATCH_AFFIX, MATCH_GLOB };
+
+struct name_matcher {
+	enum match_kind	kind;
+	const char	*pattern;	/* NUL-terminated, for fnmatch */
+	size_t		len;		/* of the literal, or of the part before '*' */
+	const char	*suffix;	/* MATCH_AFFIX: the part after '*' */
+	size_t		suffix_len;
+};
+
+static void matcher_init(struct name_matcher *m, const char *pattern)
+{
+	const char *star = NULL, *p;
+
+	memset(m, 0, sizeof(*m));
+	m->pattern = pattern;
+	m->kind = MATCH_LITERAL;
+	for (p = pattern; *p; p++) {
+		if (*p == '?' || *p == '[' || *p == '\\' || (*p == '*' && star)) {
+			m->kind = MATCH_GLOB;
+			return;
+		}
+		if (*p == '*')
+			star = p;
+	}
+	if (star) {
+		m->kind = MATCH_AFFIX;
+		m->len = star - pattern;
+		m->suffix = star + 1;
+		m->suffix_len = strlen(star + 1);
+	} else {
+		m->len = p - pattern;
+	}
+}
+
+static int name_matches(const struct name_matcher *m, const char *name, size_t len)
+{
+	char buf[PATH_MAX_LEN];
+
+	switch (m->kind) {
+	case MATCH_LITERAL:
+		return len == m->len && !memcmp(name, m->pattern, len);
+	case MATCH_AFFIX:
+		return len >= m->len + m->suffix_len && !memcmp(name, m->pattern, m->len) &&
+		       !memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len);
+	default:
+		if (len >= sizeof(buf))
+			return 0;
+		memcpy(buf, name, len);
+		buf[len] = 0;
+		return !fnmatch(m->pattern, buf, 0);
+	}
+}
+
+/* ---------------------------------------------------------- building */
+
+static uint64_t slot_of(const struct map_find_index *x, ext2_ino_t ino)
+{
+	uint64_t mask = x->nslots - 1;
+	uint64_t s = (((uint64_t)ino * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+
+	while (x->slots[s] && x->dirs[x->slots[s] - 1].ino != ino)
+		s = (s + 1) & mask;
+	return s;
+}
+
+static errcode_t grow_slots(struct map_find_index *x)
+{
+	uint64_t i, n = x->nslots ? 2 * x->nslots : 1024;
+	uint32_t *old = x->slots;
+
+	x->slots = calloc(n, sizeof(*x->slots));
+	if (!x->slots) {
+		x->slots = old;
+		return ENOMEM;
+	}
+	x->nslots = n;
+	for (i = 0; i < x->ndirs; i++)
+		x->slots[slot_of(x, x->dirs[i].ino)] = i + 1;
+	free(old);
+	return 0;
+}
+
+/* Index of INO in layout->names (sorted by inode), or -1. */
+static int64_t name_index(const struct layout *layout, ext2_ino_t ino)
+{
+	uint64_t lo = 0, hi = layout->nnames;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (layout->names[mid].ino == ino)
+			return mid;
+		if (layout->names[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * The directory INO, added with its path the first time it is asked
+ * for: its parent's path (added the same way, once) and its name.
+ */
+static errcode_t dir_get(struct map_find_index *x, ext2_ino_t ino, int depth,
+			 uint64_t *ret_index)
+{
+	const struct layout *layout = x->layout;
+	char path[PATH_MAX_LEN];
+	uint64_t s, parent;
+	int64_t ni;
+	size_t len;
+	errcode_t err;
+
+	if (2 * (x->ndirs + 1) > x->nslots && (err = grow_slots(x)))
+		return err;
+	s = slot_of(x, ino);
+	if (x->slots[s]) {
+		*ret_index = x->slots[s] - 1;
+		return 0;
+	}
+	ni = ino == EXT2_ROOT_INO ? -1 : name_index(layout, ino);
+	if (ni >= 0 && layout->names[ni].parent && layout->names[ni].parent != ino &&
+	    depth < MEMO_DEPTH) {
+		const struct layout_name *nm = &layout->names[ni];
+
+		err = dir_get(x, nm->parent, depth + 1, &parent);
+		if (err)
+			return err;
+		len = strlen(x->pool + x->dirs[parent].path);
+		if (len == 1)
+			len = 0;	/* the root: "/" + name */
+		if (len + 1 + nm->name_len < sizeof(path)) {
+			memcpy(path, x->pool + x->dirs[parent].path, len);
+			path[len] = '/';
+			memcpy(path + len + 1, layout->name_pool + nm->name, nm->name_len);
+			len += 1 + nm->name_len;
+			path[len] = 0;
+		} else {
+			len = layout_path(layout, ino, path, sizeof(path));
+		}
+		s = slot_of(x, ino);	/* the slots may have grown meanwhile */
+	} else {
+		len = layout_path(layout, ino, path, sizeof(path));
+	}
+	if (len >= sizeof(path))
+		len = sizeof(path) - 1;
+	err = vec_reserve(&x->dirs, &x->dirs_cap, x->ndirs + 1, sizeof(*x->dirs));
+	if (!err)
+		err = vec_reserve(&x->pool, &x->pool_cap, x->pool_len + len + 1, 1);
+	if (err)
+		return err;
+	x->dirs[x->ndirs] = (struct find_dir){ ino, 0, x->pool_len };
+	memcpy(x->pool + x->pool_len, path, len + 1);
+	x->pool_len += len + 1;
+	x->slots[s] = ++x->ndirs;
+	*ret_index = x->ndirs - 1;
+	return 0;
+}
+
+static int cmp_dir_path(const void *a, const void *b, void *arg)
+{
+	const struct map_find_index *x = arg;
+	const struct find_dir *p = a, *q = b;
+
+	return strcmp(x->pool + p->path, x->pool + q->path);
+}
+
+static int cmp_member_name(const void *a, const void *b, void *arg)
+{
+	const struct layout *layout = arg;
+	const struct find_member *x = a, *y = b;
+	const struct layout_name *nx = &layout->names[x->name], *ny = &layout->names[y->name];
+	int c = memcmp(layout->name_pool + nx->name, layout->name_pool + ny->name,
+		       nx->name_len < ny->name_len ? nx->name_len : ny->name_len);
+
+	if (c)
+		return c;
+	if (nx->name_len != ny->name_len)
+		return nx->name_len < ny->name_len ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* Every named file with its directory (DIR_OF), then in groups by directory. */
+static errcode_t index_members(struct map_find_index *x, uint32_t **dir_of)
+{
+	const struct layout *layout = x->layout;
+	uint64_t i, j = 0, d;
+	errcode_t err;
+
+	x->members = malloc((layout->nfiles + 1) * sizeof(*x->members));
+	*dir_of = malloc((layout->nfiles + 1) * sizeof(**dir_of));
+	if (!x->members || !*dir_of)
+		return ENOMEM;
+	for (i = 0; i < layout->nnames; i++) {
+		const struct layout_name *nm = &layout->names[i];
+
+		if (!nm->parent)
+			continue;
+		/* Names and files are both in inode order; inline directories own no blocks. */
+		while (j < layout->nfiles && layout->files[j].ino < nm->ino)
+			j++;
+		if (j == layout->nfiles)
+			break;
+		if (layout->files[j].ino != nm->ino)
+			continue;
+		err = dir_get(x, nm->parent, 0, &d);
+		if (err)
+			return err;
+		(*dir_of)[x->nmembers] = d;
+		x->members[x->nmembers++] = (struct find_member){ j, i };
+	}
+	return 0;
+}
+
+/* Rank the directories by path; group the members by directory (a counting sort), each by name. */
+static errcode_t index_order(struct map_find_index *x, const uint32_t *dir_of)
+{
+	struct find_member *sorted;
+	uint32_t *rank_of;
+	uint64_t i;
+
+	sorted = malloc((x->nmembers + 1) * sizeof(*sorted));
+	rank_of = malloc((x->ndirs + 1) * sizeof(*rank_of));
+	x->group = calloc(x->ndirs + 2, sizeof(*x->group));
+	if (!sorted || !rank_of || !x->group) {
+		free(sorted);
+		free(rank_of);
+		return ENOMEM;
+	}
+	/* dirs[i].rank keeps where it was found, for dir_of, until sorted. */
+	for (i = 0; i < x->ndirs; i++)
+		x->dirs[i].rank = i;
+	qsort_r(x->dirs, x->ndirs, sizeof(*x->dirs), cmp_dir_path, x);
+	for (i = 0; i < x->ndirs; i++) {
+		rank_of[x->dirs[i].rank] = i;
+		x->dirs[i].rank = i;
+	}
+	for (i = 0; i < x->nmembers; i++)
+		x->group[rank_of[dir_of[i]] + 1]++;
+	for (i = 1; i <= x->ndirs; i++)
+		x->group[i] += x->group[i - 1];
+	/* group[r] counts up to where r's members end while they are placed. */
+	for (i = 0; i < x->nmembers; i++)
+		sorted[x->group[rank_of[dir_of[i]]]++] = x->members[i];
+	for (i = x->ndirs; i > 0; i--)
+		x->group[i] = x->group[i - 1];
+	x->group[0] = 0;
+	for (i = 0; i < x->ndirs; i++)
+		if (x->group[i + 1] - x->group[i] > 1)
+			qsort_r(sorted + x->group[i], x->group[i + 1] - x->group[i],
+				sizeof(*sorted), cmp_member_name, (void *)x->layout);
+	free(x->members);
+	x->members = sorted;
+	free(rank_of);
+	x->place = malloc((x->layout->nnames + 1) * sizeof(*x->place));
+	if (!x->place)
+		return ENOMEM;
+	memset(x->place, 0xff, (x->layout->nnames + 1) * sizeof(*x->place));
+	for (i = 0; i < x->nmembers; i++)
+		x->place[x->members[i].name] = i;
+	return 0;
+}
+
+errcode_t map_find_index_build(const struct layout *layout, struct map_find_index **ret)
+{
+	struct map_find_index *x;
+	uint32_t *dir_of = NULL;
+	errcode_t err;
+
+	*ret = NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	x->layout = layout;
+	err = index_members(x, &dir_of);
+	if (!err)
+		err = index_order(x, dir_of);
+	free(dir_of);
+	free(x->slots);
+	x->slots = NULL;
+	if (err) {
+		map_find_index_free(x);
+		return err;
+	}
+	*ret = x;
+	return 0;
+}
+
+void map_find_index_free(struct map_find_index *x)
+{
+	if (!x)
+		return;
+	free(x->dirs);
+	free(x->group);
+	free(x->members);
+	free(x->place);
+	free(x->pool);
+	free(x->slots);
+	free(x);
+}
+
+/* ---------------------------------------------------------- searching */
+
+/* Up to this many hits are sorted; more are found by walking the index. */
+#define FEW_HITS	65536
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
+{
+	errcode_t err = vec_reserve(v, cap, *n + 1, sizeof(**v));
+
+	if (!err)
+		(*v)[(*n)++] = file;
+	return err;
+}
+
+errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
+			 uint32_t **ret, uint64_t *nret)
+{
+	const struct layout *layout = x->layout;
+	struct name_matcher m;
+	uint64_t r, i, n = 0, cap = 0;
+	uint32_t *files = NULL;
+	uint8_t *hit = NULL;
+	char *dir_pattern = NULL, *slash;
+	errcode_t err = 0;
+
+	*ret = NULL;
+	*nret = 0;
+	if (strchr(pattern, '/')) {
+		/* A path from the root: the directories that match, then the names in them. */
+		dir_pattern = malloc(strlen(pattern) + 2);
+		if (!dir_pattern)
+			return ENOMEM;
+		strcpy(dir_pattern, pattern[0] == '/' ? "" : "/");
+		strcat(dir_pattern, pattern);
+		slash = strrchr(dir_pattern, '/');
+		*slash = 0;
+		matcher_init(&m, slash + 1);
+		for (r = 0; r < x->ndirs && !err; r++) {
+			if (fnmatch(slash == dir_pattern ? "/" : dir_pattern,
+				    x->pool + x->dirs[r].path, FNM_PATHNAME))
+				continue;
+			for (i = x->group[r]; i < x->group[r + 1] && !err; i++) {
+				const struct layout_name *nm = &layout->names[x->members[i].name];
+
+				if (name_matches(&m, layout->name_pool + nm->name, nm->name_len))
+					err = emit(&files, &n, &cap, x->members[i].file);
+			}
+		}
+		goto out;
+	}
+	/*
+	 * A name: one pass over the names.  A few hits are put in the index's
+	 * order by their places; many, by walking the index.
+	 */
+	matcher_init(&m, pattern);
+	hit = calloc(layout->nnames / 8 + 1, 1);
+	if (!hit) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < layout->nnames; i++) {
+		const struct layout_name *nm = &layout->names[i];
+
+		/* The name first: for a plain name, its length alone rules most out. */
+		if (name_matches(&m, layout->name_pool + nm->name, nm->name_len) &&
+		    nm->parent && x->place[i] != UINT32_MAX) {
+			hit[i / 8] |= 1 << (i % 8);
+			if (n >= FEW_HITS)
+				n++;
+			else if ((err = emit(&files, &n, &cap, x->place[i])))
+				goto out;
+		}
+	}
+	if (n <= FEW_HITS) {
+		/* FILES holds places: sort them, then turn them into files. */
+		qsort(files, n, sizeof(*files), cmp_u32);
+		for (i = 0; i < n; i++)
+			files[i] = x->members[files[i]].file;
+		goto out;
+	}
+	free(files);
+	files = malloc(n * sizeof(*files));
+	if (!files) {
+		err = ENOMEM;
+		goto out;
+	}
+	cap = n;
+	n = 0;
+	for (i = 0; i < x->nmembers && !err; i++) {
+		uint32_t k = x->members[i].name;
+
+		if (hit[k / 8] & (1 << (k % 8)))
+			files[n++] = x->members[i].file;
+	}
+out:
+	free(hit);
+	free(dir_pattern);
+	if (err) {
+		free(files);
+		return err;
+	}
+	*ret = files;
+	*nret = n;
+	return 0;
+}
