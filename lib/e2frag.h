@@ -256,6 +256,8 @@ struct layout {
 	uint64_t		nnames;
 	char			*name_pool;
 	uint64_t		name_pool_len, name_pool_size;
+	/* sanity.c: what the scan noted for sanity_check_layout, or NULL */
+	struct sanity_notes	*sanity;
 };
 
 /* Which inodes get a name (a path) from the scan. */
@@ -272,12 +274,14 @@ struct layout_opts {
 	enum layout_names names;
 	e2f_progress_fn	progress;
 	void		*progress_priv;
+	int		sanity;		/* note what sanity_check_layout needs (sanity.h) */
 };
 
 /*
  * Scan FS into a new layout: every in-use inode that owns blocks, the fixed
  * metadata, free space, best, interleaving, names, read times and the
- * summary.  Corrupt inodes are kept with LAYOUT_F_CORRUPT and counted in
+ * summary.  Corrupt inodes (a map that cannot be read whole, flags the
+ * features do not allow) are kept with LAYOUT_F_CORRUPT and counted in
  * summary.corrupt_files; unreadable inode table blocks are skipped and
  * counted in unreadable_inodes.  The layout borrows FS.
  */
