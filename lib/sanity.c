@@ -174,6 +174,11 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 		return ret;
 	if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
 		return 0;	/* reserved: e2fsck has its own rules for each */
+	if (special_inode(fs, ino)) {
+		/* The superblock's own (orphan file, quota): in use, no name. */
+		ext2fs_mark_inode_bitmap2(n->in_use, ino);
+		return 0;
+	}
 	/* The scan's notion of in use, which is e2fsck's: a link count. */
 	if (!inode->i_links_count)
 		return 0;
@@ -193,10 +198,9 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	}
 	/*
 	 * Entries name it as often as it has links; not so an attribute
-	 * inode, the superblock's own (quota, orphan file) or a directory
-	 * past the link limit (dir_nlink: 1).
+	 * inode or a directory past the link limit (dir_nlink: 1).
 	 */
-	if (!(inode->i_flags & EXT4_EA_INODE_FL) && !special_inode(fs, ino) &&
+	if (!(inode->i_flags & EXT4_EA_INODE_FL) &&
 	    !(LINUX_S_ISDIR(inode->i_mode) && inode->i_links_count == 1)) {
 		ret = ext2fs_icount_store(n->links, ino, inode->i_links_count);
 		if (ret)
