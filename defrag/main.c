@@ -20,6 +20,7 @@
 #include <et/com_err.h>
 
 #include "config.h"
+#include "damage.h"
 #include "report.h"
 #include "switch.h"
 
@@ -327,23 +328,27 @@ static void install_signals(void)
 }
 
 /*
- * Whether the filesystem refuses a run (mounted, needs recovery, ...), found
- * by opening it read-only as -n does: 0, or the exit status, the refusal
- * said.  Run before anything is touched, the old undo file included.
+ * Whether the filesystem refuses a run (mounted, needs recovery, damaged,
+ * ...), found by opening it read-only as -n does: 0, or the exit status,
+ * the refusal said.  Run before anything is touched, the old undo file
+ * included.
  */
 static int refused(const struct cli *c, const char *prog, int flags)
 {
 	struct fsopen_info info;
 	ext2_filsys fs = NULL;
 	errcode_t ret;
+	int damaged = 0;
 
 	ret = fsopen_open(c->spec, flags | FSOPEN_CHECK, NULL, &fs, &info);
 	if (!ret)
 		ret = switch_check(fs);
 	if (ret)
 		open_error(prog, c->spec, ret, &info);
+	else
+		damaged = damage_refuse_scan(prog, info.device, fs);
 	fsopen_close(fs, &info);
-	return ret ? EXIT_OPERATIONAL : 0;
+	return ret || damaged ? EXIT_OPERATIONAL : 0;
 }
 
 /* Per file: did all its moves go through? */
@@ -445,6 +450,9 @@ static int run(struct cli *c, const char *prog)
 		open_error(prog, c->spec, ret, &info);
 		goto out;
 	}
+	/* Damaged metadata refuse the run, -n too (DESIGN.md, Safety). */
+	if (damage_refuse_fs(prog, info.device, fs))
+		goto out;
 
 	memset(&pr, 0, sizeof(pr));
 	pr.prog = prog;
@@ -460,6 +468,7 @@ static int run(struct cli *c, const char *prog)
 		lo.model.disk_bytes = (double)ext2fs_blocks_count(fs->super) * fs->blocksize;
 	lo.progress = progress_update;
 	lo.progress_priv = &pr;
+	lo.sanity = 1;
 
 	ret = layout_scan(fs, &lo, &layout);
 	progress_end(&pr);
@@ -472,6 +481,8 @@ static int run(struct cli *c, const char *prog)
 		com_err(prog, ret, "while scanning %s", info.device);
 		goto out;
 	}
+	if (damage_refuse_layout(prog, info.device, layout))
+		goto out;
 	ret = select_files(layout, &c->sel, &sel, &bad_path);
 	if (ret == ENOENT) {
 		fprintf(stderr, "%s: %s: no such file or directory in %s\n", prog,
@@ -554,6 +565,7 @@ static int run(struct cli *c, const char *prog)
 			prog);
 	/* Measure the outcome afresh rather than trust the plan. */
 	lo.progress = NULL;
+	lo.sanity = 0;
 	if (layout_scan(fs, &lo, &after))
 		after = NULL;
 	r.after = after;

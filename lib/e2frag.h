@@ -279,6 +279,8 @@ struct layout {
 	uint32_t		*file_interleave;	/* per file: 1 + its index in
 							 * interleaved, or 0 */
 	int			partner_counts_only;	/* layout_opts: partners is NULL */
+	/* sanity.c: what the scan noted for sanity_check_layout, or NULL */
+	struct sanity_notes	*sanity;
 };
 
 /* Which inodes get a name (a path) from the scan. */
@@ -301,12 +303,14 @@ struct layout_opts {
 	 * a large set's lists are most of the memory.
 	 */
 	int		partner_counts_only;
+	int		sanity;		/* note what sanity_check_layout needs (sanity.h) */
 };
 
 /*
  * Scan FS into a new layout: every in-use inode that owns blocks, the fixed
  * metadata, free space, best, interleaving, names, read times and the
- * summary.  Corrupt inodes are kept with LAYOUT_F_CORRUPT and counted in
+ * summary.  Corrupt inodes (a map that cannot be read whole, flags the
+ * features do not allow) are kept with LAYOUT_F_CORRUPT and counted in
  * summary.corrupt_files; unreadable inode table blocks are skipped and
  * counted in unreadable_inodes.  The layout borrows FS.
  */

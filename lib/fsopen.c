@@ -269,7 +269,7 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 		return ret;
 	/* The state may have changed between the two opens. */
 	ret = write_refusal(fs, info, flags);
-	/* The power-cut tests log the writes (E2FRAG_IOLOG, iolog.h). */
+	/* Builds for the power-cut tests log the writes (--enable-iolog, iolog.h). */
 	if (!ret)
 		ret = iolog_attach_env(fs);
 	if (ret) {

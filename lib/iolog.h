@@ -3,7 +3,9 @@
  * the power-cut harness (tests/crash): a replay tool rebuilds the image as
  * a cut at any instant would leave it.
  *
- * Set E2FRAG_IOLOG=PATH and fsopen_open() logs the writes of a read-write
+ * In a build configured with --enable-iolog (never a default build: the
+ * log holds every byte written, and the programs run as root), setting
+ * E2FRAG_IOLOG=PATH makes fsopen_open() log the writes of a read-write
  * open to PATH (appending).  The log is a header followed by records, in
  * the order the writes reached the io channel:
  *   header   "E2FIOLG1" (8 bytes)
@@ -37,7 +39,10 @@ struct iolog_record {
 /* Log FS's writes to PATH from now on (lib/iowrap.h). */
 errcode_t iolog_attach(ext2_filsys fs, const char *path);
 
-/* iolog_attach to $E2FRAG_IOLOG when it is set; else nothing. */
+/*
+ * iolog_attach to $E2FRAG_IOLOG when it is set and the build has
+ * --enable-iolog; else nothing.
+ */
 errcode_t iolog_attach_env(ext2_filsys fs);
 
 #endif /* IOLOG_H */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "layout_int.h"
+#include "sanity.h"
 
 void layout_free(struct layout *layout)
 {
@@ -26,6 +27,7 @@ void layout_free(struct layout *layout)
 		ext2fs_free_block_bitmap(layout->fixed);
 	freespace_free(&layout->free);
 	names_free(layout);
+	sanity_notes_free(layout->sanity);
 	free(layout);
 }
 

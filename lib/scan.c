@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "layout_int.h"
+#include "sanity.h"
 
 /* Inode scan buffer; readahead_inode_tables() keeps the reads ahead of it. */
 #define SCAN_BUFFER_BLOCKS	64
@@ -29,6 +30,8 @@ struct file_acc {
 	blk64_t			data_seen;	/* data blocks so far */
 	blk64_t			data_lend;	/* one past the last data block, logical */
 	blk64_t			data_pend;	/* ... and physical */
+	blk64_t			init_end;	/* one past the last initialized data block, logical */
+	int			hole;		/* an unmapped logical block before data_lend */
 	int			reserved;	/* a reserved inode: blocks are fixed metadata */
 };
 
@@ -66,6 +69,10 @@ static errcode_t acc_data(void *priv, blk64_t lblk, blk64_t pblk, blk64_t len,
 
 	if (!a->data_seen || lblk != a->data_lend || pblk != a->data_pend)
 		a->f->extents++;
+	if (lblk != a->data_lend)
+		a->hole = 1;
+	if (!uninit)
+		a->init_end = lblk + len;
 	a->data_lend = lblk + len;
 	a->data_pend = pblk + len;
 	a->data_seen += len;
@@ -202,6 +209,14 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		return 0;
 	if (!reserved)
 		layout->inodes_used++;
+	/*
+	 * Flags the features forbid: what i_block holds is unknown, so the
+	 * inode is corrupt and none of its blocks is read as its own.
+	 */
+	if (!reserved && sanity_inode_flags(fs, inode)) {
+		layout->summary.corrupt_files++;
+		return 0;
+	}
 	if (!ext2fs_inode_has_valid_blocks2(fs, inode)) {
 		if (LINUX_S_ISDIR(inode->i_mode) && !reserved) {
 			struct scan_extra *x = s->extra;
@@ -243,6 +258,9 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 	}
 	if (ret)
 		return ret;
+	if (layout->sanity && !reserved && !(f->flags & LAYOUT_F_CORRUPT))
+		sanity_note_map(layout, ino, inode, a.data_seen, a.data_lend,
+				a.init_end, a.hole);
 
 	ea = ext2fs_file_acl_block(fs, inode);
 	if (ea && ea >= fs->super->s_first_data_block &&
@@ -370,6 +388,11 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			goto out;
 		if (!ino)
 			break;
+		if (opts->sanity) {
+			ret = sanity_note_inode(layout, ino, inode);
+			if (ret)
+				goto out;
+		}
 		if (++seen % 4096 == 0 && opts->progress &&
 		    opts->progress(opts->progress_priv, E2F_PHASE_INODES, ino, total)) {
 			ret = E2F_ERR_CANCELLED;

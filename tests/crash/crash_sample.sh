@@ -7,6 +7,7 @@
 # block must be caught.
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp e2defrag testmove iolog_replay jtool
+need_iolog
 mkwork
 
 total_n=0 total_l=0 total_c=0

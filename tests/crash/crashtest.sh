@@ -20,6 +20,7 @@
 # $FILES, is CRASH_WORKLOAD='testmove "$IMAGE" $FILES').
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
+need_iolog
 : "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}"
 : "${CRASH_WORKLOAD:=e2defrag \"\$IMAGE\"}"
 # The pack sweep: --pack added to the default workload.

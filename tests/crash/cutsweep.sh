@@ -21,6 +21,7 @@
 # the failing cuts on stderr); exits 0 when L and C are 0.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/crash/lib.sh"
 need e2fsck debugfs dumpe2fs iolog_replay sha256sum cmp
+need_iolog
 
 random=50 prefix=10 seed=1 name=
 while getopts r:p:s:n: opt; do

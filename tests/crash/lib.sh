@@ -18,6 +18,19 @@ need() {
 	done
 }
 
+# Skip (exit 77) unless the programs log their writes to $E2FRAG_IOLOG:
+# a test hook that only a build configured with --enable-iolog has
+# (./bootstrap and .ci/run enable it; a default build must not have it).
+need_iolog() {
+	case ${E2F_ENABLE_IOLOG:-} in
+	yes) return 0 ;;
+	no) ;;
+	*) grep -q E2FRAG_IOLOG "$(command -v e2defrag)" 2>/dev/null && return 0 ;;
+	esac
+	echo "SKIP: built without --enable-iolog: the programs do not log their writes (E2FRAG_IOLOG), which the power-cut harness replays; ./bootstrap enables it"
+	exit 77
+}
+
 # A scratch directory removed on exit: $WORK.
 # KEEP=1 keeps it, for a look after a failure.
 mkwork() {

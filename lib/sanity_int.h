@@ -1,0 +1,32 @@
+/*
+ * sanity_int.h --- what the files of the sanity checks (sanity.c, the
+ * directories in sanity_dir.c, the words in sanity_words.c) share.
+ */
+#ifndef SANITY_INT_H
+#define SANITY_INT_H
+
+#include "sanity.h"
+
+/* Per inode facts the layout does not keep; sized on the first note. */
+struct sanity_notes {
+	ext2fs_inode_bitmap in_use;	/* links_count != 0, or reserved */
+	uint32_t	*dirs;		/* directories per group */
+	ext2_icount_t	links;		/* i_links_count of the inodes whose entries are counted */
+	ext2_ino_t	*dir_list;	/* every directory in use, inode order */
+	uint64_t	ndir_list, dir_list_cap;
+	struct sanity_finding first;	/* first inode problem met, in inode order */
+	uint64_t	problems;
+};
+
+/* Keep the first finding in FOUND; count them all. */
+void sanity_found(struct sanity_finding *found, const struct sanity_finding *f);
+void sanity_found_simple(struct sanity_finding *found, enum sanity_what what,
+			 ext2_ino_t ino, blk64_t blk, dgrp_t group);
+void sanity_found_count(struct sanity_finding *found, enum sanity_what what,
+			dgrp_t group, uint64_t recorded, uint64_t counted);
+
+/* sanity_dir.c: every directory's entries, then the link counts. */
+errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
+			    struct sanity_finding *found);
+
+#endif /* SANITY_INT_H */

@@ -1,0 +1,141 @@
+#!/bin/sh
+# e2fsprogs' own test images (../shared/corpus, beside the project; most
+# are deliberately corrupted): every program survives every one, under
+# ASan/UBSan when built with --enable-sanitizers (no crash, no sanitizer
+# report, no hang), and e2defrag never writes a damaged one.
+#
+#   e2frag --json        exit 0, 1 or 8, valid JSON, the image unchanged
+#                        (and the text report of every second image);
+#   e2fragmap            shows the map and quits on q, or exits 8 (in a
+#                        pty made by script(1)); every third image only,
+#                        to keep the test near two minutes of CPU under
+#                        the sanitizers (each start of a program costs
+#                        about 0.1 s there);
+#   e2defrag -n          exit 0, 1 or 8, the image unchanged;
+#   e2defrag -f          on a copy.  Where e2fsck -fn finds a problem
+#                        (or takes over 20 s: f_illitable_flexbg,
+#                        f_misstable), the copy stays byte-identical and
+#                        the exit is 0, 1 (nothing moved) or 8.  Where
+#                        e2fsck -fn finds nothing, a run that writes leaves
+#                        the image clean for e2fsck -fn and every file as
+#                        it was (debugfs rdump, sha256 of each file); a
+#                        refusal (exit 8) must come from the superblock's
+#                        state or features, never from a damage check
+#                        that e2fsck disagrees with.
+. "$top_srcdir/tests/lib/common.sh"
+
+corpus=${E2F_SHARED:-$top_srcdir/../shared}/corpus/e2fsprogs-images
+[ -d "$corpus" ] || skip "no corpus at $corpus"
+command -v script > /dev/null || skip "no script(1) to give e2fragmap a terminal"
+
+# Sanitizer reports must not hide behind the programs' own exit codes.
+export ASAN_OPTIONS="exitcode=86:detect_leaks=1:abort_on_error=0"
+export UBSAN_OPTIONS="halt_on_error=1:exitcode=87:print_stacktrace=1"
+
+count=0 bad=0 wrote=0 refused=0
+problem() { echo "$name: $*"; bad=$((bad + 1)); }
+
+# ran WHAT STATUS ALLOWED...: the status is one of ALLOWED, and no
+# sanitizer report in $T/err.
+ran() {
+	what=$1 st=$2
+	shift 2
+	if [ "$st" -eq 124 ]; then
+		problem "$what: hung (killed)"
+	else
+		case " $* " in
+		*" $st "*) ;;
+		*) problem "$what: exit $st"; head -20 "$T/err" ;;
+		esac
+	fi
+	if grep -qE "Sanitizer|runtime error" "$T/err"; then
+		problem "$what: sanitizer report"; head -20 "$T/err"
+	fi
+}
+
+# tree IMG DIR: "sha256 type path" of every file in IMG, per debugfs rdump.
+tree() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	debugfs -R "rdump / $2" "$1" > /dev/null 2>&1
+	(cd "$2" && find . -type f -exec sha256sum {} + | sort -k 2
+	 find . ! -type f -printf '%y %p %l\n' | sort -k 2)
+}
+
+for f in "$corpus"/*; do
+	name=$(basename "$f")
+	case $f in
+	*.gz) unpack="gunzip -c" ;;
+	*.bz2) unpack="bunzip2 -c" ;;
+	*.img) unpack="cat" ;;
+	*) continue ;;
+	esac
+	$unpack "$f" > "$T/img" 2>/dev/null || fail "$name: does not unpack"
+	before=$(sha256sum < "$T/img")
+
+	# e2frag
+	modes=json
+	[ $((count % 2)) -eq 0 ] && modes="json text"
+	for mode in $modes; do
+		opt=; [ $mode = json ] && opt=--json
+		run_status timeout 30 e2frag $opt "$T/img" > "$T/out" 2> "$T/err"
+		ran "e2frag $opt" "$status" 0 1 8
+		if [ $mode = json ] && [ "$status" -ne 8 ] &&
+		   ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" 2>/dev/null; then
+			problem "--json output is not valid JSON"
+		fi
+	done
+
+	# e2fragmap: the map drawn, then q; or one line and exit 8.
+	[ $((count % 3)) -eq 0 ] && run_status sh -c 'printf q | TERM=xterm script -qec "timeout 30 e2fragmap \"$1\"" /dev/null' \
+		- "$T/img" > "$T/err" 2>&1
+	if [ $((count % 3)) -eq 0 ]; then
+		ran e2fragmap "$status" 0 8
+		if [ "$status" -eq 0 ] && ! grep -q "?:keys" "$T/err"; then
+			problem "e2fragmap: exit 0 without showing the map"
+		fi
+	fi
+
+	# e2defrag -n
+	run_status timeout 30 e2defrag -n "$T/img" > "$T/out" 2> "$T/err"
+	ran "e2defrag -n" "$status" 0 1 8
+	[ "$(sha256sum < "$T/img")" = "$before" ] || problem "e2frag, e2fragmap or e2defrag -n changed the image"
+
+	# Damaged or clean, by e2fsck -fn (a problem it only reports counts).
+	cp "$T/img" "$T/fsck.img"
+	run_status timeout 20 e2fsck -fn "$T/fsck.img" > "$T/fsck.out" 2>&1
+	clean=no
+	# ("Optimize? no" is e2fsck offering a better extent tree: not damage.)
+	[ "$status" -eq 0 ] && ! grep -v 'Optimize? no$' "$T/fsck.out" |
+		grep -qE '\? no$|IGNORED' && clean=yes
+
+	# e2defrag on a copy
+	cp "$T/img" "$T/copy"
+	run_status timeout 60 e2defrag -f "$T/copy" > "$T/out" 2> "$T/err"
+	if [ $clean = no ]; then
+		ran "e2defrag (damaged)" "$status" 0 1 8
+		cmp -s "$T/img" "$T/copy" || problem "damaged, but e2defrag wrote to it (exit $status)"
+		[ "$status" -eq 8 ] && refused=$((refused + 1))
+	else
+		ran "e2defrag (clean)" "$status" 0 1 8
+		if grep -q "run e2fsck -f first" "$T/err"; then
+			problem "e2defrag calls it damaged, e2fsck -fn does not: $(head -1 "$T/err")"
+		fi
+		if ! cmp -s "$T/img" "$T/copy"; then
+			wrote=$((wrote + 1))
+			[ "$status" -ne 8 ] || problem "e2defrag refused but wrote"
+			timeout 20 e2fsck -fn "$T/copy" > "$T/fsck.out" 2>&1 ||
+				{ problem "not clean after e2defrag"; head -10 "$T/fsck.out"; }
+			tree "$T/img" "$T/before" > "$T/before.sums"
+			tree "$T/copy" "$T/after" > "$T/after.sums"
+			cmp -s "$T/before.sums" "$T/after.sums" ||
+				{ problem "files differ after e2defrag"; diff "$T/before.sums" "$T/after.sums" | head; }
+		fi
+	fi
+	count=$((count + 1))
+done
+rm -rf "$T/before" "$T/after"
+note "$count images; e2defrag wrote $wrote clean ones and refused $refused damaged ones; $bad problems"
+[ "$count" -ge 231 ] || fail "only $count images read from $corpus"
+[ "$wrote" -ge 5 ] || fail "e2defrag wrote only $wrote images: the clean ones were not exercised"
+[ "$bad" -eq 0 ] || fail "$bad problems"
