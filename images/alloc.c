@@ -36,7 +36,7 @@ static blk64_t fs_last(const struct img *img)
 }
 
 /* First free block in [from, to], or 0 when none (block 0 is never free). */
-static blk64_t first_free(const struct img *img, blk64_t from, blk64_t to)
+blk64_t alloc_first_free(const struct img *img, blk64_t from, blk64_t to)
 {
 	blk64_t out;
 
@@ -49,8 +49,8 @@ static blk64_t first_free(const struct img *img, blk64_t from, blk64_t to)
 }
 
 /* Length of the free run at START, at most MAX and not past TO. */
-static blk64_t free_run(const struct img *img, blk64_t start, blk64_t max,
-			blk64_t to)
+blk64_t alloc_free_run(const struct img *img, blk64_t start, blk64_t max,
+		       blk64_t to)
 {
 	blk64_t end = start + max - 1, out;
 
@@ -69,9 +69,9 @@ static blk64_t first_free_wrap(const struct img *img, blk64_t goal)
 
 	if (goal < fs_first(img) || goal > fs_last(img))
 		goal = fs_first(img);
-	b = first_free(img, goal, fs_last(img));
+	b = alloc_first_free(img, goal, fs_last(img));
 	if (!b && goal > fs_first(img))
-		b = first_free(img, fs_first(img), goal - 1);
+		b = alloc_first_free(img, fs_first(img), goal - 1);
 	return b;
 }
 
@@ -85,6 +85,8 @@ void alloc_drop_window(struct img *img, struct img_map *m)
 {
 	uint32_t i;
 
+	if (m->pa_len)
+		mb_discard(img, m);
 	for (i = 0; i < img->nwindows; i++) {
 		if (img->windows[i] == m) {
 			memmove(img->windows + i, img->windows + i + 1,
@@ -140,7 +142,7 @@ static errcode_t window_new(struct img *img, struct img_map *m)
 	for (;;) {
 		if (wrapped && goal >= orig)
 			return ENOSPC;
-		c = first_free(img, goal, fs_last(img));
+		c = alloc_first_free(img, goal, fs_last(img));
 		if (!c) {
 			if (wrapped)
 				return ENOSPC;
@@ -182,10 +184,10 @@ static blk64_t alloc_in_window(struct img *img, struct img_map *m,
 
 	if (m->win_end <= m->win_start || from >= m->win_end)
 		return 0;
-	b = first_free(img, from, m->win_end - 1);
+	b = alloc_first_free(img, from, m->win_end - 1);
 	if (!b)
 		return 0;
-	*len = free_run(img, b, want, m->win_end - 1);
+	*len = alloc_free_run(img, b, want, m->win_end - 1);
 	return b;
 }
 
@@ -198,6 +200,8 @@ errcode_t alloc_run(struct img *img, struct img_map *m, blk64_t want,
 
 	if (!want)
 		return EINVAL;
+	if (img->mballoc)
+		return mb_alloc_data(img, m, want, start, len);
 	if (m->reserve && img->opts->reservation) {
 		for (tries = 0; tries < 2; tries++) {
 			b = alloc_in_window(img, m, want, len);
@@ -216,8 +220,17 @@ errcode_t alloc_run(struct img *img, struct img_map *m, blk64_t want,
 	b = first_free_wrap(img, m->goal);
 	if (!b)
 		return E2F_ERR_NO_SPACE;
-	*len = free_run(img, b, want, fs_last(img));
+	*len = alloc_free_run(img, b, want, fs_last(img));
 	take(img, m, b, *len);
 	*start = b;
 	return 0;
+}
+
+errcode_t alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk)
+{
+	blk64_t len;
+
+	if (img->mballoc)
+		return mb_alloc_meta(img, m, pblk);
+	return alloc_run(img, m, 1, pblk, &len);
 }

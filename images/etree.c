@@ -27,14 +27,14 @@ static errcode_t new_node(struct img *img, struct img_map *m, int level,
 			  uint32_t entries)
 {
 	struct img_etree *t = &m->etree;
-	blk64_t pblk, len;
+	blk64_t pblk;
 	errcode_t ret;
 
 	ret = img_grow(&t->level[level], &t->cap[level], t->nlevel[level] + 1,
 		       sizeof(struct img_enode));
 	if (ret)
 		return ret;
-	ret = alloc_run(img, m, 1, &pblk, &len);
+	ret = alloc_meta(img, m, &pblk);
 	if (ret)
 		return ret;
 	m->meta++;

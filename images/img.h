@@ -27,7 +27,9 @@
 /* ------------------------------------------------------------- options */
 
 enum img_workload {
-	WL_STREAMS, WL_PARALLEL, WL_TREE, WL_AGED, WL_MIXED, WL_COUNT
+	WL_STREAMS, WL_PARALLEL, WL_TREE, WL_AGED, WL_MIXED,
+	WL_NEARFULL, WL_TURNS,		/* nearfull.c: kernel-allocated (mballoc.c) */
+	WL_COUNT
 };
 
 enum img_fstype { FS_EXT2, FS_EXT3, FS_EXT4 };
@@ -49,6 +51,10 @@ struct img_opts {
 	unsigned	fill;		/* aged: percent */
 	unsigned	rounds;		/* aged */
 	unsigned	rounds_set;
+	blk64_t		blocks_per_group;	/* 0: mke2fs' choice */
+	uint64_t	sync;		/* nearfull, turns: bytes between syncs */
+	int		sync_set;
+	const char	*script;	/* nearfull, turns: write the operations here */
 	int		quiet;
 };
 
@@ -97,6 +103,9 @@ struct img_map {
 	blk64_t		win_start, win_end;
 	uint8_t		extents;	/* extent-mapped */
 	uint8_t		reserve;	/* may take reservation windows */
+	/* mballoc.c: the inode's preallocation, logical pa_lstart.. at
+	 * physical pa_pstart.., pa_len blocks, marked in use */
+	blk64_t		pa_lstart, pa_pstart, pa_len;
 };
 
 /* ----------------------------------------------------- files and dirs */
@@ -181,6 +190,11 @@ struct img {
 	uint32_t		nsets, sets_cap;
 	struct img_map		**windows;	/* maps holding a reservation window */
 	uint32_t		nwindows, windows_cap;
+	/* mballoc.c: a today's kernel's allocator instead of alloc.c's */
+	int			mballoc;
+	blk64_t			lg_pstart, lg_len;	/* the locality group's preallocation */
+	blk64_t			pa_blocks;	/* in inodes' preallocations, unused */
+	dgrp_t			last_group;	/* where stream allocation goes on */
 };
 
 /* The fixed clock: 2004-10-28, the week seed 000 was written. */
@@ -200,6 +214,7 @@ errcode_t img_grow(void *ptrp, uint32_t *cap, uint32_t need, size_t size);
 struct img_geometry {
 	blk64_t		blocks;
 	ext2_ino_t	inodes;
+	blk64_t		blocks_per_group;	/* 0: mke2fs' choice */
 };
 
 /*
@@ -233,6 +248,33 @@ void alloc_drop_window(struct img *img, struct img_map *m);
 
 /* Blocks in use, metadata included. */
 blk64_t alloc_used_blocks(const struct img *img);
+
+/* One mapping block (indirect, extent tree) for M, near its goal. */
+errcode_t alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk);
+
+/* ----------------------------------------------------------- mballoc.c */
+
+/*
+ * The allocator of a today's kernel (ext4's mballoc, which also serves
+ * ext2 and ext3), used by alloc.c when img->mballoc is set: per-inode and
+ * locality-group preallocations, requests normalized to them.
+ */
+errcode_t mb_alloc_data(struct img *img, struct img_map *m, blk64_t want,
+			blk64_t *start, blk64_t *len);
+errcode_t mb_alloc_meta(struct img *img, struct img_map *m, blk64_t *pblk);
+
+/* Give back the unused part of M's preallocation (the file was closed). */
+void mb_discard(struct img *img, struct img_map *m);
+
+/* Give back the locality group's preallocation (unmount). */
+void mb_finish(struct img *img);
+
+/* Blocks in use as df sees them: preallocated but unused ones not counted. */
+blk64_t mb_used_blocks(const struct img *img);
+
+/* First free block in [from, to], or 0; the free run at START up to MAX, not past TO. */
+blk64_t alloc_first_free(const struct img *img, blk64_t from, blk64_t to);
+blk64_t alloc_free_run(const struct img *img, blk64_t start, blk64_t max, blk64_t to);
 
 /* ------------------------------------------------------------- map.c */
 
@@ -343,6 +385,7 @@ struct img_need {
 	uint64_t	bytes;
 	uint64_t	inodes;
 	uint64_t	size;		/* the workload's default --size (0: from bytes) */
+	blk64_t		blocks_per_group;	/* the workload's default (0: mke2fs') */
 };
 
 void workload_defaults(struct img_opts *o);
@@ -361,6 +404,13 @@ uint64_t tree_dirs(uint64_t nfiles);
 /* Untar a source tree of NFILES under DIR/NAME. */
 errcode_t wl_tree(struct img *img, struct img_file *dir, const char *name,
 		  uint64_t nfiles);
+
+/* ---------------------------------------------------------- nearfull.c */
+
+/* Recorders on a disk kept nearly full, and the turn-by-turn disk. */
+errcode_t wl_nearfull(struct img *img);
+errcode_t wl_turns(struct img *img);
+void nearfull_need(const struct img_opts *o, struct img_need *need);
 
 /* ---------------------------------------------------------- manifest.c */
 

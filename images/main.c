@@ -36,7 +36,7 @@ enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16, EXIT_CANCELLED = 32 }
 
 enum {
 	OPT_STREAMS = 256, OPT_CHUNK, OPT_TOTAL, OPT_RESERVATION, OPT_FILES,
-	OPT_FILL, OPT_ROUNDS,
+	OPT_FILL, OPT_ROUNDS, OPT_SYNC, OPT_SCRIPT, OPT_BLOCKS_PER_GROUP,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +52,9 @@ static const struct option long_options[] = {
 	{ "files",	 required_argument, NULL, OPT_FILES },
 	{ "fill",	 required_argument, NULL, OPT_FILL },
 	{ "rounds",	 required_argument, NULL, OPT_ROUNDS },
+	{ "sync",	 required_argument, NULL, OPT_SYNC },
+	{ "script",	 required_argument, NULL, OPT_SCRIPT },
+	{ "blocks-per-group", required_argument, NULL, OPT_BLOCKS_PER_GROUP },
 	{ "quiet",	 no_argument,	    NULL, 'q' },
 	{ "version",	 no_argument,	    NULL, 'V' },
 	{ "help",	 no_argument,	    NULL, 'h' },
@@ -64,12 +67,15 @@ static const struct {
 	int		opt;
 	unsigned	workloads;
 } option_scope[] = {
-	{ OPT_STREAMS, W(WL_STREAMS) | W(WL_PARALLEL) | W(WL_AGED) },
-	{ OPT_CHUNK, W(WL_STREAMS) | W(WL_PARALLEL) | W(WL_AGED) | W(WL_MIXED) },
+	{ OPT_STREAMS, W(WL_STREAMS) | W(WL_PARALLEL) | W(WL_AGED) | W(WL_NEARFULL) },
+	{ OPT_CHUNK, W(WL_STREAMS) | W(WL_PARALLEL) | W(WL_AGED) | W(WL_MIXED) |
+		W(WL_NEARFULL) | W(WL_TURNS) },
 	{ OPT_TOTAL, W(WL_STREAMS) | W(WL_PARALLEL) },
 	{ OPT_FILES, W(WL_TREE) },
-	{ OPT_FILL, W(WL_AGED) },
-	{ OPT_ROUNDS, W(WL_AGED) },
+	{ OPT_FILL, W(WL_AGED) | W(WL_NEARFULL) | W(WL_TURNS) },
+	{ OPT_ROUNDS, W(WL_AGED) | W(WL_NEARFULL) },
+	{ OPT_SYNC, W(WL_NEARFULL) | W(WL_TURNS) },
+	{ OPT_SCRIPT, W(WL_NEARFULL) | W(WL_TURNS) },
 };
 
 static const char *prog = "e2fragimg";
@@ -80,7 +86,7 @@ static void usage(FILE *out)
 "Usage: %s --workload NAME [options] OUTPUT.img\n"
 "Build a reproducible ext2/ext3/ext4 image whose layout shows a workload\n"
 "that fragments files: concurrent recordings, parallel writers, an untarred\n"
-"tree, an aged PVR disk.  Writes OUTPUT.img (sparse) and OUTPUT.img.json,\n"
+"tree, an aged PVR disk, a near-full disk.  Writes OUTPUT.img (sparse) and OUTPUT.img.json,\n"
 "the manifest: every file's path, size and SHA-256, and the sets of files\n"
 "written at the same time.  No mount, no root needed.\n"
 "\n"
@@ -90,12 +96,20 @@ static void usage(FILE *out)
 "  tree                an untarred source tree of many small files\n"
 "  aged                a PVR disk filled, thinned out and recorded into again\n"
 "  mixed               a bit of everything, sized for a demo\n"
+"  nearfull            recorders on a disk kept nearly full, recordings of\n"
+"                      2-4 block groups, oldest deleted between rounds\n"
+"  turns               a big file written in turns with small files, every\n"
+"                      other small file deleted\n"
+"  (nearfull and turns allocate as a today's kernel: ext4's mballoc)\n"
 "\n"
 "Filesystem:\n"
 "  -t, --type TYPE          ext2, ext3 or ext4 (default ext4)\n"
 "  -s, --size SIZE          filesystem size, e.g. 512M, 8G (default: what\n"
-"                           the workload needs; aged 512M, mixed 128M)\n"
+"                           the workload needs; aged 512M, mixed 128M,\n"
+"                           nearfull 64M, turns 16M)\n"
 "  -b, --block-size BYTES   1024, 2048 or 4096 (default 4096)\n"
+"      --blocks-per-group N blocks per group, a multiple of 8 (default as\n"
+"                           mke2fs; nearfull: at least 8 groups)\n"
 "  -S, --seed N             seed of every choice and id (default 1)\n"
 "\n"
 "Allocation:\n"
@@ -104,13 +118,19 @@ static void usage(FILE *out)
 "\n"
 "Workload options:\n"
 "      --streams N          concurrent writers (streams 4, parallel-writers 4,\n"
-"                           aged 3)\n"
+"                           aged 3, nearfull 4)\n"
 "      --chunk SIZE         bytes a writer appends per turn (default one\n"
-"                           block; parallel-writers: records of 4K)\n"
+"                           block; parallel-writers, turns: 4K; nearfull 64K)\n"
 "      --total SIZE         bytes written by all writers together (256M)\n"
 "      --files N            tree: number of files (24353)\n"
-"      --fill PERCENT       aged: how full the disk is kept (90)\n"
-"      --rounds N           aged: rounds of deleting and recording (4)\n"
+"      --fill PERCENT       aged, nearfull: how full the disk is kept (90);\n"
+"                           turns: how full before the deletes (85)\n"
+"      --rounds N           aged, nearfull: rounds of deleting and recording (4)\n"
+"      --sync SIZE          nearfull, turns: bytes written between syncs, when\n"
+"                           ext4 allocates delayed writes (nearfull 8M,\n"
+"                           turns every turn; 0: only at the end)\n"
+"      --script FILE        nearfull, turns: write every operation to FILE,\n"
+"                           for replaying on a real kernel\n"
 "\n"
 "  -q, --quiet              print nothing on success\n"
 "  -V, --version            print the version and exit\n"
@@ -177,7 +197,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 		switch (opt) {
 		case 'w':
 			if (parse_workload(optarg, &o->workload))
-				return bad("unknown workload '%s' (streams, parallel-writers, tree, aged, mixed)",
+				return bad("unknown workload '%s' (streams, parallel-writers, tree, aged, mixed, nearfull, turns)",
 					   optarg);
 			have_workload = 1;
 			break;
@@ -254,6 +274,23 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			o->rounds = (unsigned)v;
 			o->rounds_set = 1;
 			break;
+		case OPT_SYNC:
+			if (util_parse_size(optarg, &o->sync) || o->sync > MAX_SIZE)
+				return bad("--sync wants a size up to 2T, not '%s'",
+					   optarg);
+			o->sync_set = 1;
+			break;
+		case OPT_SCRIPT:
+			if (!*optarg)
+				return bad("--script wants a file name");
+			o->script = optarg;
+			break;
+		case OPT_BLOCKS_PER_GROUP:
+			if (parse_count(optarg, 256, 65528, &v) || v % 8)
+				return bad("--blocks-per-group wants a multiple of 8 from 256 to 65528, not '%s'",
+					   optarg);
+			o->blocks_per_group = v;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -276,7 +313,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			given |= 1U << (opt - OPT_STREAMS);
 	}
 	if (!have_workload)
-		return bad("no --workload given (streams, parallel-writers, tree, aged, mixed)");
+		return bad("no --workload given (streams, parallel-writers, tree, aged, mixed, nearfull, turns)");
 	for (i = 0; i < sizeof(option_scope) / sizeof(option_scope[0]); i++) {
 		if (!(given & (1U << (option_scope[i].opt - OPT_STREAMS))) ||
 		    (option_scope[i].workloads & W(o->workload)))
@@ -287,6 +324,9 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 		return bad("--%s does not apply to the %s workload", name,
 			   workload_name(o->workload));
 	}
+	if (o->blocks_per_group > 8ULL * (o->block_size ? o->block_size : 4096))
+		return bad("--blocks-per-group can be at most 8 times the block size (%u)",
+			   8 * (o->block_size ? o->block_size : 4096));
 	if (optind >= argc)
 		return bad("no output image given (see --help)");
 	if (optind + 1 < argc)
@@ -314,6 +354,8 @@ static void geometry(const struct img_opts *o, struct img_geometry *geo)
 			bytes = MIN_SIZE;
 	}
 	geo->blocks = bytes / o->block_size;
+	geo->blocks_per_group = o->blocks_per_group ? o->blocks_per_group :
+		need.blocks_per_group;
 	inodes = need.inodes + need.inodes / 8 + 64;
 	if (inodes < bytes / 16384)
 		inodes = bytes / 16384;	/* mke2fs' inode_ratio */

@@ -78,7 +78,7 @@ static errcode_t push_run(struct img *img, struct img_map *m, blk64_t start,
 static errcode_t take_meta(struct img *img, struct img_map *m, blk64_t **arr,
 			   uint32_t *n, uint32_t *cap, blk64_t *one)
 {
-	blk64_t pblk, len;
+	blk64_t pblk;
 	errcode_t ret;
 
 	if (arr) {
@@ -86,7 +86,7 @@ static errcode_t take_meta(struct img *img, struct img_map *m, blk64_t **arr,
 		if (ret)
 			return ret;
 	}
-	ret = alloc_run(img, m, 1, &pblk, &len);
+	ret = alloc_meta(img, m, &pblk);
 	if (ret)
 		return ret;
 	m->meta++;

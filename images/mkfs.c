@@ -175,6 +175,7 @@ errcode_t mkfs_create(const char *path, const struct img_opts *o,
 	param.s_inodes_count = geo->inodes;
 	param.s_default_mount_opts = EXT2_DEFM_XATTR_USER | EXT2_DEFM_ACL;
 	ext2fs_blocks_count_set(&param, geo->blocks);
+	param.s_blocks_per_group = (__u32)geo->blocks_per_group;
 	ext2fs_r_blocks_count_set(&param, geo->blocks / 20);
 	set_features(&param, o->type);
 

@@ -11,6 +11,8 @@
  *                     random, new ones recorded in parallel into the holes.
  *   tree              seed 001: see tree.c.
  *   mixed             all of the above in one small image, for the demo.
+ *   nearfull, turns   near-full disks as a today's kernel fills them:
+ *                     see nearfull.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@ const char *workload_name(enum img_workload w)
 	static const char *const names[] = {
 		[WL_STREAMS] = "streams", [WL_PARALLEL] = "parallel-writers",
 		[WL_TREE] = "tree", [WL_AGED] = "aged", [WL_MIXED] = "mixed",
+		[WL_NEARFULL] = "nearfull", [WL_TURNS] = "turns",
 	};
 
 	return w < WL_COUNT ? names[w] : "?";
@@ -42,14 +45,19 @@ void workload_defaults(struct img_opts *o)
 		o->block_size = 4096;
 	if (!o->streams)
 		o->streams = o->workload == WL_AGED ? 3 : 4;
+	if (!o->chunk && o->workload == WL_NEARFULL)
+		o->chunk = 64 << 10;
 	if (!o->chunk)
-		o->chunk = o->workload == WL_PARALLEL ? 4096 : o->block_size;
+		o->chunk = o->workload == WL_PARALLEL || o->workload == WL_TURNS ?
+			4096 : o->block_size;
 	if (!o->total_set)
 		o->total = 256 * MIB;
 	if (!o->files_set)
 		o->files = 24353;		/* seed 001's tree */
 	if (!o->fill)
-		o->fill = 90;
+		o->fill = o->workload == WL_TURNS ? 85 : 90;
+	if (!o->sync_set)
+		o->sync = o->workload == WL_TURNS ? 2 * o->chunk : 8 * MIB;
 	if (!o->rounds_set)
 		o->rounds = 4;
 }
@@ -59,6 +67,7 @@ void workload_need(const struct img_opts *o, struct img_need *need)
 	need->bytes = 0;
 	need->inodes = 64;
 	need->size = 0;
+	need->blocks_per_group = 0;
 	switch (o->workload) {
 	case WL_STREAMS:
 	case WL_PARALLEL:
@@ -74,6 +83,10 @@ void workload_need(const struct img_opts *o, struct img_need *need)
 		break;
 	case WL_MIXED:
 		need->size = 128 * MIB;
+		break;
+	case WL_NEARFULL:
+	case WL_TURNS:
+		nearfull_need(o, need);
 		break;
 	case WL_COUNT:
 		break;
@@ -384,6 +397,10 @@ errcode_t workload_run(struct img *img)
 			       o->rounds);
 	case WL_MIXED:
 		return wl_mixed(img);
+	case WL_NEARFULL:
+		return wl_nearfull(img);
+	case WL_TURNS:
+		return wl_turns(img);
 	case WL_COUNT:
 		break;
 	}
