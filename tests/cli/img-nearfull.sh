@@ -6,6 +6,10 @@
 # on turns the small files sit together (locality-group preallocation)
 # and the big file in long pieces (its preallocation windows), per debugfs.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/cli/img-lib.sh"
+# The interpreter itself, not a version manager's wrapper (seconds a call
+# on a busy machine).
+PY=$(python3 -c 'import sys; print(sys.executable)')
+python3() { "$PY" "$@"; }
 
 # used_pct IMG: blocks in use, percent of all (dumpe2fs -h).
 used_pct() {
