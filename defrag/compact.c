@@ -35,26 +35,35 @@ static int is_member(const struct compact *c, uint32_t owner)
 	return owner >= SM_FILE0 && c->member[owner - SM_FILE0];
 }
 
-/* Gaps: runs of free blocks and members' blocks, within a zone. */
+/*
+ * Gaps: runs of free blocks and members' blocks, within a zone, or (span)
+ * on across the metadata between zones.
+ */
 static errcode_t find_gaps(struct compact *c)
 {
 	const struct spacemap *sm = &c->p->sm;
 	size_t i, cap = 0;
+	blk64_t last_end = 0;	/* where the last gap ends (past metadata, span) */
 
 	for (i = 0; i < sm->n; i++) {
 		const struct sm_seg *s = &sm->seg[i];
 		int in = s->owner == SM_FREE || is_member(c, s->owner);
 
+		if (c->span && s->owner == SM_META && c->ngaps && s->start == last_end) {
+			last_end = s->start + s->len;
+			continue;
+		}
 		if (!in)
 			continue;
-		if (c->ngaps && c->gaps[c->ngaps - 1].start +
-		    c->gaps[c->ngaps - 1].len == s->start) {
+		if (c->ngaps && last_end == s->start) {
 			c->gaps[c->ngaps - 1].len += s->len;
+			last_end = s->start + s->len;
 			continue;
 		}
 		if (grow_n(&c->gaps, &cap, c->ngaps + 1, sizeof(*c->gaps)))
 			return ENOMEM;
 		c->gaps[c->ngaps++] = (struct gap){ s->start, s->len, 0 };
+		last_end = s->start + s->len;
 	}
 	return 0;
 }
@@ -75,24 +84,77 @@ static int cmp_cunit(const void *a, const void *b)
 
 static blk64_t file_need(const struct compact *c, uint32_t f)
 {
+	if (c->need[f])
+		return c->need[f];
 	return layout_stream_blocks(&c->p->layout->files[f]) + c->p->pf[f].etb_contig;
 }
 
-/* First gap (address order) with room for NEED blocks, or -1. */
-static int64_t first_fit(const struct compact *c, blk64_t need)
+/*
+ * Where in gap G, from offset *AT on, F goes: the first offset whose
+ * place crosses no more zone boundaries than its best allows (a file
+ * that fits a zone stays in one).  *AT is moved there and past it; -1
+ * when it does not fit.
+ */
+static int fit_file(const struct compact *c, const struct gap *g, uint32_t f,
+		    blk64_t *at)
 {
-	size_t i;
+	blk64_t need = file_need(c, f), pos = *at, left;
+	uint32_t best = c->p->pf[f].best ? c->p->pf[f].best : 1;
 
-	for (i = 0; i < c->ngaps; i++)
-		if (c->gaps[i].len - c->gaps[i].used >= need)
-			return i;
+	while (pos + need <= g->len) {
+		blk64_t b = zonewalk_blk(c->p, g->start, pos, &left);
+
+		if (!c->span || zonewalk_cross(c->p, b, need) <= best - 1) {
+			*at = pos + need;
+			return 0;
+		}
+		if (!left)
+			break;
+		pos += left;	/* on at the next zone's start */
+	}
 	return -1;
 }
 
-static void assign(struct compact *c, size_t g, uint32_t f)
+/* Whether FILES[0..N) fit one after another in gap I; *END where they end. */
+static int fit_files(const struct compact *c, size_t i, const uint32_t *files,
+		     uint32_t n, blk64_t *end)
 {
-	c->final[f] = c->gaps[g].start + c->gaps[g].used;
-	c->gaps[g].used += file_need(c, f);
+	blk64_t at = c->gaps[i].used;
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (fit_file(c, &c->gaps[i], files[k], &at))
+			return -1;
+	*end = at;
+	return 0;
+}
+
+/* First gap (address order) with room for FILES[0..N) after what it holds, or -1. */
+static int64_t first_fit(struct compact *c, const uint32_t *files, uint32_t n)
+{
+	blk64_t end;
+	size_t i;
+
+	for (i = 0; i < c->ngaps; i++)
+		if (!fit_files(c, i, files, n, &end)) {
+			c->gaps[i].used = end;
+			return i;
+		}
+	return -1;
+}
+
+/* F after what gap G holds (fit_file found room): its final place. */
+static int assign(struct compact *c, size_t g, uint32_t f)
+{
+	blk64_t at = c->gaps[g].used, start;
+
+	start = at;
+	if (fit_file(c, &c->gaps[g], f, &at))
+		return -1;
+	start = at - file_need(c, f);
+	c->final[f] = zonewalk_blk(c->p, c->gaps[g].start, start, NULL);
+	c->gaps[g].used = at;
+	return 0;
 }
 
 /* Mean block address of the streams of FILES[0..N). */
@@ -117,7 +179,17 @@ struct item {
 	uint32_t	first, n;	/* mem[...] */
 	int64_t		gap;
 	double		centroid;
+	size_t		order;		/* when first fit placed it */
 };
+
+static int cmp_item_order(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
 
 static int cmp_item(const void *a, const void *b)
 {
@@ -192,24 +264,24 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	}
 	sort_n(cu, n, sizeof(*cu), cmp_cunit);
 	for (i = 0; i < n; i++) {
-		int64_t g = first_fit(c, cu[i].need);
+		int64_t g = first_fit(c, mem + cu[i].first, cu[i].n);
 
 		if (g >= 0) {
-			c->gaps[g].used += cu[i].need;
-			it[nit++] = (struct item){ cu[i].first, cu[i].n, g, 0 };
+			it[nit] = (struct item){ cu[i].first, cu[i].n, g, 0, nit };
+			nit++;
 			continue;
 		}
 		sort_n_r(mem + cu[i].first, cu[i].n, sizeof(*mem), cmp_need_desc, c);
 		for (k = 0; k < cu[i].n; k++) {
 			uint32_t f = mem[cu[i].first + k];
 
-			g = first_fit(c, file_need(c, f));
+			g = first_fit(c, &f, 1);
 			if (g < 0) {
 				c->member[f] = 2;	/* takes part, but has no place */
 				continue;
 			}
-			c->gaps[g].used += file_need(c, f);
-			it[nit++] = (struct item){ cu[i].first + k, 1, g, 0 };
+			it[nit] = (struct item){ cu[i].first + k, 1, g, 0, nit };
+			nit++;
 		}
 	}
 	for (i = 0; i < nit; i++)
@@ -217,9 +289,28 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	sort_n(it, nit, sizeof(*it), cmp_item);
 	for (i = 0; i < c->ngaps; i++)
 		c->gaps[i].used = 0;
-	for (i = 0; i < nit; i++)
-		for (k = 0; k < it[i].n; k++)
-			assign(c, it[i].gap, mem[it[i].first + k]);
+	/*
+	 * A gap whose items do not fit in that order (zone boundaries fall
+	 * elsewhere) takes them in the order first fit found room for them.
+	 */
+	for (i = 0; i < nit;) {
+		size_t j = i, e;
+		int bad = 0;
+
+		while (j < nit && it[j].gap == it[i].gap)
+			j++;
+		for (e = i; e < j && !bad; e++)
+			for (k = 0; k < it[e].n && !bad; k++)
+				bad = assign(c, it[e].gap, mem[it[e].first + k]);
+		if (bad) {
+			c->gaps[it[i].gap].used = 0;
+			sort_n(it + i, j - i, sizeof(*it), cmp_item_order);
+			for (e = i; e < j; e++)
+				for (k = 0; k < it[e].n; k++)
+					assign(c, it[e].gap, mem[it[e].first + k]);
+		}
+		i = j;
+	}
 	free(cu);
 	free(mem);
 	free(it);
@@ -266,7 +357,8 @@ static errcode_t owners_in(struct compact *c, blk64_t lo, blk64_t hi,
 static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 {
 	struct planner *p = c->p;
-	blk64_t front = g->start, end = g->start + g->used;
+	blk64_t front = g->start;
+	blk64_t end = g->used ? zonewalk_blk(p, g->start, g->used - 1, NULL) + 1 : front;
 	errcode_t ret = 0;
 
 	while (front < end && !*stuck) {
@@ -288,11 +380,14 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		len = end - front < avail - slack ? end - front : avail - slack;
 		/* Never end a chunk inside a file's tree blocks: take them all. */
 		for (f = 0; f < p->layout->nfiles; f++) {
-			blk64_t s = c->final[f] + layout_stream_blocks(&p->layout->files[f]);
+			blk64_t s, tree;
 
-			if (c->member[f] == 1 && c->final[f] && s <= front + len &&
-			    s + p->pf[f].etb_contig > front + len)
-				len = s + p->pf[f].etb_contig - front;
+			if (c->member[f] != 1 || !c->final[f])
+				continue;
+			tree = file_need(c, f) - layout_stream_blocks(&p->layout->files[f]);
+			s = compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]), NULL);
+			if (s <= front + len && s + tree > front + len)
+				len = s + tree - front;
 		}
 		c->chunk_start = front;
 		ret = stage_gather(c, front, front + len);
@@ -303,7 +398,8 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		free(own);
 		for (f = 0; !ret && ok && f < p->layout->nfiles; f++)
 			if (c->member[f] == 1 && c->final[f] < front + len &&
-			    c->final[f] + layout_stream_blocks(&p->layout->files[f]) > front)
+			    compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]) - 1,
+					NULL) >= front)
 				ret = cmove_fill(c, f, front, front + len, &ok);
 		if (!ok)
 			*stuck = 1;
@@ -376,7 +472,9 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 	c.p = p;
 	c.member = calloc(p->layout->nfiles + 1, 1);
 	c.final = calloc(p->layout->nfiles + 1, sizeof(*c.final));
-	if (!c.member || !c.final) {
+	c.need = calloc(p->layout->nfiles + 1, sizeof(*c.need));
+	c.span = zone < 0;
+	if (!c.member || !c.final || !c.need) {
 		ret = ENOMEM;
 		goto out;
 	}
@@ -387,14 +485,20 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 			blk64_t need;
 
 			/*
-			 * Files that fit in a zone, with a readable map;
-			 * block-mapped ones where any block is addressable.
+			 * Files with a readable map (block-mapped ones where
+			 * any block is addressable) that fit in a zone, or,
+			 * packing across zones, in as many as their best.
 			 */
 			if (((lf->flags & LAYOUT_F_EXTENTS) ||
 			     ext2fs_blocks_count(p->fs->super) <= (1ULL << 32)) &&
-			    p->pf[file].best <= 1 && (p->pf[file].flags & PF_PENDING) &&
-			    !place_need(p, file, 0, &need))
+			    (p->pf[file].best <= 1 || c.span) &&
+			    (p->pf[file].flags & PF_PENDING) &&
+			    !place_need(p, file, p->pf[file].best > 1 ?
+					(int)p->pf[file].best - 1 : 0, &need)) {
 				c.member[file] = 1;
+				if (p->pf[file].best > 1)
+					c.need[file] = need;
+			}
 		}
 	if (zone >= 0)
 		ret = zone_files(&c, zone, &extra, &nextra);
@@ -416,6 +520,7 @@ out:
 	free(extra);
 	free(c.member);
 	free(c.final);
+	free(c.need);
 	free(c.gaps);
 	free(c.cand);
 	free(c.res);

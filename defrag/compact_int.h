@@ -10,6 +10,11 @@
 /* Free space kept back from a chunk for the new extent trees of staged files. */
 #define TREE_SLACK_MIN	64
 
+/*
+ * A gap starts at a physical block; its length and what is packed in it
+ * count blocks as zonewalk.c walks them (a gap of a whole-space packing
+ * runs on past the metadata between zones).
+ */
 struct gap {
 	blk64_t		start, len;
 	blk64_t		used;		/* packed from start */
@@ -25,6 +30,8 @@ struct compact {
 	struct planner	*p;
 	uint8_t		*member;	/* per file: takes part */
 	blk64_t		*final;		/* per file: where its stream goes, or 0 */
+	blk64_t		*need;		/* per file: blocks it takes packed, or 0: its own */
+	int		span;		/* gaps run on across zones (zonewalk.c) */
 	struct reserved	*res;		/* reserved slots */
 	size_t		nres, res_cap;
 	blk64_t		*want;		/* slots to reserve after the move at hand */
@@ -41,6 +48,13 @@ struct compact {
 	blk64_t		cand_off;
 };
 
+
+/* Block of F's stream position OFF in its final place; *LEFT to its zone's end. */
+static inline blk64_t compact_fin(const struct compact *c, uint32_t f,
+				  blk64_t off, blk64_t *left)
+{
+	return zonewalk_blk(c->p, c->final[f], off, left);
+}
 
 /* compact_stage.c */
 errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,

@@ -172,7 +172,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	struct layout_piece *st = NULL;
 	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j;
 	uint32_t ncur, nmeta, i;
-	blk64_t off = 0;
+	blk64_t off = 0, left;
 	int meta_inside = 0;
 	errcode_t ret = 0;
 
@@ -216,7 +216,8 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 
 		if (a >= b)
 			continue;
-		if (!(c->member[f] == 1 && cur[i].start - off == c->final[f])) {
+		if (!(c->member[f] == 1 && compact_fin(c, f, off, &left) == cur[i].start &&
+		      left >= cur[i].len)) {
 			ret = stage_split_direct(c, f, off + (a - cur[i].start), b - a, lo, hi,
 					   &ch, &nch, &chcap, &rest, &nrest, &restcap);
 			continue;
@@ -278,59 +279,61 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			   int *ok)
 {
 	blk64_t n = layout_stream_blocks(&c->p->layout->files[f]);
-	blk64_t a = c->final[f] > lo ? c->final[f] : lo;
-	blk64_t b = c->final[f] + n < hi ? c->final[f] + n : hi;
+	/* The stream positions whose final places lie in [LO, HI). */
+	blk64_t s = zonewalk_off(c->p, c->final[f], lo);
+	blk64_t e = zonewalk_off(c->p, c->final[f], hi);
 	struct plan_seg *ch = NULL;
-	blk64_t *inc = NULL, s, e;
-	size_t ninc = 0, nch = 0, k;
+	blk64_t *inc = NULL;
+	size_t ninc = 0, nch = 0, cap = 0, k;
 	errcode_t ret;
 
 	*ok = 1;
-	if (a >= b)
+	if (e > n)
+		e = n;
+	if (s >= e)
 		return 0;
-	if (b == c->final[f] + n) {
-		struct plan_seg all = { 0, n, c->final[f] };
+	if (e == n) {
+		blk64_t tree = 0, left, at = compact_fin(c, f, n, &left);
+		uint32_t need;
 
 		/* Its last part: everything to its final place, reserved slots too. */
 		ret = stage_unreserve(c, f);
 		if (!ret)
-			ret = commit_with_tree(c, f, MOVE_PLACE, &all, 1,
-					       c->final[f] + n, ok);
+			ret = zonewalk_segs(c->p, c->final[f], 0, n, &ch, &nch, &cap);
+		/* Its tree right after it, unless that runs into the next zone. */
+		if (!ret && c->need[f] > n) {
+			need = c->need[f] - n;
+			tree = left >= need ? at : 0;
+		} else if (!ret) {
+			tree = at;
+		}
+		if (!ret)
+			ret = commit_with_tree(c, f, MOVE_PLACE, ch, nch, tree, ok);
+		free(ch);
 		return ret;
 	}
 	/*
 	 * Indirect blocks still mapping blocks ahead wait where they are (the
 	 * clearing moved them out of the chunk), their final places reserved.
 	 */
-	ret = mapclose_positions(c->p, f, a - c->final[f], b - c->final[f], 1,
-				 &inc, &ninc);
+	ret = mapclose_positions(c->p, f, s, e, 1, &inc, &ninc);
 	if (ret)
 		return ret;
-	ch = malloc((2 * ninc + 2) * sizeof(*ch));
-	if (!ch) {
-		free(inc);
-		return ENOMEM;
-	}
-	s = a - c->final[f];
-	e = b - c->final[f];
-	for (k = 0; k <= ninc; k++) {
+	for (k = 0; !ret && k <= ninc; k++) {
 		blk64_t stop = k < ninc ? inc[k] : e;
 
 		if (stop > s)
-			ch[nch++] = (struct plan_seg){ s, stop - s, c->final[f] + s };
-		if (k < ninc) {
-			if (stage_want_slot(c, c->final[f] + inc[k])) {
+			ret = zonewalk_segs(c->p, c->final[f], s, stop, &ch, &nch, &cap);
+		if (!ret && k < ninc) {
+			if (stage_want_slot(c, compact_fin(c, f, inc[k], NULL)))
 				ret = ENOMEM;
-				goto out;
-			}
 			s = inc[k] + 1;
 		}
 	}
-	ret = commit_with_tree(c, f, MOVE_FILL, ch, nch, 0, ok);
-out:
+	if (!ret)
+		ret = commit_with_tree(c, f, MOVE_FILL, ch, nch, 0, ok);
 	c->nwant = 0;
 	free(ch);
 	free(inc);
 	return ret;
 }
-

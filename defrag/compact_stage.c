@@ -292,11 +292,16 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 	errcode_t ret = 0;
 
 	while (len && !ret) {
-		blk64_t n = len, fin = c->final[f] + so;
+		blk64_t n = len, fin = 0, left;
 		int direct = 0;
 
 		if (c->member[f] == 1) {
-			const struct sm_seg *g = &sm->seg[spacemap_find(sm, fin)];
+			const struct sm_seg *g;
+
+			fin = compact_fin(c, f, so, &left);
+			g = &sm->seg[spacemap_find(sm, fin)];
+			if (left && left < n)
+				n = left;	/* the rest goes to the next zone */
 
 			if (g->start + g->len - fin < n)
 				n = g->start + g->len - fin;
@@ -352,8 +357,8 @@ int stage_mapping(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk)
 	 * A final place behind the chunk would be taken as free space; one
 	 * inside it is the fill's to deal with.
 	 */
-	if (!ret && c->member[f] == 1 && c->final[f] + pos < c->chunk_start)
-		ret = stage_want_slot(c, c->final[f] + pos) ? -1 : 0;
+	if (!ret && c->member[f] == 1 && compact_fin(c, f, pos, NULL) < c->chunk_start)
+		ret = stage_want_slot(c, compact_fin(c, f, pos, NULL)) ? -1 : 0;
 	return ret;
 }
 

@@ -17,7 +17,7 @@
  *                  interleave_set } ],
  *     "skipped": [ { ino, name, reason } ],
  *     "result": { moves_done, moves_failed, files_failed, bytes_written,
- *                 bytes_copied, seconds, cancelled, timed_out,
+ *                 bytes_copied, write_amplification, seconds, cancelled, timed_out,
  *                 pieces_after, read_seconds_after,
  *                 avoidably_fragmented_before, avoidably_fragmented_after,
  *                 interleave_sets_before, interleave_sets_after,
@@ -118,6 +118,10 @@ static json_t *result_json(const struct report *r)
 	json_object_set_new(o, "files_failed", json_integer(st->files_failed));
 	json_object_set_new(o, "bytes_written", json_integer(st->written * bs));
 	json_object_set_new(o, "bytes_copied", json_integer(st->copied * bs));
+	/* Written per byte of the files that needed moving (0: none needed it). */
+	json_object_set_new(o, "write_amplification",
+			    report_json_real(r->plan->needed_blocks ?
+					     (double)st->written / r->plan->needed_blocks : 0));
 	json_object_set_new(o, "seconds", report_json_real(st->seconds));
 	json_object_set_new(o, "cancelled", json_boolean(st->cancelled));
 	json_object_set_new(o, "timed_out", json_boolean(st->timed_out));

@@ -198,9 +198,10 @@ static uint64_t not_best(const struct planner *p)
 }
 
 /*
- * Compaction, taken back unless it completes and leaves no file in more
- * pieces than before: files it moved out of the way without finding them
- * a place get a turn of their own first.
+ * Compaction, taken back unless it completes, leaves no file in more
+ * pieces than before and gains something (a selected file in fewer
+ * pieces): files it moved out of the way without finding them a place
+ * get a turn of their own first.
  */
 static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
 					size_t n, int64_t zone)
@@ -231,7 +232,7 @@ static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
 			err = place_partial(p, left[i]);
 	}
 	free(left);
-	if (err || !complete || psnap_any_worse(p))
+	if (err || !complete || psnap_any_worse(p) || !psnap_gain(p))
 		psnap_restore(p);
 	else
 		psnap_forget(p);
@@ -403,8 +404,16 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	err = planner_check_candidates(&p);
 	if (!err)
 		err = planner_build_units(&p);
+	/* Placing that gains nothing is taken back whole: no move for nothing. */
 	if (!err)
+		err = psnap_take(&p);
+	if (!err) {
 		err = place_all(&p, pack_first);
+		if (err || !psnap_gain(&p))
+			psnap_restore(&p);
+		else
+			psnap_forget(&p);
+	}
 	if (!err)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
@@ -424,6 +433,8 @@ out:
 	free(p.units);
 	free(p.members);
 	free(p.owner_count);
+	while (p.snap)
+		psnap_forget(&p);
 	spacemap_free(&p.sm);
 	if (err) {
 		plan_free(plan);

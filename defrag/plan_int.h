@@ -30,6 +30,7 @@ struct pfile {
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
 	uint64_t	extents_contig;	/* extents it would have when contiguous */
 	uint8_t		flags;		/* PF_* */
+	uint32_t	snap_gen;	/* psnap.c: saved up to this snapshot */
 	struct fmap	*fmap;		/* read when first needed */
 };
 
@@ -63,6 +64,7 @@ struct planner {
 	/* window.c scratch, sized once */
 	uint32_t	*owner_count;	/* per spacemap owner */
 	struct psnap	*snap;		/* psnap.c: moves that may be taken back */
+	uint32_t	snap_gen;	/* psnap.c: snapshots taken so far */
 };
 
 /* Modeled seconds to read FILE as the scan found it. */
@@ -122,15 +124,21 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 const struct layout_piece *meta, size_t nmeta);
 
 /* psnap.c */
-/* Remember the plan as it is, to return to it (only one at a time). */
+/* Remember the plan as it is, to return to it (snapshots nest). */
 errcode_t psnap_take(struct planner *p);
 /* FILE is about to change: save what it was (planner_commit calls this). */
 errcode_t psnap_touch(struct planner *p, uint32_t file);
 /* Whether a file changed since the snapshot is now in more pieces. */
 int psnap_any_worse(const struct planner *p);
+/*
+ * Whether the moves since the snapshot gained anything: a selected file
+ * changed since is now in fewer pieces, or placed.  Moves without a gain
+ * are taken back (no move for nothing).
+ */
+int psnap_gain(const struct planner *p);
 /* Files changed since the snapshot and still pending, into *OUT (malloc'd). */
 errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n);
-/* Back to the snapshot / keep what was planned since; either ends it. */
+/* Back to the newest snapshot / keep what was planned since; either ends it. */
 void psnap_restore(struct planner *p);
 void psnap_forget(struct planner *p);
 
@@ -187,6 +195,18 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 			     blk64_t b, int incomplete, blk64_t **out,
 			     size_t *nout);
+
+/* zonewalk.c: a stream laid out from START on, the metadata between zones skipped */
+/* Block at stream offset OFF; *LEFT (if asked): blocks from it to its zone's end. */
+blk64_t zonewalk_blk(const struct planner *p, blk64_t start, blk64_t off,
+		     blk64_t *left);
+/* Stream offset of BLK (or of the next zone's start, BLK in metadata). */
+blk64_t zonewalk_off(const struct planner *p, blk64_t start, blk64_t blk);
+/* Zone boundaries LEN blocks from START on cross. */
+uint32_t zonewalk_cross(const struct planner *p, blk64_t start, blk64_t len);
+/* Stream positions [S, E) as changes to their blocks, one per zone, appended. */
+errcode_t zonewalk_segs(const struct planner *p, blk64_t start, blk64_t s,
+			blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap);
 
 /* compact.c */
 /*

@@ -9,8 +9,9 @@
  * and the files' places are as they were.  Nothing is ever half-planned.
  *
  * A file's state is saved the first time a move changes it (planner_commit
- * calls psnap_touch), with its own copies of its runs, so that later moves
- * can free and replace what they like.
+ * calls psnap_touch), with its own copies of its runs and its entry in the
+ * plan's figures, so that later moves can free and replace what they like;
+ * nothing is copied for files no move touches.  Snapshots nest.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,16 +23,25 @@
 struct psave {
 	uint32_t	file;
 	struct pfile	pf;
+	struct plan_file rec;		/* its plan->files entry */
 };
 
+/*
+ * Snapshots nest (a window tried inside a compaction that may be taken
+ * back as a whole): each level saves a file the first time it changes
+ * while that level is open, with its own copies of the runs.  A file's
+ * snap_gen says up to which level (the newest, by generation) it is
+ * saved; generations only grow, so a file saved at a newer level is
+ * saved at every older one still open.
+ */
 struct psnap {
+	struct psnap	*up;		/* the level this one is nested in */
+	uint32_t	gen;
 	struct spacemap	sm;
 	uint64_t	nmoves, nsegs, nmeta;
 	blk64_t		copy_blocks, consolidate_blocks;
-	struct plan_file *files;
 	struct psave	*saved;
 	size_t		nsaved, cap;
-	uint8_t		*is_saved;
 };
 
 errcode_t psnap_take(struct planner *p)
@@ -39,33 +49,23 @@ errcode_t psnap_take(struct planner *p)
 	struct psnap *s;
 	errcode_t ret;
 
-	if (p->snap)
-		return EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	s->files = malloc((p->plan->nfiles + 1) * sizeof(*s->files));
-	s->is_saved = calloc(p->layout->nfiles + 1, 1);
-	if (!s->files || !s->is_saved) {
-		ret = ENOMEM;
-		goto errout;
-	}
 	ret = spacemap_copy(&s->sm, &p->sm);
-	if (ret)
-		goto errout;
-	copy_n(s->files, p->plan->files, p->plan->nfiles * sizeof(*s->files));
+	if (ret) {
+		free(s);
+		return ret;
+	}
 	s->nmoves = p->plan->nmoves;
 	s->nsegs = p->plan->nsegs;
 	s->nmeta = p->plan->nmeta;
 	s->copy_blocks = p->plan->copy_blocks;
 	s->consolidate_blocks = p->plan->consolidate_blocks;
+	s->gen = ++p->snap_gen;
+	s->up = p->snap;
 	p->snap = s;
 	return 0;
-errout:
-	free(s->files);
-	free(s->is_saved);
-	free(s);
-	return ret;
 }
 
 static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
@@ -77,18 +77,15 @@ static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
 	return d;
 }
 
-errcode_t psnap_touch(struct planner *p, uint32_t file)
+/* Save FILE at level S: S keeps the arrays it has, the file gets copies. */
+static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 {
-	struct psnap *s = p->snap;
 	struct pfile *f = &p->pf[file];
-	struct psave *sv;
 	struct layout_piece *runs = NULL, *meta = NULL;
+	struct psave *sv;
 
-	if (!s || s->is_saved[file])
-		return 0;
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
-	/* The saved state keeps the arrays it had; the file gets copies. */
 	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
 		return ENOMEM;
 	if (f->meta && !(meta = dup_runs(f->meta, f->nmeta))) {
@@ -98,20 +95,35 @@ errcode_t psnap_touch(struct planner *p, uint32_t file)
 	sv = &s->saved[s->nsaved++];
 	sv->file = file;
 	sv->pf = *f;
+	sv->rec = p->plan->files[file];
 	if (f->runs)
 		f->runs = runs;
 	if (f->meta)
 		f->meta = meta;
-	s->is_saved[file] = 1;
+	return 0;
+}
+
+errcode_t psnap_touch(struct planner *p, uint32_t file)
+{
+	struct psnap *s;
+	uint32_t seen = p->pf[file].snap_gen;
+	errcode_t ret;
+
+	/* Oldest level first is not needed: each saves the state as it is now. */
+	for (s = p->snap; s && seen < s->gen; s = s->up) {
+		ret = save_at(p, s, file);
+		if (ret)
+			return ret;
+	}
+	if (p->snap)
+		p->pf[file].snap_gen = p->snap->gen;
 	return 0;
 }
 
 static void free_snap(struct psnap *s)
 {
 	spacemap_free(&s->sm);
-	free(s->files);
 	free(s->saved);
-	free(s->is_saved);
 	free(s);
 }
 
@@ -128,6 +140,27 @@ int psnap_any_worse(const struct planner *p)
 			p->layout->files[file].pieces;
 
 		if (plan_pieces(now, n) > before)
+			return 1;
+	}
+	return 0;
+}
+
+int psnap_gain(const struct planner *p)
+{
+	const struct psnap *s = p->snap;
+	size_t i;
+
+	for (i = 0; s && i < s->nsaved; i++) {
+		const struct pfile *was = &s->saved[i].pf;
+		uint32_t file = s->saved[i].file, n;
+		const struct layout_piece *now = planner_runs(p, file, &n);
+		uint32_t before = was->runs ? plan_pieces(was->runs, was->nruns) :
+			p->layout->files[file].pieces;
+
+		if (!(p->sel->flags[file] & SEL_CANDIDATE))
+			continue;
+		if (plan_pieces(now, n) < before ||
+		    ((was->flags & PF_PENDING) && !(p->pf[file].flags & PF_PENDING)))
 			return 1;
 	}
 	return 0;
@@ -155,25 +188,30 @@ void psnap_restore(struct planner *p)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->nsaved; i++) {
-		struct pfile *f = &p->pf[s->saved[i].file];
+	/* Newest save first: a file saved twice ends as it was first saved. */
+	for (i = s->nsaved; i-- > 0;) {
+		uint32_t file = s->saved[i].file;
+		struct pfile *f = &p->pf[file];
 		struct fmap *m = f->fmap;	/* a cache, right either way */
+		uint32_t seen = f->snap_gen;
 
 		free(f->runs);
 		free(f->meta);
 		*f = s->saved[i].pf;
 		f->fmap = m;
+		/* Saved at the levels still open as it was; this one is gone. */
+		f->snap_gen = seen;
+		p->plan->files[file] = s->saved[i].rec;
 	}
 	spacemap_free(&p->sm);
 	p->sm = s->sm;
 	s->sm.seg = NULL;
-	copy_n(p->plan->files, s->files, p->plan->nfiles * sizeof(*s->files));
 	p->plan->nmoves = s->nmoves;
 	p->plan->nsegs = s->nsegs;
 	p->plan->nmeta = s->nmeta;
 	p->plan->copy_blocks = s->copy_blocks;
 	p->plan->consolidate_blocks = s->consolidate_blocks;
-	p->snap = NULL;
+	p->snap = s->up;
 	free_snap(s);
 }
 
@@ -188,6 +226,6 @@ void psnap_forget(struct planner *p)
 		free(s->saved[i].pf.runs);
 		free(s->saved[i].pf.meta);
 	}
-	p->snap = NULL;
+	p->snap = s->up;
 	free_snap(s);
 }

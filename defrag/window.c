@@ -260,11 +260,11 @@ static int cmp_evacuee(const void *a, const void *b, void *arg)
 /*
  * Clear candidate window X and place U in it (none when U is NULL).
  * *placed 0: it could not be cleared (nothing changed), or clearing
- * started and then failed (some files moved out; the caller stops trying
- * windows).
+ * started and then failed (some files moved out: the caller takes them
+ * back, psnap.c).
  */
 static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
-			    int *placed, int *dirty)
+			    int *placed)
 {
 	struct planner *p = s->p;
 	struct layout_piece runs[64];
@@ -329,7 +329,6 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 	}
 	/* They do: move them, then the unit. */
 	for (i = 0; i < nev; i++) {
-		*dirty = 1;
 		ret = place_evacuee(p, ev[i], s->kind, at[i], excl_s, excl_e, &ok);
 		if (ret || !ok)
 			goto out;
@@ -358,7 +357,7 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 {
 	struct sweep s;
 	uint32_t k;
-	int i, dirty = 0;
+	int i;
 	errcode_t ret;
 
 	*placed = 0;
@@ -372,8 +371,20 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 	ret = build_virtual(&s);
 	if (!ret)
 		sweep_all(&s);
-	for (i = 0; !ret && i < s.ncand && !*placed && !dirty; i++)
-		ret = try_window(&s, u, s.cand[i].x, placed, &dirty);
+	/*
+	 * A window that cannot be finished is taken back, the files moved
+	 * out of it included: they would have moved for nothing.
+	 */
+	for (i = 0; !ret && i < s.ncand && !*placed; i++) {
+		ret = psnap_take(p);
+		if (ret)
+			break;
+		ret = try_window(&s, u, s.cand[i].x, placed);
+		if (ret || !*placed)
+			psnap_restore(p);
+		else
+			psnap_forget(p);
+	}
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags &= ~PF_IN_UNIT;
 	free(s.v);
@@ -385,7 +396,7 @@ errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
 		       int *cleared)
 {
 	struct sweep s;
-	int i, dirty = 0;
+	int i;
 	errcode_t ret;
 
 	*cleared = 0;
@@ -396,9 +407,18 @@ errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
 	ret = build_virtual(&s);
 	if (!ret)
 		sweep_all(&s);
-	for (i = 0; !ret && i < s.ncand && !*cleared && !dirty; i++)
-		if (s.cand[i].cost <= budget)
-			ret = try_window(&s, NULL, s.cand[i].x, cleared, &dirty);
+	for (i = 0; !ret && i < s.ncand && !*cleared; i++) {
+		if (s.cand[i].cost > budget)
+			continue;
+		ret = psnap_take(p);
+		if (ret)
+			break;
+		ret = try_window(&s, NULL, s.cand[i].x, cleared);
+		if (ret || !*cleared)
+			psnap_restore(p);
+		else
+			psnap_forget(p);
+	}
 	free(s.v);
 	free(s.zv);
 	return ret;

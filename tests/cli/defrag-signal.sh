@@ -15,7 +15,7 @@ signal_in() {
 	shift 3
 	rm -f "$T/fifo"
 	mkfifo "$T/fifo"
-	e2defrag -C 3 "$@" "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
+	command e2defrag -C 3 "$@" "$img" 3>"$T/fifo" >"$T/out" 2>&1 &
 	pid=$!
 	while read -r phase done total dev; do
 		if [ $sent = 0 ] && [ "$phase" = "$at" ] &&
