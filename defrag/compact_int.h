@@ -24,6 +24,8 @@ struct reserved {
 struct compact {
 	struct planner	*p;
 	uint8_t		*member;	/* per file: takes part */
+	uint32_t	*placed;	/* files with member 1 once packed, in order */
+	size_t		nplaced;
 	blk64_t		*final;		/* per file: where its stream goes, or 0 */
 	struct reserved	*res;		/* reserved slots */
 	size_t		nres, res_cap;

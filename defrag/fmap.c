@@ -33,7 +33,8 @@ static int valid_block(ext2_filsys fs, blk64_t blk)
 static errcode_t add_item(struct fmap *m, const struct fmap_item *it)
 {
 	if (m->nitems == m->items_cap) {
-		uint32_t cap = m->items_cap ? m->items_cap * 2 : 64;
+		/* Small to start: the planner keeps the maps of every file it moves. */
+		uint32_t cap = m->items_cap ? m->items_cap * 2 : 4;
 		struct fmap_item *p;
 
 		if (cap < m->items_cap)

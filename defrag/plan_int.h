@@ -16,6 +16,7 @@ enum {
 	PF_UNMOVABLE	= 1 << 2,	/* never moved (select.c) */
 	PF_IN_SET	= 1 << 3,	/* pending member of a multi-file unit */
 	PF_IN_UNIT	= 1 << 5,	/* member of the unit being placed (window.c) */
+	PF_SAVED	= 1 << 6,	/* its state before the snapshot is saved (psnap.c) */
 };
 
 struct pfile {
@@ -40,6 +41,8 @@ struct unit {
 	blk64_t		blocks;		/* stream blocks of all members */
 };
 
+#define NO_MEMBER	UINT32_MAX
+
 struct planner {
 	struct layout	*layout;
 	ext2_filsys	fs;
@@ -53,6 +56,7 @@ struct planner {
 	uint64_t	nunits;
 	uint32_t	*members;
 	uint64_t	nmembers;
+	uint32_t	*member_at;	/* per file: its index in members, or NO_MEMBER */
 	int		quota;		/* the quota feature: block counts must not change */
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */

@@ -208,8 +208,9 @@ errcode_t planner_build_units(struct planner *p)
 
 	p->members = malloc(cap * sizeof(*p->members));
 	p->units = malloc(cap * sizeof(*p->units));
+	p->member_at = malloc(cap * sizeof(*p->member_at));
 	in_unit = calloc(cap, 1);
-	if (!p->members || !p->units || !in_unit) {
+	if (!p->members || !p->units || !p->member_at || !in_unit) {
 		free(in_unit);
 		return ENOMEM;
 	}
@@ -249,6 +250,10 @@ errcode_t planner_build_units(struct planner *p)
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);
+	for (i = 0; i < layout->nfiles; i++)
+		p->member_at[i] = NO_MEMBER;
+	for (i = 0; i < p->nmembers; i++)
+		p->member_at[p->members[i]] = i;
 	sort_n_r(p->units, p->nunits, sizeof(*p->units), cmp_unit, p->members);
 	return 0;
 }

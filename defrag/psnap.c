@@ -8,9 +8,12 @@
  * returns to it: the moves are dropped from the plan and the space map
  * and the files' places are as they were.  Nothing is ever half-planned.
  *
- * A file's state is saved the first time a move changes it (planner_commit
- * calls psnap_touch), with its own copies of its runs, so that later moves
- * can free and replace what they like.
+ * A file's state (its place and its line of the plan) is saved the first
+ * time a move changes it (planner_commit calls psnap_touch), with its own
+ * copies of its runs, so that later moves can free and replace what they
+ * like; the space map logs what its changes replaced (spacemap_mark).  So
+ * a snapshot costs what changes after it, not the size of the filesystem:
+ * consolidation takes one per join.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,38 +25,27 @@
 struct psave {
 	uint32_t	file;
 	struct pfile	pf;
+	struct plan_file result;
 };
 
 struct psnap {
-	struct spacemap	sm;
+	size_t		sm_mark;
 	uint64_t	nmoves, nsegs, nmeta;
 	blk64_t		copy_blocks, consolidate_blocks;
-	struct plan_file *files;
 	struct psave	*saved;
 	size_t		nsaved, cap;
-	uint8_t		*is_saved;
 };
 
 errcode_t psnap_take(struct planner *p)
 {
 	struct psnap *s;
-	errcode_t ret;
 
 	if (p->snap)
 		return EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	s->files = malloc((p->plan->nfiles + 1) * sizeof(*s->files));
-	s->is_saved = calloc(p->layout->nfiles + 1, 1);
-	if (!s->files || !s->is_saved) {
-		ret = ENOMEM;
-		goto errout;
-	}
-	ret = spacemap_copy(&s->sm, &p->sm);
-	if (ret)
-		goto errout;
-	copy_n(s->files, p->plan->files, p->plan->nfiles * sizeof(*s->files));
+	s->sm_mark = spacemap_mark(&p->sm);
 	s->nmoves = p->plan->nmoves;
 	s->nsegs = p->plan->nsegs;
 	s->nmeta = p->plan->nmeta;
@@ -61,11 +53,6 @@ errcode_t psnap_take(struct planner *p)
 	s->consolidate_blocks = p->plan->consolidate_blocks;
 	p->snap = s;
 	return 0;
-errout:
-	free(s->files);
-	free(s->is_saved);
-	free(s);
-	return ret;
 }
 
 static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
@@ -84,7 +71,7 @@ errcode_t psnap_touch(struct planner *p, uint32_t file)
 	struct psave *sv;
 	struct layout_piece *runs = NULL, *meta = NULL;
 
-	if (!s || s->is_saved[file])
+	if (!s || (f->flags & PF_SAVED))
 		return 0;
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
@@ -98,20 +85,18 @@ errcode_t psnap_touch(struct planner *p, uint32_t file)
 	sv = &s->saved[s->nsaved++];
 	sv->file = file;
 	sv->pf = *f;
+	sv->result = p->plan->files[file];
 	if (f->runs)
 		f->runs = runs;
 	if (f->meta)
 		f->meta = meta;
-	s->is_saved[file] = 1;
+	f->flags |= PF_SAVED;
 	return 0;
 }
 
 static void free_snap(struct psnap *s)
 {
-	spacemap_free(&s->sm);
-	free(s->files);
 	free(s->saved);
-	free(s->is_saved);
 	free(s);
 }
 
@@ -163,11 +148,9 @@ void psnap_restore(struct planner *p)
 		free(f->meta);
 		*f = s->saved[i].pf;
 		f->fmap = m;
+		p->plan->files[s->saved[i].file] = s->saved[i].result;
 	}
-	spacemap_free(&p->sm);
-	p->sm = s->sm;
-	s->sm.seg = NULL;
-	copy_n(p->plan->files, s->files, p->plan->nfiles * sizeof(*s->files));
+	spacemap_rollback(&p->sm, s->sm_mark);
 	p->plan->nmoves = s->nmoves;
 	p->plan->nsegs = s->nsegs;
 	p->plan->nmeta = s->nmeta;
@@ -187,7 +170,9 @@ void psnap_forget(struct planner *p)
 	for (i = 0; i < s->nsaved; i++) {
 		free(s->saved[i].pf.runs);
 		free(s->saved[i].pf.meta);
+		p->pf[s->saved[i].file].flags &= ~PF_SAVED;
 	}
+	spacemap_release(&p->sm, s->sm_mark);
 	p->snap = NULL;
 	free_snap(s);
 }
