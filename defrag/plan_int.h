@@ -21,18 +21,18 @@ enum {
 
 struct pfile {
 	struct layout_piece one;	/* a one-piece file's piece (the layout keeps none) */
-	uint32_t	best;		/* layout_file_best() */
 	struct layout_piece *runs;	/* stream runs after a planned move (owned) */
-	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
 	struct layout_piece *meta;	/* extent tree runs after a move (owned) */
-	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
 	uint64_t	meta_off;
+	uint64_t	extents_contig;	/* extents it would have when contiguous */
+	struct fmap	*fmap;		/* read when first needed */
+	uint32_t	best;		/* layout_file_best() */
+	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
+	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
-	uint64_t	extents_contig;	/* extents it would have when contiguous */
 	uint8_t		flags;		/* PF_* */
-	struct fmap	*fmap;		/* read when first needed */
-};
+};	/* (fields ordered for size: one per inode) */
 
 /* Files placed as one: an interleave set (path order) or a single file. */
 struct unit {
