@@ -390,7 +390,12 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	for (i = 0; i < layout->nzones; i++)
 		if (layout->zones[i].len > p.largest_zone)
 			p.largest_zone = layout->zones[i].len;
-	err = planner_build_space(&p);
+	/* Planning has begun: say so before the setup (a second or more on a million files). */
+	err = planner_check(&p);
+	if (!err)
+		err = planner_build_space(&p);
+	if (!err)
+		err = planner_check(&p);
 	if (err)
 		goto out;
 	spacemap_free_stats(&p.sm, &plan->free_extents_before, &plan->free_blocks,

@@ -96,6 +96,9 @@ errcode_t planner_build_space(struct planner *p)
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
 		uint32_t k;
 
+		/* A million files take a while: progress (and a cancel) now and then. */
+		if (!(i & 0xffff) && i && (ret = planner_check(p)))
+			goto out;
 		p->pf[i].nruns = f->pieces;
 		p->pf[i].best = layout_file_best(layout, f);
 		if (f->pieces == 1)
