@@ -46,7 +46,7 @@ static errcode_t find_gaps(struct compact *c)
 	blk64_t last_end = 0;	/* where the last gap ends (past metadata, span) */
 
 	for (i = 0; i < sm->n; i++) {
-		const struct sm_seg *s = &sm->seg[i];
+		const struct sm_seg *s = &SM_SEG(sm, i);
 		int in = s->owner == SM_FREE || is_member(c, s->owner);
 
 		if (c->span && s->owner == SM_META && c->ngaps && s->start == last_end) {
@@ -334,8 +334,8 @@ static errcode_t owners_in(struct compact *c, blk64_t lo, blk64_t hi,
 	uint32_t *o = NULL;
 	size_t n = 0, cap = 0, i;
 
-	for (i = spacemap_find(sm, lo); i < sm->n && sm->seg[i].start < hi; i++) {
-		uint32_t w = sm->seg[i].owner;
+	for (i = spacemap_find(sm, lo); i < sm->n && SM_SEG(sm, i).start < hi; i++) {
+		uint32_t w = SM_SEG(sm, i).owner;
 
 		if (w < SM_FILE0 || c->p->owner_count[w])
 			continue;
@@ -379,8 +379,10 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		}
 		len = end - front < avail - slack ? end - front : avail - slack;
 		/* Never end a chunk inside a file's tree blocks: take them all. */
-		for (f = 0; f < p->layout->nfiles; f++) {
+		for (i = 0; i < c->nplaced; i++) {
 			blk64_t s, tree;
+
+			f = c->placed[i];
 
 			if (c->member[f] != 1 || !c->final[f])
 				continue;
@@ -396,8 +398,8 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		for (i = 0; !ret && ok && i < nown; i++)
 			ret = cmove_clear(c, own[i], front, front + len, &ok);
 		free(own);
-		for (f = 0; !ret && ok && f < p->layout->nfiles; f++)
-			if (c->member[f] == 1 && c->final[f] < front + len &&
+		for (i = 0; !ret && ok && i < c->nplaced; i++)
+			if (c->member[f = c->placed[i]] == 1 && c->final[f] < front + len &&
 			    compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]) - 1,
 					NULL) >= front)
 				ret = cmove_fill(c, f, front, front + len, &ok);
@@ -510,6 +512,12 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 			c.gaps[i].len = 0;
 	if (!ret)
 		ret = pack(&c, units, nunits, extra, nextra);
+	/* The files packed, listed once: each chunk looks at them, not at every file. */
+	if (!ret && !(c.placed = malloc((p->layout->nfiles + 1) * sizeof(*c.placed))))
+		ret = ENOMEM;
+	for (i = 0; !ret && i < p->layout->nfiles; i++)
+		if (c.member[i] == 1)
+			c.placed[c.nplaced++] = i;
 	for (i = 0; !ret && i < c.ngaps && !stuck; i++)
 		if (c.gaps[i].used)
 			ret = run_gap(&c, &c.gaps[i], &stuck);
@@ -519,6 +527,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 out:
 	free(extra);
 	free(c.member);
+	free(c.placed);
 	free(c.final);
 	free(c.need);
 	free(c.gaps);

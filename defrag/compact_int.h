@@ -29,6 +29,8 @@ struct reserved {
 struct compact {
 	struct planner	*p;
 	uint8_t		*member;	/* per file: takes part */
+	uint32_t	*placed;	/* files with member 1 once packed, in order */
+	size_t		nplaced;
 	blk64_t		*final;		/* per file: where its stream goes, or 0 */
 	blk64_t		*need;		/* per file: blocks it takes packed, or 0: its own */
 	int		span;		/* gaps run on across zones (zonewalk.c) */

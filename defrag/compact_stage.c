@@ -97,9 +97,9 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 	c->cand_next = 0;
 	c->cand_off = 0;
 	for (i = 0; i < sm->n && !ret; i++) {
-		blk64_t s = sm->seg[i].start, e = s + sm->seg[i].len;
+		blk64_t s = SM_SEG(sm, i).start, e = s + SM_SEG(sm, i).len;
 
-		if (sm->seg[i].owner != SM_FREE)
+		if (SM_SEG(sm, i).owner != SM_FREE)
 			continue;
 		ret = split_packed(c, s, e < lo ? e : (s < lo ? lo : s), &in, &nin, &incap);
 		if (!ret)
@@ -127,9 +127,9 @@ int stage_whole(struct compact *c, blk64_t len, blk64_t *at)
 		blk64_t s = r->start, l;
 
 		/* What is still free of it (moves since it was listed took some). */
-		if (sm->seg[g].owner != SM_FREE)
+		if (SM_SEG(sm, g).owner != SM_FREE)
 			continue;
-		l = sm->seg[g].start + sm->seg[g].len - s;
+		l = SM_SEG(sm, g).start + SM_SEG(sm, g).len - s;
 		if (l > r->len)
 			l = r->len;
 		if (l >= len && (!found || l < best_len)) {
@@ -163,9 +163,9 @@ errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 		size_t g = spacemap_find(sm, c->cand[i].start);
 		blk64_t l;
 
-		if (sm->seg[g].owner != SM_FREE)
+		if (SM_SEG(sm, g).owner != SM_FREE)
 			continue;
-		l = sm->seg[g].start + sm->seg[g].len - c->cand[i].start;
+		l = SM_SEG(sm, g).start + SM_SEG(sm, g).len - c->cand[i].start;
 		f[nf].start = c->cand[i].start;
 		f[nf++].len = l < c->cand[i].len ? l : c->cand[i].len;
 	}
@@ -213,7 +213,7 @@ int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 		r = &c->cand[c->cand_next];
 		at = r->start + c->cand_off;
 		n = r->len - c->cand_off < len ? r->len - c->cand_off : len;
-		g = &sm->seg[spacemap_find(sm, at)];
+		g = &SM_SEG(sm, spacemap_find(sm, at));
 		if (g->start + g->len - at < n)
 			n = g->start + g->len - at;
 		if (g->owner == SM_FREE) {
@@ -299,7 +299,7 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 			const struct sm_seg *g;
 
 			fin = compact_fin(c, f, so, &left);
-			g = &sm->seg[spacemap_find(sm, fin)];
+			g = &SM_SEG(sm, spacemap_find(sm, fin));
 			if (left && left < n)
 				n = left;	/* the rest goes to the next zone */
 

@@ -90,8 +90,8 @@ static int separator_files(struct consol *c, blk64_t lo, blk64_t hi,
 
 	c->nfiles = 0;
 	*cost = 0;
-	for (s = spacemap_find(sm, lo); s < sm->n && sm->seg[s].start < hi; s++) {
-		uint32_t o = sm->seg[s].owner, f;
+	for (s = spacemap_find(sm, lo); s < sm->n && SM_SEG(sm, s).start < hi; s++) {
+		uint32_t o = SM_SEG(sm, s).owner, f;
 
 		if (o < SM_FILE0) {
 			ok = 0;
@@ -105,7 +105,7 @@ static int separator_files(struct consol *c, blk64_t lo, blk64_t hi,
 			}
 			c->files[c->nfiles++] = f;
 		}
-		p->owner_count[o] += sm->seg[s].len;
+		p->owner_count[o] += SM_SEG(sm, s).len;
 	}
 	/* owner_count is shared scratch: leave it zeroed. */
 	for (k = 0; k < c->nfiles; k++) {
@@ -137,7 +137,7 @@ static errcode_t find_joins(struct consol *c)
 
 	c->njoins = 0;
 	for (s = 0; s < sm->n; s++) {
-		const struct sm_seg *g = &sm->seg[s];
+		const struct sm_seg *g = &SM_SEG(sm, s);
 		blk64_t lo, hi, cost;
 
 		if (g->owner == SM_META)
@@ -145,7 +145,7 @@ static errcode_t find_joins(struct consol *c)
 		if (g->owner != SM_FREE)
 			continue;
 		if (last != SIZE_MAX) {
-			lo = sm->seg[last].start + sm->seg[last].len;
+			lo = SM_SEG(sm, last).start + SM_SEG(sm, last).len;
 			hi = g->start;
 			/* Not when something between them must stay. */
 			if (separator_files(c, lo, hi, &cost)) {
@@ -202,9 +202,9 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 
 	*done = 0;
 	s = spacemap_find(sm, j->lo - 1);
-	left = sm->seg[s].start;
+	left = SM_SEG(sm, s).start;
 	s = spacemap_find(sm, j->hi);
-	right = sm->seg[s].start + sm->seg[s].len;
+	right = SM_SEG(sm, s).start + SM_SEG(sm, s).len;
 	spacemap_free_stats(sm, &ext0, &free0, &big0);
 	sort_n_r(c->files, c->nfiles, sizeof(*c->files), cmp_size_desc, p);
 	ret = psnap_take(p);
@@ -359,8 +359,8 @@ static int zone_runs(const struct planner *p, int64_t z)
 	int n = 0;
 
 	for (s = spacemap_find(sm, zn->start);
-	     s < sm->n && sm->seg[s].start < zn->start + zn->len && n < 2; s++)
-		n += sm->seg[s].owner == SM_FREE;
+	     s < sm->n && SM_SEG(sm, s).start < zn->start + zn->len && n < 2; s++)
+		n += SM_SEG(sm, s).owner == SM_FREE;
 	return n;
 }
 

@@ -33,7 +33,7 @@ static int valid_block(ext2_filsys fs, blk64_t blk)
 static errcode_t add_item(struct fmap *m, const struct fmap_item *it)
 {
 	if (m->nitems == m->items_cap) {
-		uint32_t cap = m->items_cap ? m->items_cap * 2 : 64;
+		uint32_t cap = m->items_cap ? m->items_cap * 2 : 4;
 		struct fmap_item *p;
 
 		if (cap < m->items_cap)
@@ -287,6 +287,15 @@ errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m)
 	ext2fs_free_mem(&w.buf);
 	if (ret)
 		goto errout;
+	if (m->nitems && m->nitems < m->items_cap) {
+		/* The planner keeps the maps of the files it moves: no room to spare. */
+		struct fmap_item *fit = realloc(m->items, m->nitems * sizeof(*fit));
+
+		if (fit) {
+			m->items = fit;
+			m->items_cap = m->nitems;
+		}
+	}
 	return 0;
 errout:
 	fmap_free(m);

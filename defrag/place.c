@@ -176,9 +176,8 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 	run.start = at;
 	run.len = need;
 	/* place_members wants a unit: this file alone. */
-	for (one.first = 0; one.first < p->nmembers; one.first++)
-		if (p->members[one.first] == file)
-			break;
+	one.first = p->member_at[file] == NO_MEMBER ? p->nmembers :
+		p->member_at[file];
 	if (one.first == p->nmembers || kind != MOVE_EVACUATE) {
 		/* Not a candidate (or not its own move): commit directly. */
 		struct layout_piece meta = { at, need - layout_stream_blocks(&p->layout->files[file]) };
@@ -227,8 +226,8 @@ static blk64_t in_place_cost(struct planner *p, uint32_t file, blk64_t t,
 	    planner_zone_of(p, t) < 0 ||
 	    planner_zone_of(p, t) != planner_zone_of(p, t + n - 1))
 		return ~(blk64_t)0;
-	for (s = spacemap_find(sm, t); s < sm->n && sm->seg[s].start < t + n; s++) {
-		const struct sm_seg *g = &sm->seg[s];
+	for (s = spacemap_find(sm, t); s < sm->n && SM_SEG(sm, s).start < t + n; s++) {
+		const struct sm_seg *g = &SM_SEG(sm, s);
 		blk64_t a = g->start > t ? g->start : t;
 		blk64_t b = g->start + g->len < t + n ? g->start + g->len : t + n;
 
@@ -370,8 +369,8 @@ static errcode_t free_stretches(const struct spacemap *sm, blk64_t limit,
 	f = malloc((sm->n + 1) * sizeof(*f));
 	if (!f)
 		return ENOMEM;
-	for (i = 0; i < sm->n && sm->seg[i].start < limit; i++) {
-		const struct sm_seg *g = &sm->seg[i];
+	for (i = 0; i < sm->n && SM_SEG(sm, i).start < limit; i++) {
+		const struct sm_seg *g = &SM_SEG(sm, i);
 
 		if (g->owner != SM_FREE)
 			continue;

@@ -145,11 +145,11 @@ static int64_t freest_zone(const struct planner *p, int rank)
 	for (s = 0; s < p->sm.n; s++) {
 		int64_t k;
 
-		if (p->sm.seg[s].owner != SM_FREE)
+		if (SM_SEG(&p->sm, s).owner != SM_FREE)
 			continue;
-		k = planner_zone_of(p, p->sm.seg[s].start);
+		k = planner_zone_of(p, SM_SEG(&p->sm, s).start);
 		if (k >= 0)
-			freeb[k] += p->sm.seg[s].len;
+			freeb[k] += SM_SEG(&p->sm, s).len;
 	}
 	for (r = 0; r <= rank; r++) {
 		best = 0;
@@ -171,12 +171,7 @@ static int64_t freest_zone(const struct planner *p, int rank)
 /* Index of FILE in p->members, for a unit of its own; -1 if not a candidate. */
 static int64_t member_index(const struct planner *p, uint32_t file)
 {
-	uint64_t i;
-
-	for (i = 0; i < p->nmembers; i++)
-		if (p->members[i] == file)
-			return i;
-	return -1;
+	return p->member_at[file] == NO_MEMBER ? -1 : (int64_t)p->member_at[file];
 }
 
 /* Candidates not at best (pending, or placed in more pieces than best). */
@@ -396,7 +391,12 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	for (i = 0; i < layout->nzones; i++)
 		if (layout->zones[i].len > p.largest_zone)
 			p.largest_zone = layout->zones[i].len;
-	err = planner_build_space(&p);
+	/* Planning has begun: say so before the setup (a second or more on a million files). */
+	err = planner_check(&p);
+	if (!err)
+		err = planner_build_space(&p);
+	if (!err)
+		err = planner_check(&p);
 	if (err)
 		goto out;
 	spacemap_free_stats(&p.sm, &plan->free_extents_before, &plan->free_blocks,
@@ -432,6 +432,7 @@ out:
 	free(p.etb);
 	free(p.units);
 	free(p.members);
+	free(p.member_at);
 	free(p.owner_count);
 	while (p.snap)
 		psnap_forget(&p);

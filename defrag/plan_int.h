@@ -20,19 +20,19 @@ enum {
 
 struct pfile {
 	struct layout_piece one;	/* a one-piece file's piece (the layout keeps none) */
-	uint32_t	best;		/* layout_file_best() */
 	struct layout_piece *runs;	/* stream runs after a planned move (owned) */
-	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
 	struct layout_piece *meta;	/* extent tree runs after a move (owned) */
-	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
 	uint64_t	meta_off;
+	uint64_t	extents_contig;	/* extents it would have when contiguous */
+	struct fmap	*fmap;		/* read when first needed */
+	uint32_t	best;		/* layout_file_best() */
+	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
+	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
-	uint64_t	extents_contig;	/* extents it would have when contiguous */
-	uint8_t		flags;		/* PF_* */
 	uint32_t	snap_gen;	/* psnap.c: saved up to this snapshot */
-	struct fmap	*fmap;		/* read when first needed */
-};
+	uint8_t		flags;		/* PF_* */
+};	/* (fields ordered for size: one per inode) */
 
 /* Files placed as one: an interleave set (path order) or a single file. */
 struct unit {
@@ -40,6 +40,8 @@ struct unit {
 	uint32_t	n;
 	blk64_t		blocks;		/* stream blocks of all members */
 };
+
+#define NO_MEMBER	UINT32_MAX
 
 struct planner {
 	struct layout	*layout;
@@ -54,6 +56,7 @@ struct planner {
 	uint64_t	nunits;
 	uint32_t	*members;
 	uint64_t	nmembers;
+	uint32_t	*member_at;	/* per file: its index in members, or NO_MEMBER */
 	int		quota;		/* the quota feature: block counts must not change */
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */

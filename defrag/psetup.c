@@ -96,6 +96,9 @@ errcode_t planner_build_space(struct planner *p)
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
 		uint32_t k;
 
+		/* A million files take a while: progress (and a cancel) now and then. */
+		if (!(i & 0xffff) && i && (ret = planner_check(p)))
+			goto out;
 		p->pf[i].nruns = f->pieces;
 		p->pf[i].best = layout_file_best(layout, f);
 		if (f->pieces == 1)
@@ -208,8 +211,9 @@ errcode_t planner_build_units(struct planner *p)
 
 	p->members = malloc(cap * sizeof(*p->members));
 	p->units = malloc(cap * sizeof(*p->units));
+	p->member_at = malloc(cap * sizeof(*p->member_at));
 	in_unit = calloc(cap, 1);
-	if (!p->members || !p->units || !in_unit) {
+	if (!p->members || !p->units || !p->member_at || !in_unit) {
 		free(in_unit);
 		return ENOMEM;
 	}
@@ -249,6 +253,10 @@ errcode_t planner_build_units(struct planner *p)
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);
+	for (i = 0; i < layout->nfiles; i++)
+		p->member_at[i] = NO_MEMBER;
+	for (i = 0; i < p->nmembers; i++)
+		p->member_at[p->members[i]] = i;
 	sort_n_r(p->units, p->nunits, sizeof(*p->units), cmp_unit, p->members);
 	return 0;
 }

@@ -11,7 +11,10 @@
  * A file's state is saved the first time a move changes it (planner_commit
  * calls psnap_touch), with its own copies of its runs and its entry in the
  * plan's figures, so that later moves can free and replace what they like;
- * nothing is copied for files no move touches.  Snapshots nest.
+ * nothing is copied for files no move touches.  The space map logs what
+ * its changes replaced (spacemap_mark), so a snapshot costs what changes
+ * after it, not the size of the filesystem.  Snapshots nest, and so do
+ * the space map's marks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +40,7 @@ struct psave {
 struct psnap {
 	struct psnap	*up;		/* the level this one is nested in */
 	uint32_t	gen;
-	struct spacemap	sm;
+	size_t		sm_mark;	/* the space map's undo log from here */
 	uint64_t	nmoves, nsegs, nmeta;
 	blk64_t		copy_blocks, consolidate_blocks;
 	struct psave	*saved;
@@ -47,16 +50,11 @@ struct psnap {
 errcode_t psnap_take(struct planner *p)
 {
 	struct psnap *s;
-	errcode_t ret;
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	ret = spacemap_copy(&s->sm, &p->sm);
-	if (ret) {
-		free(s);
-		return ret;
-	}
+	s->sm_mark = spacemap_mark(&p->sm);
 	s->nmoves = p->plan->nmoves;
 	s->nsegs = p->plan->nsegs;
 	s->nmeta = p->plan->nmeta;
@@ -122,7 +120,6 @@ errcode_t psnap_touch(struct planner *p, uint32_t file)
 
 static void free_snap(struct psnap *s)
 {
-	spacemap_free(&s->sm);
 	free(s->saved);
 	free(s);
 }
@@ -203,9 +200,7 @@ void psnap_restore(struct planner *p)
 		f->snap_gen = seen;
 		p->plan->files[file] = s->saved[i].rec;
 	}
-	spacemap_free(&p->sm);
-	p->sm = s->sm;
-	s->sm.seg = NULL;
+	spacemap_rollback(&p->sm, s->sm_mark);
 	p->plan->nmoves = s->nmoves;
 	p->plan->nsegs = s->nsegs;
 	p->plan->nmeta = s->nmeta;
@@ -226,6 +221,7 @@ void psnap_forget(struct planner *p)
 		free(s->saved[i].pf.runs);
 		free(s->saved[i].pf.meta);
 	}
+	spacemap_release(&p->sm, s->sm_mark);
 	p->snap = s->up;
 	free_snap(s);
 }

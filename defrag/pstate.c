@@ -89,7 +89,7 @@ static void edge_reach(const struct planner *p, const struct spacemap *sm,
 	if (start > sm->first) {
 		i = spacemap_find(sm, start - 1);
 		for (k = 0; k < EDGE_LOOK; k++, i--) {
-			const struct sm_seg *g = &sm->seg[i];
+			const struct sm_seg *g = &SM_SEG(sm, i);
 
 			if (!will_be_free(p, g->owner, going, ngoing))
 				break;
@@ -102,7 +102,7 @@ static void edge_reach(const struct planner *p, const struct spacemap *sm,
 	if (end < sm->end) {
 		i = spacemap_find(sm, end);
 		for (k = 0; k < EDGE_LOOK && i < sm->n; k++, i++) {
-			const struct sm_seg *g = &sm->seg[i];
+			const struct sm_seg *g = &SM_SEG(sm, i);
 
 			if (!will_be_free(p, g->owner, going, ngoing))
 				break;
@@ -273,6 +273,13 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)
 		return ret;
+	if (nnew) {
+		/* Kept for every file moved: no room to spare. */
+		struct layout_piece *fit = realloc(new, nnew * sizeof(*new));
+
+		if (fit)
+			new = fit;
+	}
 	ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch, &nch,
 			   &copy);
 	if (!ret && nmeta) {

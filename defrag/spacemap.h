@@ -28,11 +28,67 @@ struct sm_seg {
 	uint32_t	owner;
 };
 
-struct spacemap {
+/* A run of consecutive segments (spacemap.c keeps each at most SM_CHUNK). */
+struct sm_chunk {
+	size_t		first;		/* index of seg[0] in the whole map */
+	uint32_t	n;
 	struct sm_seg	*seg;
-	size_t		n, cap;
-	blk64_t		first, end;	/* the block space */
 };
+
+/* A free segment in the best-fit index (spacemap.c). */
+struct sm_fnode {
+	blk64_t		len, start;	/* the key, in that order */
+	uint32_t	left, right;	/* 0: none (node 0 is unused) */
+	uint32_t	prio;
+};
+
+/* What an undoable change replaced (spacemap.c). */
+struct sm_undo {
+	size_t		at;		/* first segment replaced */
+	size_t		nnew;		/* segments put there */
+	size_t		nold, old;	/* ... in place of these, in undo_seg[old...] */
+};
+
+/*
+ * The segments are kept in chunks of a bounded size, so that a change
+ * moves at most a chunk's worth of them, never the whole map; SM_SEG()
+ * reaches one by its index.  The free ones are also in a treap ordered
+ * by (length, start), for best fit without scanning, with their count
+ * and total kept as they change.  While a mark is held, every change is
+ * logged so that it can be undone.
+ */
+struct spacemap {
+	size_t		n;		/* segments */
+	blk64_t		first, end;	/* the block space */
+	struct sm_chunk	*chunk;
+	size_t		nchunks, chunk_cap;
+	size_t		hint;		/* chunk of the last lookup */
+	/* free segments */
+	struct sm_fnode	*fnode;
+	uint32_t	nfnodes, fnode_cap, froot, ffree, fseed;
+	uint64_t	free_extents;
+	blk64_t		free_blocks;
+	/* undo log */
+	struct sm_undo	*undo;
+	size_t		nundo, undo_cap;
+	struct sm_seg	*undo_seg;
+	size_t		nundo_seg, undo_seg_cap;
+	unsigned	marks;
+	errcode_t	err;		/* a rollback that failed: every change fails */
+};
+
+struct sm_seg *spacemap_seg_slow(const struct spacemap *sm, size_t i);
+
+/* Segment I (< sm->n), as an lvalue. */
+static inline struct sm_seg *spacemap_seg(const struct spacemap *sm, size_t i)
+{
+	const struct sm_chunk *c = &sm->chunk[sm->hint];
+
+	if (i - c->first < c->n)
+		return &c->seg[i - c->first];
+	return spacemap_seg_slow(sm, i);
+}
+#define SM_SEG(sm, i)	(*spacemap_seg((sm), (i)))
 
 /*
  * Build SM over [FIRST, END) from RUNS (any order, not overlapping: the
@@ -43,7 +99,15 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 			 struct sm_seg *runs, size_t nruns,
 			 ext2fs_block_bitmap used);
 void spacemap_free(struct spacemap *sm);
-errcode_t spacemap_copy(struct spacemap *dst, const struct spacemap *src);
+
+/*
+ * Start logging changes, to undo them back to here: the mark returned.
+ * Marks nest; each ends (last first) with spacemap_rollback, which undoes
+ * every change since, or spacemap_release, which keeps them.
+ */
+size_t spacemap_mark(struct spacemap *sm);
+void spacemap_rollback(struct spacemap *sm, size_t mark);
+void spacemap_release(struct spacemap *sm, size_t mark);
 
 /* Index of the segment holding BLK (FIRST <= BLK < END). */
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk);

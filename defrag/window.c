@@ -104,7 +104,7 @@ static errcode_t build_virtual(struct sweep *s)
 	}
 	s->zv[layout->nzones] = s->total;
 	for (i = 0; i < sm->n; i++) {
-		const struct sm_seg *g = &sm->seg[i];
+		const struct sm_seg *g = &SM_SEG(sm, i);
 
 		if (g->owner == SM_META)
 			continue;
@@ -268,10 +268,9 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 {
 	struct planner *p = s->p;
 	struct layout_piece runs[64];
-	struct spacemap scratch = { 0 };
 	uint32_t *ev = NULL;
 	blk64_t *at = NULL, excl_s, excl_e, stretch;
-	size_t nruns, nev = 0, i, k;
+	size_t nruns, nev = 0, evcap = 0, i, k, mark;
 	errcode_t ret = 0;
 	int ok;
 
@@ -285,48 +284,52 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		if (excl_e > planner_limit(p, p->members[u->first + k]))
 			return 0;
 	/* The files in the window, largest first. */
-	ev = malloc((p->layout->nfiles + 1) * sizeof(*ev));
-	at = malloc((p->layout->nfiles + 1) * sizeof(*at));
-	if (!ev || !at) {
-		ret = ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < nruns; i++) {
+	for (i = 0; i < nruns && !ret; i++) {
 		const struct spacemap *sm = &p->sm;
 		size_t g;
 
 		for (g = spacemap_find(sm, runs[i].start);
-		     g < sm->n && sm->seg[g].start < runs[i].start + runs[i].len; g++) {
-			uint32_t o = sm->seg[g].owner;
+		     g < sm->n && SM_SEG(sm, g).start < runs[i].start + runs[i].len; g++) {
+			uint32_t o = SM_SEG(sm, g).owner;
 
 			if (o < SM_FILE0 || p->owner_count[o]++)
 				continue;
+			ret = grow_n(&ev, &evcap, nev + 1, sizeof(*ev));
+			if (ret)
+				break;
 			ev[nev++] = o - SM_FILE0;
 		}
 	}
 	for (i = 0; i < nev; i++)
 		p->owner_count[ev[i] + SM_FILE0] = 0;
-	sort_n_r(ev, nev, sizeof(*ev), cmp_evacuee, p);
-
-	/* Will they all fit outside?  Try on a copy first. */
-	ret = spacemap_copy(&scratch, &p->sm);
+	if (!ret && !(at = malloc((nev + 1) * sizeof(*at))))
+		ret = ENOMEM;
 	if (ret)
 		goto out;
+	sort_n_r(ev, nev, sizeof(*ev), cmp_evacuee, p);
+
+	/* Will they all fit outside?  Try, then take the try back. */
+	mark = spacemap_mark(&p->sm);
 	for (i = 0; i < nev; i++) {
 		blk64_t need;
 
 		/* The size place_evacuee() will give it, or the edge is off. */
 		ret = evacuee_need(p, ev[i], &need);
 		if (ret || !need)
-			goto out;
-		if (spacemap_best_fit(&scratch, need, planner_limit(p, ev[i]),
+			break;
+		if (spacemap_best_fit(&p->sm, need, planner_limit(p, ev[i]),
 				      excl_s, excl_e, &at[i], &stretch))
-			goto out;
-		at[i] = planner_edge(p, &scratch, at[i], stretch, need, &ev[i], 1);
-		ret = spacemap_assign(&scratch, at[i], need, SM_FILE0 + ev[i]);
+			break;
+		at[i] = planner_edge(p, &p->sm, at[i], stretch, need, &ev[i], 1);
+		ret = spacemap_assign(&p->sm, at[i], need, SM_FILE0 + ev[i]);
 		if (ret)
-			goto out;
+			break;
 	}
+	spacemap_rollback(&p->sm, mark);
+	if (!ret)
+		ret = p->sm.err;
+	if (ret || i < nev)
+		goto out;
 	/* They do: move them, then the unit. */
 	for (i = 0; i < nev; i++) {
 		ret = place_evacuee(p, ev[i], s->kind, at[i], excl_s, excl_e, &ok);
@@ -346,7 +349,6 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 	else if (!ret)
 		*placed = 1;
 out:
-	spacemap_free(&scratch);
 	free(ev);
 	free(at);
 	return ret;
