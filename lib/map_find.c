@@ -288,7 +288,8 @@ static errcode_t index_order(struct map_find_index *x, const uint32_t *dir_of)
 	/* dirs[i].rank keeps where it was found, for dir_of, until sorted. */
 	for (i = 0; i < x->ndirs; i++)
 		x->dirs[i].rank = i;
-	qsort_r(x->dirs, x->ndirs, sizeof(*x->dirs), cmp_dir_path, x);
+	if (x->ndirs)	/* no directory read: dirs may be NULL */
+		qsort_r(x->dirs, x->ndirs, sizeof(*x->dirs), cmp_dir_path, x);
 	for (i = 0; i < x->ndirs; i++) {
 		rank_of[x->dirs[i].rank] = i;
 		x->dirs[i].rank = i;
