@@ -124,19 +124,28 @@ static void free_snap(struct psnap *s)
 	free(s);
 }
 
+/* Pieces of saved file SV when it was saved (*BEFORE) and now (*NOW). */
+static void saved_pieces(const struct planner *p, const struct psave *sv,
+			 uint32_t *before, uint32_t *now)
+{
+	const struct pfile *was = &sv->pf;
+	uint32_t n;
+	const struct layout_piece *runs = planner_runs(p, sv->file, &n);
+
+	*before = was->runs ? plan_pieces(was->runs, was->nruns) :
+		p->layout->files[sv->file].pieces;
+	*now = plan_pieces(runs, n);
+}
+
 int psnap_any_worse(const struct planner *p)
 {
 	const struct psnap *s = p->snap;
+	uint32_t before, now;
 	size_t i;
 
 	for (i = 0; s && i < s->nsaved; i++) {
-		const struct pfile *was = &s->saved[i].pf;
-		uint32_t file = s->saved[i].file, n;
-		const struct layout_piece *now = planner_runs(p, file, &n);
-		uint32_t before = was->runs ? plan_pieces(was->runs, was->nruns) :
-			p->layout->files[file].pieces;
-
-		if (plan_pieces(now, n) > before)
+		saved_pieces(p, &s->saved[i], &before, &now);
+		if (now > before)
 			return 1;
 	}
 	return 0;
@@ -148,16 +157,13 @@ int psnap_gain(const struct planner *p)
 	size_t i;
 
 	for (i = 0; s && i < s->nsaved; i++) {
-		const struct pfile *was = &s->saved[i].pf;
-		uint32_t file = s->saved[i].file, n;
-		const struct layout_piece *now = planner_runs(p, file, &n);
-		uint32_t before = was->runs ? plan_pieces(was->runs, was->nruns) :
-			p->layout->files[file].pieces;
+		uint32_t file = s->saved[i].file, before, now;
 
 		if (!(p->sel->flags[file] & SEL_CANDIDATE))
 			continue;
-		if (plan_pieces(now, n) < before ||
-		    ((was->flags & PF_PENDING) && !(p->pf[file].flags & PF_PENDING)))
+		saved_pieces(p, &s->saved[i], &before, &now);
+		if (now < before || ((s->saved[i].pf.flags & PF_PENDING) &&
+				     !(p->pf[file].flags & PF_PENDING)))
 			return 1;
 	}
 	return 0;
