@@ -48,8 +48,10 @@ tm_settle() {
 }
 
 # tm_wait REGEX [SECONDS]: poll until the screen matches (grep -E) and settles.
+# 30 s by default: under sanitizers on a loaded CI machine a redraw can take
+# seconds; a passing test waits only as long as the screen takes.
 tm_wait() {
-	i=0 limit=$((${2:-10} * 20))
+	i=0 limit=$((${2:-30} * 20))
 	while [ $i -lt $limit ]; do
 		if tm capture-pane -p -t t 2> /dev/null | grep -Eq -- "$1"; then
 			tm_settle
@@ -76,7 +78,7 @@ tm_until() {
 
 # tm_wait_gone REGEX [SECONDS]: poll until the screen no longer matches.
 tm_wait_gone() {
-	i=0 limit=$((${2:-10} * 20))
+	i=0 limit=$((${2:-30} * 20))
 	while [ $i -lt $limit ]; do
 		tm capture-pane -p -t t 2> /dev/null | grep -Eq -- "$1" || return 0
 		sleep 0.05
