@@ -41,7 +41,7 @@ def spread(root, group, letter_of, default=None):
 def main(argv):
     root = load(argv[2])
     if argv[1] == "cells":
-        cells = spread(root, "cells", lambda cls: STATES[int(cls[1:])])
+        cells = spread(root, "cells", lambda cls: STATES[int(cls.split()[0][1:])])
         if None in cells:
             sys.exit("cell %d not drawn" % cells.index(None))
         print("".join(cells))
