@@ -21,12 +21,13 @@
 #include "tui.h"
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
+enum { OPT_COLOR = 256 };
 
 /* How long leaving waits for the names' thread to stop. */
 #define NAMES_STOP_MS	20
 
 static const struct option long_options[] = {
-	{ "color",   optional_argument, NULL, 'C' + 256 },
+	{ "color",   optional_argument, NULL, OPT_COLOR },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help",    no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "Vh", long_options, NULL)) != -1) {
 		switch (opt) {
-		case 'C' + 256: {
+		case OPT_COLOR: {
 			enum color_mode mode = COLOR_MODE_ALWAYS;
 
 			if (optarg && color_parse_mode(optarg, &mode)) {
