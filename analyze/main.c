@@ -15,6 +15,7 @@
 #include <et/com_err.h>
 
 #include "config.h"
+#include "../lib/color.h"
 #include "report.h"
 #include "svg.h"
 
@@ -24,7 +25,7 @@ enum {
 
 enum {
 	OPT_RAW = 256, OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_DISK_SIZE,
-	OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT,
+	OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT, OPT_COLOR,
 };
 
 static const struct option long_options[] = {
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
 	{ "list-columns",  no_argument,	      NULL, OPT_LIST_COLUMNS },
 	{ "svg",	   required_argument, NULL, OPT_SVG },
 	{ "highlight",	   required_argument, NULL, OPT_HIGHLIGHT },
+	{ "color",	   optional_argument, NULL, OPT_COLOR },
 	{ "verbose",	   no_argument,	      NULL, 'v' },
 	{ "version",	   no_argument,	      NULL, 'V' },
 	{ "help",	   no_argument,	      NULL, 'h' },
@@ -82,6 +84,8 @@ static void usage(FILE *out, const char *prog)
 "  -t, --threshold SCORE   score from which to recommend e2defrag (default 10)\n"
 "      --svg FILE          also draw the block map as SVG into FILE (-: stdout only)\n"
 "      --highlight PATH    in the SVG, mark PATH and the files it interleaves with\n"
+"      --color[=WHEN]      colour the report: auto (default: on a terminal,\n"
+"                          unless NO_COLOR is set), always, never\n"
 "\n"
 "Read model (a 7200 rpm SATA disk by default):\n"
 "      --rpm N             spindle speed (7200)\n"
@@ -134,6 +138,7 @@ struct cli {
 	int			json;
 	const char		*svg, *highlight;	/* --svg, --highlight */
 	uint64_t		disk_size;
+	enum color_mode		color;
 };
 
 static int parse_args(int argc, char **argv, struct cli *c)
@@ -212,6 +217,15 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			exit(EXIT_NOTHING);
 		case OPT_SVG: c->svg = optarg; break;
 		case OPT_HIGHLIGHT: c->highlight = optarg; break;
+		case OPT_COLOR:
+			if (optarg && color_parse_mode(optarg, &c->color)) {
+				fprintf(stderr, "%s: --color wants auto, always or never, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			if (!optarg)
+				c->color = COLOR_MODE_ALWAYS;
+			break;
 		case 'v': c->report.verbose = 1; break;
 		case 'V':
 			printf("e2frag %s\n", PACKAGE_VERSION);
@@ -263,6 +277,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &c))
 		return EXIT_USAGE;
 	c.report.spec = argv[optind];
+	c.report.color = color_wanted(c.color, STDOUT_FILENO);
 
 	ret = fsopen_open(argv[optind], 0, NULL, &fs, &info);
 	if (ret) {
@@ -317,7 +332,7 @@ int main(int argc, char **argv)
 		layout_summarize(layout, 0);
 	}
 
-	if (c.svg && svg_report(layout, info.device, c.svg, c.highlight, prog))
+	if (c.svg && svg_report(layout, info.device, c.svg, c.highlight, NULL, prog))
 		goto out;
 	if (c.svg && !strcmp(c.svg, "-")) {
 		/* The picture is on stdout: no report beside it. */

@@ -21,6 +21,7 @@ struct report_opts {
 	double		threshold;	/* score that recommends e2defrag */
 	const char	*columns;	/* -o list, or NULL for the default */
 	int		verbose;
+	int		color;		/* --color: escape codes in the text report */
 };
 
 /* text.c: the fsck-like summary. */

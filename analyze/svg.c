@@ -9,11 +9,13 @@
  * tests and scripts can read it without measuring pixels.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <et/com_err.h>
 
+#include "../lib/color.h"
 #include "../lib/map.h"
 #include "svg.h"
 
@@ -24,19 +26,26 @@
 #define LEGEND_COLS	4
 #define LEGEND_W	200
 #define LEGEND_ROW	18
+#define SCALE_ROW	30	/* the scale bar under the legend */
+#define SCALE_TARGET_PX	120	/* about how long the scale bar is */
 
-static const char *const state_fill[MAP_NSTATES] = {
-	[MAP_FREE]	  = "#eeeeee",
-	[MAP_FIXED]	  = "#44527f",
-	[MAP_JOURNAL]	  = "#93a6d8",
-	[MAP_UNKNOWN]	  = "#999999",
-	[MAP_DIR]	  = "#2a9d9d",
-	[MAP_FILE]	  = "#5cb85c",
-	[MAP_FRAGMENTED]  = "#f0ad4e",
-	[MAP_INTERLEAVED] = "#d9534f",
+/*
+ * Interleave sets: each in a hue of its own, its members alternating
+ * between a dark and a light tone, so that A..B..A..B shows as stripes
+ * and one set is told from the next.  SET_HUES classes, reused.
+ */
+#define SET_HUES	12
+
+/* The states' shapes, over their colour: colour is never all there is. */
+static const char *const state_shape[MAP_NSTATES] = {
+	[MAP_JOURNAL]	  = "<path d=\"M0 0L6 6M6 0L0 6\" stroke=\"#fff\" stroke-width=\"0.7\"/>",
+	[MAP_UNKNOWN]	  = "<path d=\"M1 0V6M4 0V6\" stroke=\"#000\" stroke-width=\"0.8\"/>",
+	[MAP_DIR]	  = "<path d=\"M0 1.5H6M0 4.5H6\" stroke=\"#fff\" stroke-width=\"1\"/>",
+	[MAP_FRAGMENTED]  = "<path d=\"M0 6L6 0M-1 1L1 -1M5 7L7 5\" stroke=\"#000\" stroke-width=\"1\"/>",
+	[MAP_INTERLEAVED] = "<path d=\"M0 0H3V3H0zM3 3H6V6H3z\" fill=\"#000\" fill-opacity=\"0.35\"/>",
 };
-#define MARK_FILE_FILL		"#111111"
-#define MARK_PARTNER_FILL	"#b040c0"
+#define MARK_FILE_FILL		"#000000"
+#define MARK_PARTNER_FILL	"#cc79a7"	/* Okabe-Ito reddish purple */
 
 /* Text for XML: printable (util_printable), then &, <, > and " escaped. */
 static void put_text(FILE *out, const char *s)
@@ -62,7 +71,16 @@ struct picture {
 	const struct map	*map;
 	unsigned		level;
 	uint64_t		ncells, columns, rows;
+	uint32_t		*looks;		/* per cell: a state, or LOOK_SET + ... */
+	uint32_t		*set_of;	/* per cell: 1-based set, 0 none */
 };
+
+/*
+ * A cell's look: its state, or for an interleaved cell whose interleaved
+ * blocks belong mostly to a member of set S, LOOK_SET + 2 * (S - 1) +
+ * TONE (the member's place in the set, even or odd).
+ */
+#define LOOK_SET	16
 
 static void cell_xy(const struct picture *p, uint64_t cell, long *x, long *y)
 {
@@ -70,55 +88,109 @@ static void cell_xy(const struct picture *p, uint64_t cell, long *x, long *y)
 	*y = HEADER_PX + (long)(cell / p->columns) * CELL_PX;
 }
 
+/* Blocks in CELL: 2^level, fewer in the last. */
+static blk64_t cell_blocks(const struct picture *p, uint64_t cell)
+{
+	blk64_t first = (blk64_t)cell << p->level, n = (blk64_t)1 << p->level;
+
+	return first + n > map_blocks(p->map) ? map_blocks(p->map) - first : n;
+}
+
+static const char *look_class(const struct picture *p, uint32_t look, char *buf,
+			      size_t len)
+{
+	if (look < LOOK_SET)
+		snprintf(buf, len, "s%u", look);
+	else
+		snprintf(buf, len, "s%d k%u%c", MAP_INTERLEAVED,
+			 ((look - LOOK_SET) / 2) % SET_HUES,
+			 (look - LOOK_SET) % 2 ? 'b' : 'a');
+	(void)p;
+	return buf;
+}
+
 /*
  * One rect per run of equal values in a row: VALUES[c] for the cells of
- * the map; runs of SKIP are left out.  CLASS_OF names the class of a value.
+ * the map; runs of SKIP are left out.  CLASS_OF names the class of a
+ * value; the runs of interleaved cells say their set (data-set).
  */
-static void put_runs(const struct picture *p, const uint8_t *values, int skip,
-		     const char *(*class_of)(int value))
+static void put_runs(const struct picture *p, const uint32_t *values, uint32_t skip,
+		     const char *(*class_of)(const struct picture *, uint32_t,
+					     char *, size_t))
 {
 	uint64_t c = 0, run;
+	char cls[64];
 
 	while (c < p->ncells) {
 		long x, y;
 
 		for (run = 1; c + run < p->ncells && (c + run) % p->columns &&
-		     values[c + run] == values[c]; run++)
+		     values[c + run] == values[c] &&
+		     (!p->set_of || p->set_of[c + run] == p->set_of[c]); run++)
 			;
 		if (values[c] != skip) {
 			cell_xy(p, c, &x, &y);
 			fprintf(p->out, "<rect class=\"%s\" x=\"%ld\" y=\"%ld\" width=\"%ld\" "
-				"height=\"%d\" data-cell=\"%llu\" data-n=\"%llu\"/>\n",
-				class_of(values[c]), x, y, (long)run * CELL_PX, CELL_PX,
+				"height=\"%d\" data-cell=\"%llu\" data-n=\"%llu\"",
+				class_of(p, values[c], cls, sizeof(cls)), x, y,
+				(long)run * CELL_PX, CELL_PX,
 				(unsigned long long)c, (unsigned long long)run);
+			if (p->set_of && p->set_of[c])
+				fprintf(p->out, " data-set=\"%u\"><title>interleave set %u</title></rect>\n",
+					p->set_of[c], p->set_of[c]);
+			else
+				fputs("/>\n", p->out);
 		}
 		c += run;
 	}
 }
 
-static const char *state_class(int state)
+static const char *shape_class(const struct picture *p, uint32_t state, char *buf,
+			       size_t len)
 {
-	static const char *const names[MAP_NSTATES] = {
-		"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
-	};
-
-	return state < MAP_NSTATES ? names[state] : "s0";
+	(void)p;
+	snprintf(buf, len, "p%u", state);
+	return buf;
 }
 
-static const char *mark_class(int mark)
+static const char *mark_class(const struct picture *p, uint32_t mark, char *buf,
+			      size_t len)
 {
-	return mark == MAP_MARK_FILE ? "hl" : "hp";
+	(void)p;
+	snprintf(buf, len, "%s", mark == MAP_MARK_FILE ? "hl" : "hp");
+	return buf;
+}
+
+/* The set's hue: SET_HUES of them, neighbours far apart on the wheel. */
+static unsigned set_hue(unsigned k)
+{
+	return (k * 150) % 360;
 }
 
 static void put_style(FILE *out)
 {
 	int s;
+	unsigned k;
 
-	fputs("<style>\n", out);
+	fputs("<defs>\n", out);
 	for (s = 0; s < MAP_NSTATES; s++)
-		fprintf(out, ".%s{fill:%s}\n", state_class(s), state_fill[s]);
-	fprintf(out, ".hl{fill:%s}\n.hp{fill:%s}\n", MARK_FILE_FILL, MARK_PARTNER_FILL);
+		if (state_shape[s])
+			fprintf(out, "<pattern id=\"shape%d\" patternUnits=\"userSpaceOnUse\" "
+				"x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\">%s</pattern>\n",
+				s, GUTTER_PX, HEADER_PX, CELL_PX, CELL_PX, state_shape[s]);
+	fputs("</defs>\n<style>\n", out);
+	for (s = 0; s < MAP_NSTATES; s++) {
+		fprintf(out, ".s%d{fill:%s}\n", s, color_hues[color_state_hue(s)].rgb);
+		if (state_shape[s])
+			fprintf(out, ".p%d{fill:url(#shape%d)}\n", s, s);
+	}
+	for (k = 0; k < SET_HUES; k++)
+		fprintf(out, ".k%ua{fill:hsl(%u,75%%,38%%)}\n.k%ub{fill:hsl(%u,75%%,62%%)}\n",
+			k, set_hue(k), k, set_hue(k));
+	fprintf(out, ".hl{fill:%s}\n.hp{fill:%s;fill-opacity:0.6}\n", MARK_FILE_FILL,
+		MARK_PARTNER_FILL);
 	fputs(".group{stroke:#000;stroke-width:1.5}\n"
+	      ".scale{fill:#000}\n"
 	      "text{font-family:sans-serif;font-size:12px;fill:#222}\n"
 	      ".num{font-family:monospace;font-size:9px;text-anchor:end;fill:#666}\n"
 	      "</style>\n", out);
@@ -171,86 +243,273 @@ static void put_row_numbers(const struct picture *p)
 			(unsigned long long)((r * p->columns) << p->level));
 }
 
-static void legend_entry(FILE *out, int i, long y0, const char *cls,
-			 const char *label)
+/* A swatch of CLS (and SHAPE's pattern over it, when >= 0), then LABEL. */
+static void legend_entry(FILE *out, int i, long y0, const char *cls, int shape,
+			 const char *what, const char *label)
 {
 	long x = GUTTER_PX + (i % LEGEND_COLS) * LEGEND_W;
 	long y = y0 + (i / LEGEND_COLS) * LEGEND_ROW;
 
-	fprintf(out, "<rect class=\"%s\" x=\"%ld\" y=\"%ld\" width=\"10\" height=\"10\"/>"
-		"<text x=\"%ld\" y=\"%ld\">", cls, x, y, x + 14, y + 10);
+	fprintf(out, "<g data-legend=\"%s\"><rect class=\"%s\" x=\"%ld\" y=\"%ld\" "
+		"width=\"12\" height=\"12\"/>", what, cls, x, y - 1);
+	if (shape >= 0)
+		fprintf(out, "<rect class=\"p%d\" x=\"%ld\" y=\"%ld\" width=\"12\" height=\"12\"/>",
+			shape, x, y - 1);
+	fprintf(out, "<text x=\"%ld\" y=\"%ld\">", x + 16, y + 10);
 	put_text(out, label);
-	fputs("</text>\n", out);
+	fputs("</text></g>\n", out);
 }
 
 /*
- * The legend's entries: the states, then the highlighted file (named as
- * it was asked for: a summary's scan names only some files) and its
- * partners.
+ * The legend's entries: the states the picture has (PRESENT), then the
+ * highlighted file (named as it was asked for: a summary's scan names
+ * only some files) and its partners.  Returns the entries, or counts
+ * them when OUT is NULL.
  */
-static int put_legend(const struct picture *p, long y0, int64_t hl_file,
+static int put_legend(const struct picture *p, FILE *out, long y0,
+		      const int present[MAP_NSTATES], int64_t hl_file,
 		      const char *hl_name)
 {
-	char what[64];
+	char what[96], cls[16];
 	int s, i = 0;
 
-	fputs("<g class=\"legend\">\n", p->out);
-	for (s = 0; s < MAP_NSTATES; s++)
-		legend_entry(p->out, i++, y0, state_class(s), map_state_name(s));
+	if (out)
+		fputs("<g class=\"legend\">\n", out);
+	for (s = 0; s < MAP_NSTATES; s++) {
+		if (!present[s])
+			continue;
+		if (out && s == MAP_INTERLEAVED && p->layout->nsets) {
+			snprintf(what, sizeof(what), "interleaved (a hue per set%s)",
+				 p->layout->nsets > SET_HUES ? ", repeating" : "");
+			legend_entry(out, i, y0, "k0a", s, map_state_name(s), what);
+		} else if (out) {
+			snprintf(cls, sizeof(cls), "s%d", s);
+			legend_entry(out, i, y0, cls, state_shape[s] ? s : -1,
+				     map_state_name(s), map_state_name(s));
+		}
+		i++;
+	}
 	if (hl_file >= 0) {
 		const struct layout_file *f = &p->layout->files[hl_file];
 		const struct layout_interleave *il = layout_file_interleave(p->layout, f);
 		uint32_t partners = il ? il->partners : 0;
 
-		legend_entry(p->out, i++, y0, "hl", hl_name);
-		snprintf(what, sizeof(what), "%u file%s interleaved with it",
-			 partners, partners == 1 ? "" : "s");
-		legend_entry(p->out, i++, y0, "hp", what);
+		if (out) {
+			legend_entry(out, i, y0, "hl", -1, "file", hl_name);
+			snprintf(what, sizeof(what), "%u file%s interleaved with it",
+				 partners, partners == 1 ? "" : "s");
+			legend_entry(out, i + 1, y0, "hp", -1, "partners", what);
+		}
+		i += 2;
 	}
-	fputs("</g>\n", p->out);
+	if (out)
+		fputs("</g>\n", out);
 	return i;
 }
 
-static int legend_entries(int64_t hl_file)
+/*
+ * A bar of a round number of MiB (1, 2 or 5 times a power of ten), about
+ * SCALE_TARGET_PX long: one cell is CELL_PX pixels.
+ */
+static void put_scale(const struct picture *p, long y)
 {
-	return MAP_NSTATES + (hl_file >= 0 ? 2 : 0);
+	double mib_per_px = (double)((blk64_t)1 << p->level) *
+		p->layout->fs->blocksize / (1024.0 * 1024.0) / CELL_PX;
+	double want = SCALE_TARGET_PX * mib_per_px, mib = 1e-6, decade;
+	static const double steps[] = { 1, 2, 5 };
+	int i;
+
+	for (decade = 1e-6; decade < 1e12; decade *= 10)
+		for (i = 0; i < 3; i++)
+			if (steps[i] * decade <= want)
+				mib = steps[i] * decade;
+	fprintf(p->out, "<g class=\"scalebar\" data-mib=\"%g\" data-mib-per-px=\"%.9g\">"
+		"<rect class=\"scale\" x=\"%d\" y=\"%ld\" width=\"%.3f\" height=\"4\"/>"
+		"<text x=\"%.3f\" y=\"%ld\">%g MiB (%g MiB a cell)</text></g>\n",
+		mib, mib_per_px, GUTTER_PX, y, mib / mib_per_px,
+		GUTTER_PX + mib / mib_per_px + 8, y + 6, mib, mib_per_px * CELL_PX);
+}
+
+/*
+ * Which set each cell's interleaved blocks belong to: the member with the
+ * most blocks in the cell wins, and gives the cell its set and its tone.
+ */
+static int find_sets(struct picture *p)
+{
+	const struct layout *layout = p->layout;
+	blk64_t *most = calloc(p->ncells, sizeof(*most)), *mine = NULL;
+	uint64_t *touched = NULL, ntouched;
+	uint64_t si, m, i, c;
+
+	p->set_of = calloc(p->ncells, sizeof(*p->set_of));
+	mine = calloc(p->ncells, sizeof(*mine));
+	touched = malloc(p->ncells * sizeof(*touched));
+	if (!most || !p->set_of || !mine || !touched) {
+		free(most);
+		free(mine);
+		free(touched);
+		return ENOMEM;
+	}
+	for (si = 0; si < layout->nsets; si++) {
+		const struct layout_set *s = &layout->sets[si];
+
+		for (m = 0; m < s->members; m++) {
+			const struct layout_file *f =
+				&layout->files[layout->set_members[s->first_member + m]];
+
+			ntouched = 0;
+			for (i = 0; i < f->pieces; i++) {
+				struct layout_piece pc = layout_file_piece(layout, f, i);
+				blk64_t a = pc.start, b = pc.start + pc.len;
+
+				while (a < b) {
+					blk64_t end = (((a >> p->level) + 1) << p->level);
+
+					if (end > b)
+						end = b;
+					c = a >> p->level;
+					if (c < p->ncells) {
+						if (!mine[c])
+							touched[ntouched++] = c;
+						mine[c] += end - a;
+					}
+					a = end;
+				}
+			}
+			for (i = 0; i < ntouched; i++) {
+				c = touched[i];
+				if (mine[c] > most[c] && (p->looks[c] == MAP_INTERLEAVED ||
+							  p->looks[c] >= LOOK_SET)) {
+					most[c] = mine[c];
+					p->set_of[c] = si + 1;
+					p->looks[c] = LOOK_SET + 2 * (uint32_t)si + (m & 1);
+				}
+				mine[c] = 0;
+			}
+		}
+	}
+	free(most);
+	free(mine);
+	free(touched);
+	return 0;
+}
+
+/* The highlight: partners' cells whole, the file's own in the share of them it fills. */
+static int put_highlight(const struct picture *p, const struct map_highlight *hl)
+{
+	uint8_t *marks = malloc(p->ncells + 1);
+	uint32_t *partner = malloc((p->ncells + 1) * sizeof(*partner));
+	blk64_t *mine = malloc((p->ncells + 1) * sizeof(*mine));
+	uint64_t c;
+
+	if (!marks || !partner || !mine) {
+		free(marks);
+		free(partner);
+		free(mine);
+		return ENOMEM;
+	}
+	map_highlight_cells(hl, p->level, 0, p->ncells, marks);
+	map_highlight_file_blocks(hl, p->level, 0, p->ncells, mine);
+	for (c = 0; c < p->ncells; c++)
+		partner[c] = marks[c] == MAP_MARK_PARTNER ? MAP_MARK_PARTNER : MAP_MARK_NONE;
+	fputs("<g class=\"highlight\">\n", p->out);
+	{
+		struct picture q = *p;
+
+		q.set_of = NULL;
+		put_runs(&q, partner, MAP_MARK_NONE, mark_class);
+	}
+	for (c = 0; c < p->ncells; c++) {
+		blk64_t all = cell_blocks(p, c);
+		double h;
+		long x, y;
+
+		if (!mine[c])
+			continue;
+		/* At least a pixel high, whole only when the file fills the cell. */
+		h = (double)CELL_PX * mine[c] / all;
+		if (h < 1)
+			h = 1;
+		if (mine[c] < all && h > CELL_PX - 1)
+			h = CELL_PX - 1;
+		cell_xy(p, c, &x, &y);
+		fprintf(p->out, "<rect class=\"hl\" x=\"%ld\" y=\"%.2f\" width=\"%d\" "
+			"height=\"%.2f\" data-cell=\"%llu\" data-n=\"1\" data-blocks=\"%llu\"/>\n",
+			x, y + CELL_PX - h, CELL_PX, h, (unsigned long long)c,
+			(unsigned long long)mine[c]);
+	}
+	fputs("</g>\n", p->out);
+	free(marks);
+	free(partner);
+	free(mine);
+	return 0;
 }
 
 static int write_picture(struct picture *p, const char *device,
-			 const struct map_highlight *hl, const char *hl_name)
+			 const struct map_highlight *hl, const char *hl_name,
+			 const char *caption)
 {
 	const struct layout *layout = p->layout;
 	ext2_filsys fs = layout->fs;
 	int64_t hl_file = hl ? (int64_t)map_highlight_file(hl) : -1;
 	uint8_t *cells = malloc(p->ncells + 1);
+	uint32_t *shapes = NULL;
 	long width, height, legend_y;
-	int legend_rows = (legend_entries(hl_file) + LEGEND_COLS - 1) / LEGEND_COLS;
+	int legend_rows, present[MAP_NSTATES] = { 0 };
 	blk64_t bpc = (blk64_t)1 << p->level;
+	uint64_t c;
+	errcode_t ret = 0;
 
-	if (!cells)
-		return ENOMEM;
+	p->looks = malloc((p->ncells + 1) * sizeof(*p->looks));
+	shapes = malloc((p->ncells + 1) * sizeof(*shapes));
+	if (!cells || !p->looks || !shapes) {
+		ret = ENOMEM;
+		goto out;
+	}
+	map_cell_states(p->map, p->level, 0, p->ncells, cells);
+	for (c = 0; c < p->ncells; c++) {
+		p->looks[c] = cells[c];
+		shapes[c] = cells[c] < MAP_NSTATES && state_shape[cells[c]] ? cells[c] :
+			MAP_NSTATES;
+		if (cells[c] < MAP_NSTATES)
+			present[cells[c]] = 1;
+	}
+	ret = find_sets(p);
+	if (ret)
+		goto out;
+
+	legend_rows = (put_legend(p, NULL, 0, present, hl_file, hl_name) +
+		       LEGEND_COLS - 1) / LEGEND_COLS;
 	legend_y = HEADER_PX + (long)p->rows * CELL_PX + 16;
 	width = GUTTER_PX + (long)p->columns * CELL_PX + MARGIN;
 	if (width < GUTTER_PX + LEGEND_COLS * LEGEND_W)
 		width = GUTTER_PX + LEGEND_COLS * LEGEND_W;
-	height = legend_y + legend_rows * LEGEND_ROW + MARGIN;
+	height = legend_y + legend_rows * LEGEND_ROW + SCALE_ROW + MARGIN;
 
 	fprintf(p->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\" height=\"%ld\" "
 		"viewBox=\"0 0 %ld %ld\" data-blocks=\"%llu\" data-blocks-per-cell=\"%llu\" "
 		"data-cells=\"%llu\" data-columns=\"%llu\" data-groups=\"%u\" "
-		"data-group-step=\"%u\">\n",
+		"data-group-step=\"%u\" data-block-size=\"%u\" data-cell-px=\"%d\">\n",
 		width, height, width, height,
 		(unsigned long long)map_blocks(p->map), (unsigned long long)bpc,
 		(unsigned long long)p->ncells, (unsigned long long)p->columns,
-		fs->group_desc_count, group_step(p));
+		fs->group_desc_count, group_step(p), fs->blocksize, CELL_PX);
 	fputs("<title>block map of ", p->out);
 	put_text(p->out, device);
+	if (caption) {
+		fputs(", ", p->out);
+		put_text(p->out, caption);
+	}
 	fputs("</title>\n", p->out);
 	put_style(p->out);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", p->out);
 	fprintf(p->out, "<text x=\"%d\" y=\"18\" font-weight=\"bold\">", GUTTER_PX);
 	put_text(p->out, device);
+	if (caption) {
+		fputs(": ", p->out);
+		put_text(p->out, caption);
+	}
 	fprintf(p->out, "</text>\n<text x=\"%d\" y=\"34\">%s, %llu blocks of %u bytes, "
 		"%llu block%s per cell, %u block group%s",
 		GUTTER_PX, fsopen_fs_type(fs), (unsigned long long)map_blocks(p->map),
@@ -260,22 +519,34 @@ static int write_picture(struct picture *p, const char *device,
 		fprintf(p->out, " (a line every %u)", group_step(p));
 	fprintf(p->out, ", score %.0f</text>\n", layout->summary.score);
 
-	map_cell_states(p->map, p->level, 0, p->ncells, cells);
 	fputs("<g class=\"cells\">\n", p->out);
-	put_runs(p, cells, -1, state_class);
+	put_runs(p, p->looks, UINT32_MAX, look_class);
+	fputs("</g>\n<g class=\"shapes\">\n", p->out);
+	{
+		struct picture q = *p;
+
+		q.set_of = NULL;
+		put_runs(&q, shapes, MAP_NSTATES, shape_class);
+	}
 	fputs("</g>\n", p->out);
 	if (hl) {
-		map_highlight_cells(hl, p->level, 0, p->ncells, cells);
-		fputs("<g class=\"highlight\">\n", p->out);
-		put_runs(p, cells, MAP_MARK_NONE, mark_class);
-		fputs("</g>\n", p->out);
+		ret = put_highlight(p, hl);
+		if (ret)
+			goto out;
 	}
 	put_groups(p);
 	put_row_numbers(p);
-	put_legend(p, legend_y, hl_file, hl_name);
+	put_legend(p, p->out, legend_y, present, hl_file, hl_name);
+	put_scale(p, legend_y + legend_rows * LEGEND_ROW + 6);
 	fputs("</svg>\n", p->out);
+out:
 	free(cells);
-	return 0;
+	free(shapes);
+	free(p->looks);
+	free(p->set_of);
+	p->looks = NULL;
+	p->set_of = NULL;
+	return ret;
 }
 
 /* The file index of PATH in LAYOUT, or -1 after a message. */
@@ -300,7 +571,8 @@ static int64_t find_highlight(const struct layout *layout, const char *path,
 }
 
 int svg_report(const struct layout *layout, const char *device,
-	       const char *path, const char *highlight, const char *prog)
+	       const char *path, const char *highlight, const char *caption,
+	       const char *prog)
 {
 	struct picture p;
 	struct map *map = NULL;
@@ -333,7 +605,7 @@ int svg_report(const struct layout *layout, const char *device,
 	p.ncells = map_cells(map, p.level);
 	p.columns = p.ncells < SVG_COLUMNS ? p.ncells : SVG_COLUMNS;
 	p.rows = (p.ncells + p.columns - 1) / p.columns;
-	ret = write_picture(&p, device, hl, highlight);
+	ret = write_picture(&p, device, hl, highlight, caption);
 	if (ret)
 		com_err(prog, ret, "while writing %s", path);
 	else if (fflush(p.out) || ferror(p.out))

@@ -17,10 +17,12 @@
  * Write the map of LAYOUT (DEVICE names it in the title) to the file
  * PATH, or to stdout when PATH is "-".  HIGHLIGHT, when not NULL, is a
  * path inside the filesystem whose blocks are marked, with those of the
- * files it interleaves with.  Returns 0, or -1 after printing a message
- * prefixed with PROG.
+ * files it interleaves with.  CAPTION, when not NULL, follows the device
+ * in the title ("before e2defrag").  Returns 0, or -1 after printing a
+ * message prefixed with PROG.
  */
 int svg_report(const struct layout *layout, const char *device,
-	       const char *path, const char *highlight, const char *prog);
+	       const char *path, const char *highlight, const char *caption,
+	       const char *prog);
 
 #endif

@@ -7,10 +7,27 @@
 #include <string.h>
 
 #include "report.h"
+#include "../lib/color.h"
 
 #define SETS_SHOWN	5	/* without -i */
 #define MEMBERS_SHOWN	6	/* paths per set line without -i */
 #define PAIRS_SHOWN	3	/* strongest pairs of a large set */
+
+/* With --color: the verdict in the hue of what it says, bold. */
+static void verdict_color(FILE *out, const struct report_opts *o, int recommend)
+{
+	char sgr[32];
+
+	if (o->color)
+		fprintf(out, COLOR_SGR_BOLD "%s", color_sgr(recommend ? HUE_VERMILLION :
+							   HUE_BLUE, sgr, sizeof(sgr)));
+}
+
+static void color_end(FILE *out, const struct report_opts *o)
+{
+	if (o->color)
+		fputs(COLOR_SGR_RESET, out);
+}
 
 static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
 {
@@ -224,11 +241,14 @@ void text_report(FILE *out, const struct layout *layout,
 		table_print_files(out, layout, o, 2);
 	}
 	fputc('\n', out);
+	verdict_color(out, o, s->score >= o->threshold && s->score > 0);
 	if (s->score >= o->threshold && s->score > 0)
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
-			"recommended; run: e2defrag %s\n", s->score, o->threshold,
+			"recommended; run: e2defrag %s", s->score, o->threshold,
 			o->spec);
 	else
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): the layout is fine, "
-			"nothing to do\n", s->score, o->threshold);
+			"nothing to do", s->score, o->threshold);
+	color_end(out, o);
+	fputc('\n', out);
 }

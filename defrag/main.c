@@ -20,6 +20,7 @@
 #include <et/com_err.h>
 
 #include "config.h"
+#include "../analyze/svg.h"
 #include "damage.h"
 #include "report.h"
 #include "switch.h"
@@ -32,6 +33,7 @@ enum {
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER, OPT_PACK,
+	OPT_SVG_BEFORE, OPT_SVG_AFTER,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +53,8 @@ static const struct option long_options[] = {
 	{ "track-seek-ms",   required_argument, NULL, OPT_TRACK_SEEK },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
+	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
+	{ "svg-after",	     required_argument, NULL, OPT_SVG_AFTER },
 	{ "verbose",	     no_argument,	NULL, 'v' },
 	{ "version",	     no_argument,	NULL, 'V' },
 	{ "help",	     no_argument,	NULL, 'h' },
@@ -91,6 +95,8 @@ static void usage(FILE *out, const char *prog)
 "      --buffer SIZE       copy buffer (default 8M)\n"
 "      --pack              join free space into as few runs as possible,\n"
 "                          however much that writes\n"
+"      --svg-before FILE   draw the block map before any move into FILE\n"
+"      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
 "\n"
 "Read model for the scores (7200 rpm SATA disk by default):\n"
 "      --rpm N, --mbps N, --seek-ms MS, --track-seek-ms MS\n"
@@ -188,6 +194,7 @@ struct cli {
 	int		dry_run, json, bar, verbose, force, pack;
 	int		progress_fd;
 	const char	*undo_file;
+	const char	*svg_before, *svg_after;	/* --svg-before, --svg-after */
 	double		max_time;	/* < 0: none */
 	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
@@ -269,6 +276,15 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 					prog, optarg);
 				return -1;
 			}
+			break;
+		case OPT_SVG_BEFORE:
+		case OPT_SVG_AFTER:
+			if (!*optarg) {
+				fprintf(stderr, "%s: %s wants a file name\n", prog,
+					argv[optind - 1]);
+				return -1;
+			}
+			*(opt == OPT_SVG_BEFORE ? &c->svg_before : &c->svg_after) = optarg;
 			break;
 		case 'V':
 			printf("e2defrag %s\n", PACKAGE_VERSION);
@@ -483,6 +499,10 @@ static int run(struct cli *c, const char *prog)
 	}
 	if (damage_refuse_layout(prog, info.device, layout))
 		goto out;
+	/* Before anything moves; a picture that cannot be written stops the run. */
+	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
+					"before e2defrag", prog))
+		goto out;
 	ret = select_files(layout, &c->sel, &sel, &bad_path);
 	if (ret == ENOENT) {
 		fprintf(stderr, "%s: %s: no such file or directory in %s\n", prog,
@@ -516,6 +536,11 @@ static int run(struct cli *c, const char *prog)
 	r.plan = plan;
 
 	if (c->dry_run || !plan->nmoves) {
+		/* Nothing moves: the picture after is the one before. */
+		if (c->svg_after && svg_report(layout, info.device, c->svg_after, NULL,
+					       c->dry_run ? "unchanged (e2defrag -n)" :
+					       "after e2defrag (nothing to move)", prog))
+			goto out;
 		r.status = status = exit_status(plan, NULL);
 		if (c->json)
 			json_output(stdout, &r);
@@ -572,6 +597,15 @@ static int run(struct cli *c, const char *prog)
 	r.run = &st;
 	r.result = file_results(plan, &st);
 	r.status = status = exit_status(plan, &st);
+	/* The run is done whatever the picture does; a failed one is an error still. */
+	if (c->svg_after && !after) {
+		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
+			prog, info.device);
+		r.status = status = EXIT_OPERATIONAL;
+	} else if (c->svg_after && svg_report(after, info.device, c->svg_after, NULL,
+					      "after e2defrag", prog)) {
+		r.status = status = EXIT_OPERATIONAL;
+	}
 	text_failures(stderr, &r);
 	if (c->json)
 		json_output(stdout, &r);

@@ -1,11 +1,12 @@
 #!/bin/sh
-# demo.sh BUILDDIR --- what `make demo` shows: interleaved recordings and
-# the rest of e2fragimg's mixed workload, e2frag's report on them,
-# e2defrag on a copy, e2frag again, and the two side by side.
+# demo.sh BUILDDIR [DIR] --- what `make demo` shows: interleaved recordings
+# and the rest of e2fragimg's mixed workload, e2frag's report on them,
+# e2defrag on a copy, e2frag again, and the two side by side.  The images
+# go to DIR (default BUILDDIR/images; doc/readme-excerpts.sh uses its own).
 set -eu
 b=$1
-before=$b/images/demo-mixed.img
-after=$b/images/demo-after.img
+before=${2:-$b/images}/demo-mixed.img
+after=${2:-$b/images}/demo-after.img
 
 "$b/images/e2fragimg" --workload mixed --seed 1 "$before"
 echo

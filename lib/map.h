@@ -137,6 +137,15 @@ uint64_t map_highlight_file(const struct map_highlight *hl);
 void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 			 uint64_t first, uint64_t count, uint8_t *marks);
 
+/*
+ * How many blocks of the highlighted file itself (not its partners) each
+ * of cells FIRST .. FIRST + COUNT - 1 of LEVEL holds, into BLOCKS; a
+ * picture draws a cell the file only partly fills as partial.  It looks
+ * at every run of the highlight: for a whole picture, not a redraw.
+ */
+void map_highlight_file_blocks(const struct map_highlight *hl, unsigned level,
+			       uint64_t first, uint64_t count, blk64_t *blocks);
+
 /* ------------------------------------------------------------- finding */
 
 struct map_find_index;

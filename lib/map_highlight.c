@@ -171,3 +171,26 @@ void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 				marks[c - first] = r->mark;
 	}
 }
+
+void map_highlight_file_blocks(const struct map_highlight *hl, unsigned level,
+			       uint64_t first, uint64_t count, blk64_t *blocks)
+{
+	blk64_t from = first << level, to = (first + count) << level;
+	uint64_t i;
+
+	memset(blocks, 0, count * sizeof(*blocks));
+	for (i = 0; i < hl->nruns; i++) {
+		const struct hl_run *r = &hl->runs[i];
+		blk64_t a = r->start > from ? r->start : from;
+		blk64_t b = r->start + r->len < to ? r->start + r->len : to;
+
+		/* A cell's share of the run: from A to the cell's end, or B. */
+		while (r->mark == MAP_MARK_FILE && a < b) {
+			blk64_t cell_end = ((a >> level) + 1) << level;
+			blk64_t end = cell_end < b ? cell_end : b;
+
+			blocks[(a >> level) - first] += end - a;
+			a = end;
+		}
+	}
+}

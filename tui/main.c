@@ -17,14 +17,17 @@
 #include <et/com_err.h>
 
 #include "config.h"
+#include "../lib/color.h"
 #include "tui.h"
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
+enum { OPT_COLOR = 256 };
 
 /* How long leaving waits for the names' thread to stop. */
 #define NAMES_STOP_MS	20
 
 static const struct option long_options[] = {
+	{ "color",   optional_argument, NULL, OPT_COLOR },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help",    no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -40,12 +43,14 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "SPEC is an image file, a block device, LABEL=... or UUID=...\n"
 "\n"
-"  -V, --version   print the version and exit\n"
-"  -h, --help      print this help and exit\n"
+"      --color[=WHEN]  colour the map: auto (default: unless NO_COLOR is\n"
+"                      set), always, never\n"
+"  -V, --version       print the version and exit\n"
+"  -h, --help          print this help and exit\n"
 "\n"
 "In the map, ? lists the keys and q quits; / finds files by name, glob\n"
-"(*.ts) or path (/tv/*.ts).  Without colour (NO_COLOR set, or a terminal\n"
-"such as vt100) each state has its own character.\n"
+"(*.ts) or path (/tv/*.ts).  Each state has its own glyph, with colour or\n"
+"without (--color=never, NO_COLOR set, or a terminal such as vt100: ASCII).\n"
 "\n"
 "Exit status: 0 success, 8 operational error, 16 usage error.\n", prog);
 }
@@ -120,6 +125,17 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "Vh", long_options, NULL)) != -1) {
 		switch (opt) {
+		case OPT_COLOR: {
+			enum color_mode mode = COLOR_MODE_ALWAYS;
+
+			if (optarg && color_parse_mode(optarg, &mode)) {
+				fprintf(stderr, "%s: --color wants auto, always or never, not '%s'\n",
+					t.prog, optarg);
+				return EXIT_USAGE;
+			}
+			t.color_mode = mode;
+			break;
+		}
 		case 'V':
 			printf("e2fragmap %s\n", PACKAGE_VERSION);
 			return EXIT_OK;

@@ -3,8 +3,14 @@
  *
  * The screen, top to bottom: rows of cells (each row starting with the
  * number of its first block), the legend, the status line.  The cursor is
- * a cell index at the current zoom level; zooming keeps the block under
- * it.  Its keys are a table, which the help list reads too.
+ * a cell index at the current scale; zooming keeps the block under it.
+ * Its keys are a table, which the help list reads too.
+ *
+ * A scale is a zoom level of the map (2^level blocks a cell) times a
+ * SPAN: zooming steps through levels (span 1), but the whole filesystem
+ * at a level fills between half and all of the screen, so the view that
+ * fits it takes a finer level and joins SPAN of its cells into one,
+ * filling the rows the screen has.
  */
 #include <curses.h>
 #include <stdio.h>
@@ -112,39 +118,89 @@ void tui_map_geometry(const struct tui *t, struct tui_geometry *g)
 	g->width = COLS - g->gutter > 0 ? COLS - g->gutter : 1;
 }
 
-/* The coarsest level worth having: the whole filesystem on one screen. */
-static unsigned fit_level(const struct tui *t, const struct tui_geometry *g)
+struct scale {
+	unsigned	level;
+	uint64_t	span;	/* cells of LEVEL in one cell of the screen */
+};
+
+static blk64_t cell_blocks(const struct tui *t)
 {
-	return map_level_fit(t->map, (uint64_t)g->width * g->rows);
+	return (blk64_t)t->span << t->level;
+}
+
+/* Cells at the current scale. */
+static uint64_t scale_cells(const struct tui *t)
+{
+	return (map_cells(t->map, t->level) + t->span - 1) / t->span;
+}
+
+/*
+ * The scale that shows the whole filesystem on the screen's cells, as
+ * finely as they allow: levels come in powers of two, so a finer level
+ * (up to 16 times finer) whose cells are joined SPAN at a time.
+ */
+static struct scale fit_scale(const struct tui *t, const struct tui_geometry *g)
+{
+	uint64_t screen = (uint64_t)g->width * g->rows;
+	unsigned coarse = map_level_fit(t->map, screen);
+	struct scale sc;
+
+	sc.level = coarse > 4 ? coarse - 4 : 0;
+	sc.span = (map_cells(t->map, sc.level) + screen - 1) / screen;
+	if (!sc.span)
+		sc.span = 1;
+	/* A span that is a power of two is a level of its own. */
+	while (sc.span > 1 && !(sc.span & 1)) {
+		sc.span >>= 1;
+		sc.level++;
+	}
+	return sc;
+}
+
+static blk64_t scale_blocks(struct scale sc)
+{
+	return (blk64_t)sc.span << sc.level;
 }
 
 /* Change the zoom, keeping the block under the cursor (the anchor when it is in the cell). */
+static void set_scale(struct tui *t, struct scale sc)
+{
+	blk64_t block = t->cursor * cell_blocks(t);
+
+	if (t->anchor / cell_blocks(t) == t->cursor)
+		block = t->anchor;
+	t->level = sc.level;
+	t->span = sc.span;
+	t->cursor = block / cell_blocks(t);
+	t->anchor = block;
+}
+
 static void set_level(struct tui *t, unsigned level)
 {
-	blk64_t block = t->cursor << t->level;
+	struct scale sc = { level, 1 };
 
-	if (t->anchor >> t->level == t->cursor)
-		block = t->anchor;
-	t->level = level;
-	t->cursor = block >> level;
-	t->anchor = block;
+	set_scale(t, sc);
 }
 
 void tui_map_jump(struct tui *t, blk64_t block)
 {
-	t->cursor = block >> t->level;
+	if (!t->span)
+		t->span = 1;
+	t->cursor = block / cell_blocks(t);
 	t->anchor = block;
 }
 
 /* Level and scroll position made consistent with the screen as it is now. */
 static void settle(struct tui *t, const struct tui_geometry *g)
 {
-	unsigned fit = fit_level(t, g);
+	struct scale fit = fit_scale(t, g);
 	uint64_t ncells, nrows, row;
 
-	if (t->fit || t->level > fit)
-		set_level(t, fit);
-	ncells = map_cells(t->map, t->level);
+	if (!t->span)
+		t->span = 1;
+	if (t->fit || cell_blocks(t) > scale_blocks(fit))
+		set_scale(t, fit);
+	ncells = scale_cells(t);
 	if (t->cursor >= ncells)
 		t->cursor = ncells - 1;
 	nrows = (ncells + g->width - 1) / g->width;
@@ -177,21 +233,48 @@ static int reserve_cells(struct tui *t, size_t n)
 	return 0;
 }
 
+/*
+ * Join each SPAN values of V into one, in place: the worst state (or
+ * strongest mark), past the end only when all of them are.
+ */
+static void join_cells(uint8_t *v, size_t n, uint64_t span)
+{
+	size_t i;
+	uint64_t j;
+
+	for (i = 0; i < n; i++) {
+		uint8_t worst = MAP_PAST_END;
+
+		for (j = 0; j < span; j++) {
+			uint8_t x = v[i * span + j];
+
+			if (x != MAP_PAST_END && (worst == MAP_PAST_END || x > worst))
+				worst = x;
+		}
+		v[i] = worst;
+	}
+}
+
 static void draw_cells(struct tui *t, const struct tui_geometry *g)
 {
-	uint64_t first = t->top * g->width, ncells = map_cells(t->map, t->level);
+	uint64_t first = t->top * g->width, ncells = scale_cells(t);
 	size_t n = (size_t)g->width * g->rows;
 	int r, c;
 
-	if (reserve_cells(t, n)) {
+	if (reserve_cells(t, n * t->span)) {
 		tui_message(t, "out of memory");
 		return;
 	}
-	map_cell_states(t->map, t->level, first, n, t->cells);
+	map_cell_states(t->map, t->level, first * t->span, n * t->span, t->cells);
 	if (t->hl)
-		map_highlight_cells(t->hl, t->level, first, n, t->marks);
+		map_highlight_cells(t->hl, t->level, first * t->span, n * t->span,
+				    t->marks);
 	else
-		memset(t->marks, MAP_MARK_NONE, n);
+		memset(t->marks, MAP_MARK_NONE, n * t->span);
+	if (t->span > 1) {
+		join_cells(t->cells, n, t->span);
+		join_cells(t->marks, n, t->span);	/* MAP_MARK_* are below MAP_PAST_END */
+	}
 	for (r = 0; r < g->rows; r++) {
 		uint64_t row_first = first + (uint64_t)r * g->width;
 		char num[32];
@@ -200,7 +283,7 @@ static void draw_cells(struct tui *t, const struct tui_geometry *g)
 			break;
 		if (g->gutter) {
 			snprintf(num, sizeof(num), "%*llu ", g->gutter - 1,
-				 (unsigned long long)(row_first << t->level));
+				 (unsigned long long)(row_first * cell_blocks(t)));
 			mvaddstr(r, 0, num);
 		}
 		for (c = 0; c < g->width; c++) {
@@ -255,7 +338,7 @@ static void describe_cursor(struct tui *t, blk64_t start, blk64_t len,
 
 static void draw_status(struct tui *t, const struct tui_geometry *g)
 {
-	blk64_t start = t->cursor << t->level, len = (blk64_t)1 << t->level;
+	blk64_t start = t->cursor * cell_blocks(t), len = cell_blocks(t);
 	blk64_t end = start + len - 1;
 	blk64_t first = t->fs->super->s_first_data_block;
 	char owner[1200], line[1600], groups[64];
@@ -304,7 +387,7 @@ static void map_draw(struct tui *t, void *data)
 
 static void move_cursor(struct tui *t, int64_t delta)
 {
-	uint64_t ncells = map_cells(t->map, t->level);
+	uint64_t ncells = scale_cells(t);
 
 	if (delta < 0 && (uint64_t)-delta > t->cursor)
 		t->cursor = 0;
@@ -332,30 +415,40 @@ static enum tui_action key_move(struct tui *t, const struct tui_geometry *g, int
 		t->top += g->rows;	/* settle() pulls it back at the end */
 		break;
 	case TUI_FKEY + KEY_HOME: t->cursor = 0; break;
-	case TUI_FKEY + KEY_END: t->cursor = map_cells(t->map, t->level) - 1; break;
+	case TUI_FKEY + KEY_END: t->cursor = scale_cells(t) - 1; break;
 	}
 	return TUI_STAY;
 }
 
 static enum tui_action key_zoom(struct tui *t, const struct tui_geometry *g, int key)
 {
-	unsigned fit = fit_level(t, g);
+	struct scale fit = fit_scale(t, g);
 	uint64_t screen_row = t->cursor / g->width - t->top;
+	blk64_t now = cell_blocks(t);
 
 	if (key == '+' || key == '=') {
-		if (!t->level) {
+		unsigned finer = 0;
+
+		if (now == 1) {
 			tui_message(t, "one block per cell: cannot zoom in further");
 			return TUI_STAY;
 		}
-		set_level(t, t->level - 1);
+		/* The next level with fewer blocks a cell than now. */
+		while (((blk64_t)2 << finer) < now)
+			finer++;
+		set_level(t, finer);
 		t->fit = 0;
 	} else {
-		if (t->level >= fit) {
+		if (now >= scale_blocks(fit)) {
 			tui_message(t, "the whole filesystem is on the screen");
 			return TUI_STAY;
 		}
-		set_level(t, t->level + 1);
-		t->fit = t->level == fit;
+		if (((blk64_t)2 << t->level) >= scale_blocks(fit)) {
+			set_scale(t, fit);
+			t->fit = 1;
+		} else {
+			set_level(t, t->level + 1);
+		}
 	}
 	/* Keep the cursor on the same screen row where possible. */
 	t->top = t->cursor / g->width > screen_row ? t->cursor / g->width - screen_row : 0;
@@ -533,7 +626,7 @@ static enum tui_action key_cell(struct tui *t, const struct tui_geometry *g, int
 {
 	(void)g;
 	(void)key;
-	tui_open_cell(t, t->cursor << t->level, (blk64_t)1 << t->level);
+	tui_open_cell(t, t->cursor * cell_blocks(t), cell_blocks(t));
 	return TUI_STAY;
 }
 

@@ -1,22 +1,26 @@
 /*
  * style.c --- what a cell looks like, by state and mark.
  *
- * With colour, a state is a colour (and a block glyph when the locale can
- * show one).  Without colour (TERM=vt100, NO_COLOR set) every state and
- * mark has its own ASCII character, so the map still reads; the tests
- * rely on that too.
+ * Every state and mark has its own glyph whether or not there is colour,
+ * so that colour is never the only difference (red-green colour
+ * blindness is common): in a UTF-8 locale block and shade glyphs, else
+ * ASCII characters.  Colour (--color, NO_COLOR) adds lib/color.h's
+ * Okabe-Ito hues, from xterm's 256 colours where the terminal has them.
+ * Without colour the glyphs are always ASCII: the tests rely on that.
  */
 #include <curses.h>
 #include <langinfo.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../lib/color.h"
 #include "tui.h"
 
 struct look {
 	char	ascii;		/* without colour, or without a UTF-8 locale */
 	wchar_t	wide;		/* with colour in a UTF-8 locale */
-	short	color;		/* -1: the terminal's own */
+	int	hue;		/* enum color_hue_id, or -1: the terminal's own */
 	attr_t	attr;
 };
 
@@ -24,36 +28,38 @@ struct look {
 enum { LOOK_MARK_PARTNER = MAP_NSTATES + 1, LOOK_MARK_FILE, LOOK_COUNT };
 
 static const struct look looks[LOOK_COUNT] = {
-	[MAP_FREE]		= { '.', L'\u00b7', -1, 0 },
-	[MAP_FIXED]		= { '#', L'\u2588', COLOR_BLUE, 0 },
-	[MAP_JOURNAL]		= { 'J', L'\u2592', COLOR_BLUE, 0 },
-	[MAP_UNKNOWN]		= { '?', L'?', COLOR_WHITE, A_BOLD },
-	[MAP_DIR]		= { 'd', L'\u2588', COLOR_CYAN, 0 },
-	[MAP_FILE]		= { 'o', L'\u2588', COLOR_GREEN, 0 },
-	[MAP_FRAGMENTED]	= { 'f', L'\u2588', COLOR_YELLOW, 0 },
-	[MAP_INTERLEAVED]	= { 'x', L'\u2588', COLOR_RED, 0 },
+	[MAP_FREE]		= { '.', L'\u00b7', -1, 0 },		/* middle dot */
+	[MAP_FIXED]		= { '#', L'\u2580', HUE_BLUE, 0 },	/* upper half */
+	[MAP_JOURNAL]		= { 'J', L'\u2592', HUE_BLUE, 0 },	/* medium shade */
+	[MAP_UNKNOWN]		= { '?', L'?', -1, A_BOLD },
+	[MAP_DIR]		= { 'd', L'\u258c', HUE_BLUISH_GREEN, 0 },	/* left half */
+	[MAP_FILE]		= { 'o', L'\u2588', HUE_SKY_BLUE, 0 },	/* full block */
+	[MAP_FRAGMENTED]	= { 'f', L'\u2584', HUE_YELLOW, 0 },	/* lower half */
+	[MAP_INTERLEAVED]	= { 'x', L'\u259a', HUE_VERMILLION, 0 },	/* quadrants, crossed */
 	[MAP_PAST_END]		= { ' ', L' ', -1, 0 },
-	[LOOK_MARK_PARTNER]	= { '&', L'\u2588', COLOR_MAGENTA, A_BOLD },
-	[LOOK_MARK_FILE]	= { '@', L'\u2588', COLOR_WHITE, A_BOLD },
+	[LOOK_MARK_PARTNER]	= { '&', L'\u2591', HUE_REDDISH_PURPLE, A_BOLD },	/* light shade */
+	[LOOK_MARK_FILE]	= { '@', L'\u25c6', -1, A_BOLD },	/* diamond */
 };
 
 void tui_style_init(struct tui *t)
 {
-	const char *no_color = getenv("NO_COLOR");
 	int i;
 
 	t->unicode = !strcmp(nl_langinfo(CODESET), "UTF-8");
 	t->color = 0;
-	if ((no_color && *no_color) || !has_colors() || start_color() == ERR)
+	if (!color_wanted(t->color_mode, STDOUT_FILENO) || !has_colors() ||
+	    start_color() == ERR)
 		return;
-	/* The terminal's own background behind everything, when it lets us. */
-	if (use_default_colors() == ERR) {
-		for (i = 0; i < LOOK_COUNT; i++)
-			init_pair(i + 1, looks[i].color < 0 ? COLOR_WHITE : looks[i].color,
-				  COLOR_BLACK);
-	} else {
-		for (i = 0; i < LOOK_COUNT; i++)
-			init_pair(i + 1, looks[i].color, -1);
+	for (i = 0; i < LOOK_COUNT; i++) {
+		const struct look *l = &looks[i];
+		short fg = l->hue < 0 ? -1 : COLORS >= 256 ?
+			color_hues[l->hue].xterm256 : color_hues[l->hue].ansi8;
+
+		/* The terminal's own background behind everything, when it lets us. */
+		if (use_default_colors() == ERR)
+			init_pair(i + 1, fg < 0 ? COLOR_WHITE : fg, COLOR_BLACK);
+		else
+			init_pair(i + 1, fg, -1);
 	}
 	t->color = 1;
 }

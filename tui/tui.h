@@ -70,11 +70,13 @@ struct tui {
 	struct layout		*layout;
 	struct map		*map;
 
+	int			color_mode;	/* --color: enum color_mode */
 	int			color;		/* colour pairs set up */
 	int			unicode;	/* the locale can show block glyphs */
 
 	/* Where the map looks; lists and prompts move it too. */
-	unsigned		level;		/* 2^level blocks a cell */
+	unsigned		level;		/* the map's zoom level: 2^level blocks ... */
+	uint64_t		span;		/* ... times SPAN a cell (mapview.c) */
 	int			fit;		/* keep the whole filesystem on screen */
 	uint64_t		cursor;		/* cell index at LEVEL */
 	blk64_t			anchor;		/* the block a jump went to, inside the cursor's cell */

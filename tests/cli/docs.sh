@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every program's --help and its man page name the same long options, the
-# man page formats without warnings, and the bash completion parses.
+# man page formats without warnings, and the bash completion parses and
+# offers every long option --help lists.
 . "$top_srcdir/tests/lib/common.sh"
 
 checked=0
@@ -25,6 +26,13 @@ for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
 	[ -z "$warnings" ] || fail "$name: man page warnings: $warnings"
 	if [ -f "$top_srcdir/completion/$name" ]; then
 		bash -n "$top_srcdir/completion/$name" || fail "$name: completion does not parse"
+		# Every option --help lists (in its table: the lines that start
+		# with one) is one the completion offers.
+		for opt in $(grep -E '^ +(-[[:alnum:]], )?--[a-z]' "$T/help" |
+				grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+			grep -qE -- "(^|[[:space:]'(|])$opt([[:space:]'|)=]|\$)" "$top_srcdir/completion/$name" ||
+				fail "$name: $opt is in --help but not in completion/$name"
+		done
 	fi
 	checked=$((checked + 1))
 done

@@ -5,6 +5,12 @@
     svgcheck.py marks SVG      one letter a cell: @ the file, & a partner, - none
     svgcheck.py attr SVG NAME  an attribute of the <svg> element
     svgcheck.py groups SVG     the data-group of every group boundary line
+    svgcheck.py sets SVG       "CELL SET HUE TONE" a line, for every cell drawn
+                               in an interleave set's hue (class kHUE + a|b)
+    svgcheck.py legend SVG     the legend's entries (data-legend), in order
+    svgcheck.py scale SVG      "MIB MIB_PER_PX WIDTH" of the scale bar
+    svgcheck.py bars SVG       "CELL BLOCKS HEIGHT" a line: the highlighted
+                               file's bars (data-blocks, the rect's height)
 
 Fails (exit 1) when the runs of cells overlap or leave a cell out.
 """
@@ -41,7 +47,7 @@ def spread(root, group, letter_of, default=None):
 def main(argv):
     root = load(argv[2])
     if argv[1] == "cells":
-        cells = spread(root, "cells", lambda cls: STATES[int(cls[1:])])
+        cells = spread(root, "cells", lambda cls: STATES[int(cls.split()[0][1:])])
         if None in cells:
             sys.exit("cell %d not drawn" % cells.index(None))
         print("".join(cells))
@@ -53,6 +59,29 @@ def main(argv):
     elif argv[1] == "groups":
         g = root.find("%sg[@class='groups']" % NS)
         print(" ".join(l.get("data-group") for l in g.findall(NS + "line")))
+    elif argv[1] == "sets":
+        g = root.find("%sg[@class='cells']" % NS)
+        for r in g.findall(NS + "rect"):
+            if r.get("data-set") is None:
+                continue
+            hue = [c for c in r.get("class").split() if c.startswith("k")]
+            if len(hue) != 1:
+                sys.exit("set run without a hue class: %s" % r.get("class"))
+            for c in range(int(r.get("data-cell")),
+                           int(r.get("data-cell")) + int(r.get("data-n"))):
+                print(c, r.get("data-set"), hue[0][1:-1], hue[0][-1])
+    elif argv[1] == "legend":
+        g = root.find("%sg[@class='legend']" % NS)
+        print(" ".join(e.get("data-legend") for e in g.findall(NS + "g")))
+    elif argv[1] == "scale":
+        g = root.find("%sg[@class='scalebar']" % NS)
+        bar = g.find(NS + "rect")
+        print(g.get("data-mib"), g.get("data-mib-per-px"), bar.get("width"))
+    elif argv[1] == "bars":
+        g = root.find("%sg[@class='highlight']" % NS)
+        for r in g.findall(NS + "rect"):
+            if r.get("class") == "hl":
+                print(r.get("data-cell"), r.get("data-blocks"), r.get("height"))
     else:
         sys.exit(__doc__)
 
