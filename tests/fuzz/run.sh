@@ -3,8 +3,9 @@
 # target DIR/e2frag-fuzz (fuzz.mk) for SECONDS, one process at nice 10,
 # and end with the line `fuzz: N runs, C crashes`.
 #
-# Seeds: small images made here by E2FRAGIMG (1 KiB blocks, 256 KiB to 2 MiB),
-# and the e2fsprogs test images in CORPUS of at most $FUZZ_MAX_LEN bytes
+# Seeds: small images made here by E2FRAGIMG (1 KiB blocks, 256 KiB), and
+# the e2fsprogs test images in CORPUS of at most $FUZZ_MAX_LEN bytes
+# (default 256 KiB; FUZZ_MAX_LEN=2097152 adds ext3 and ext4 seeds)
 # once unpacked (skipped when CORPUS is absent); they are unpacked under
 # DIR, never copied into the source tree.  What the fuzzer adds to them
 # stays in DIR/corpus for the next run.  A crash ends a libFuzzer run: the
@@ -13,13 +14,18 @@
 # input, copy it to tests/fuzz/regress/NAME.img (make check replays it).
 set -u
 dir=$1 seconds=$2 e2fragimg=$3 corpus=$4 srcdir=$5
-max_len=${FUZZ_MAX_LEN:-2097152}
+max_len=${FUZZ_MAX_LEN:-262144}
 fuzzer=$dir/e2frag-fuzz
 
 case $seconds in
 ''|*[!0-9]*) echo "fuzz: FUZZ_SECONDS wants a number of seconds, not '$seconds'" >&2; exit 2 ;;
 esac
 mkdir -p "$dir/seeds" "$dir/corpus" "$dir/crashes" || exit 2
+# A corpus grown with longer inputs would be cut to max_len: start afresh.
+if [ "$(cat "$dir/corpus.max_len" 2>/dev/null)" != "$max_len" ]; then
+	rm -rf "$dir/corpus" && mkdir "$dir/corpus" &&
+		echo "$max_len" > "$dir/corpus.max_len" || exit 2
+fi
 
 # Images e2fragimg makes: each workload that fits a small filesystem, on
 # each type, with 1 KiB blocks and small groups so that there are several.
@@ -37,15 +43,21 @@ seed() {	# NAME TYPE SIZE OPTIONS...
 		mv "$dir/seeds/$name.meta" "$dir/seeds/$name.img"
 	rm -f "$dir/seeds/$name.img.json" "$dir/seeds/$name.err"
 }
-# ext2 in 256 KiB; ext3 and ext4 need 2 MiB for their journal (1024 blocks).
+
+# ext2 in 256 KiB.  ext3 and ext4 need 2 MiB for their journal (1024
+# blocks): only when FUZZ_MAX_LEN lets them in (each run then costs
+# several times more).
 seed streams-ext2 ext2 256K --workload streams --streams 3 --total 96K --blocks-per-group 256
 seed writers-ext2 ext2 256K --workload parallel-writers --streams 2 --total 64K
 seed turns-ext2 ext2 256K --workload turns --blocks-per-group 256
 seed aged-ext2 ext2 256K --workload aged
-seed streams-ext3 ext3 2M --workload streams --streams 3 --total 256K --blocks-per-group 1024
-seed tree-ext3 ext3 2M --workload tree --files 40
-seed streams-ext4 ext4 2M --workload streams --streams 3 --total 256K --blocks-per-group 1024
-seed turns-ext4 ext4 2M --workload turns --blocks-per-group 1024
+if [ "$max_len" -ge 2097152 ]; then
+	seed streams-ext3 ext3 2M --workload streams --streams 3 --total 256K \
+		--blocks-per-group 1024
+	seed streams-ext4 ext4 2M --workload streams --streams 3 --total 256K \
+		--blocks-per-group 1024
+	seed turns-ext4 ext4 2M --workload turns --blocks-per-group 1024
+fi
 
 # What crashed a program once: the first inputs run, so that a regression
 # is the first thing found.
