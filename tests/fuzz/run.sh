@@ -8,7 +8,7 @@
 # (default 256 KiB; FUZZ_MAX_LEN=2097152 adds ext3 and ext4 seeds)
 # once unpacked (skipped when CORPUS is absent); they are unpacked under
 # DIR, never copied into the source tree.  What the fuzzer adds to them
-# stays in DIR/corpus for the next run.  A crash ends a libFuzzer run: the
+# stays in DIR/corpus-MAXLEN for the next run.  A crash ends a libFuzzer run: the
 # input is saved in DIR/crashes/ and the fuzzer starts again for the time
 # left.  Exit 1 when anything crashed.  To keep a crasher as a regression
 # input, copy it to tests/fuzz/regress/NAME.img (make check replays it).
@@ -20,12 +20,9 @@ fuzzer=$dir/e2frag-fuzz
 case $seconds in
 ''|*[!0-9]*) echo "fuzz: FUZZ_SECONDS wants a number of seconds, not '$seconds'" >&2; exit 2 ;;
 esac
-mkdir -p "$dir/seeds" "$dir/corpus" "$dir/crashes" || exit 2
-# A corpus grown with longer inputs would be cut to max_len: start afresh.
-if [ "$(cat "$dir/corpus.max_len" 2>/dev/null)" != "$max_len" ]; then
-	rm -rf "$dir/corpus" && mkdir "$dir/corpus" &&
-		echo "$max_len" > "$dir/corpus.max_len" || exit 2
-fi
+# A corpus per input length: longer inputs would be cut to max_len.
+corpus_out=$dir/corpus-$max_len
+mkdir -p "$dir/seeds" "$corpus_out" "$dir/crashes" || exit 2
 
 # Images e2fragimg makes: each workload that fits a small filesystem, on
 # each type, with 1 KiB blocks and small groups so that there are several.
@@ -68,19 +65,17 @@ done
 
 # The e2fsprogs images small enough to be worth mutating.
 if [ -d "$corpus" ]; then
-	mkdir -p "$dir/e2fsprogs"
+	unpacked=$dir/e2fsprogs-$max_len
+	mkdir -p "$unpacked"
 	for gz in "$corpus"/*.img.gz; do
-		out=$dir/e2fsprogs/$(basename "$gz" .gz)
+		out=$unpacked/$(basename "$gz" .gz)
 		[ -e "$out" ] && continue
 		bytes=$(gzip -l "$gz" | awk 'NR == 2 { print $2 }')
 		if [ "$bytes" -le "$max_len" ]; then
 			gzip -dc "$gz" > "$out"
-		else
-			: > "$out"	# too large: remembered, not unpacked again
 		fi
 	done
-	find "$dir/e2fsprogs" -type f -empty -delete
-	set -- "$dir/regress" "$dir/seeds" "$dir/e2fsprogs"
+	set -- "$dir/regress" "$dir/seeds" "$unpacked"
 else
 	echo "fuzz: $corpus is absent; seeding with generated images only" >&2
 	set -- "$dir/regress" "$dir/seeds"
@@ -98,7 +93,7 @@ while :; do
 	ASAN_OPTIONS=${ASAN_OPTIONS:-max_malloc_fill_size=0:quarantine_size_mb=16} \
 	nice -n 10 "$fuzzer" -max_total_time="$left" -max_len="$max_len" \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$dir/crashes/" "$dir/corpus" "$@" > "$log" 2>&1
+		-artifact_prefix="$dir/crashes/" "$corpus_out" "$@" > "$log" 2>&1
 	rc=$?
 	cat "$log" >> "$log.all"
 	# The executions: the final statistics, or after a crash the last
