@@ -331,11 +331,15 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	mv->kind = kind;
 	mv->first_seg = plan->nsegs;
 	mv->nsegs = nsegs;
-	copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
+	/* The arrays stay NULL until something goes in: no arithmetic on them
+	 * before (NULL + 0 is undefined; clang's UBSan says so). */
+	if (nsegs)
+		copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
 	plan->nsegs += nsegs;
 	mv->first_meta = plan->nmeta;
 	mv->nmeta = nmeta;
-	copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
+	if (nmeta)
+		copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
 	plan->nmeta += nmeta;
 	mv->copy_blocks = copy;
 	plan->copy_blocks += copy;

@@ -31,7 +31,8 @@
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16, EXIT_CANCELLED = 32 };
 
 #define MIB		(1ULL << 20)
-#define MIN_SIZE	(8 * MIB)
+#define MIN_SIZE	(64ULL << 10)	/* asked for: small images for the fuzzer's seeds */
+#define MIN_DEFAULT_SIZE (8 * MIB)	/* chosen by the workload */
 #define MAX_SIZE	(16ULL << 40)
 #define MAX_TOTAL	(2ULL << 40)
 
@@ -109,7 +110,7 @@ static void usage(FILE *out)
 "\n"
 "Filesystem:\n"
 "  -t, --type TYPE          ext2, ext3 or ext4 (default ext4)\n"
-"  -s, --size SIZE          filesystem size, e.g. 512M, 8G, up to 16T (default:\n"
+"  -s, --size SIZE          filesystem size, e.g. 512M, 8G, 64K to 16T (default:\n"
 "                           what the workload needs; aged 512M, mixed 128M,\n"
 "                           kernel-tree about 3x its data in a power of two,\n"
 "                           nearfull 64M, turns 16M)\n"
@@ -222,7 +223,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 		case 's':
 			if (util_parse_size(optarg, &o->size) ||
 			    o->size < MIN_SIZE || o->size > MAX_SIZE)
-				return bad("--size wants a size from 8M to 16T, not '%s'",
+				return bad("--size wants a size from 64K to 16T, not '%s'",
 					   optarg);
 			break;
 		case 'b':
@@ -362,8 +363,8 @@ static void geometry(const struct img_opts *o, struct img_geometry *geo)
 			8 * MIB;
 		bytes += mkfs_journal_blocks(o, bytes / o->block_size) * o->block_size;
 		bytes = (bytes + MIB - 1) / MIB * MIB;
-		if (bytes < MIN_SIZE)
-			bytes = MIN_SIZE;
+		if (bytes < MIN_DEFAULT_SIZE)
+			bytes = MIN_DEFAULT_SIZE;
 	}
 	geo->blocks = bytes / o->block_size;
 	geo->blocks_per_group = o->blocks_per_group ? o->blocks_per_group :

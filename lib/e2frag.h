@@ -80,6 +80,20 @@ errcode_t fsopen_resolve(const char *spec, char **device);
 errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 		      ext2_filsys *ret_fs, struct fsopen_info *info);
 
+/*
+ * What fsopen_open() checks once ext2fs_open2() has opened FS (read-only,
+ * with EXT2_FLAG_64BITS, EXT2_FLAG_SKIP_MMP and
+ * EXT2_FLAG_IGNORE_CSUM_ERRORS) on a device or image of BYTES bytes: not
+ * truncated, sane group descriptors; then INFO's state is filled.  And
+ * why FS must not be written (FSOPEN_FORCE in FLAGS lets "not checked
+ * since mount" pass), given that state and INFO's mount flags; 0 when it
+ * may.  Exposed for a filesystem opened from memory (tests/fuzz).
+ */
+errcode_t fsopen_check_opened(ext2_filsys fs, uint64_t bytes,
+			      struct fsopen_info *info);
+errcode_t fsopen_write_refusal(ext2_filsys fs, const struct fsopen_info *info,
+			       int flags);
+
 /* Close (flushing when opened for writing) and free info->device. */
 errcode_t fsopen_close(ext2_filsys fs, struct fsopen_info *info);
 

@@ -148,11 +148,8 @@ static void fill_state(ext2_filsys fs, struct fsopen_info *info)
 		 feature ? feature : "");
 }
 
-/*
- * Why FS must not be written, or 0.  The order matters: the most
- * fundamental reason is the one reported.
- */
-static errcode_t write_refusal(ext2_filsys fs, const struct fsopen_info *info,
+/* The order matters: the most fundamental reason is the one reported. */
+errcode_t fsopen_write_refusal(ext2_filsys fs, const struct fsopen_info *info,
 			       int flags)
 {
 	struct ext2_super_block *sb = fs->super;
@@ -180,12 +177,23 @@ static errcode_t write_refusal(ext2_filsys fs, const struct fsopen_info *info,
 	return 0;
 }
 
+errcode_t fsopen_check_opened(ext2_filsys fs, uint64_t bytes,
+			      struct fsopen_info *info)
+{
+	if (bytes < ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize)
+		return E2F_ERR_TRUNCATED;
+	if (ext2fs_check_desc(fs))
+		return E2F_ERR_BAD_DESC;
+	fill_state(fs, info);
+	return 0;
+}
+
 static errcode_t open_checked(const char *device, int flags, io_manager io,
 			      ext2_filsys *ret_fs, struct fsopen_info *info)
 {
 	struct stat st;
 	ext2_filsys fs = NULL;
-	uint64_t have, need;
+	uint64_t have;
 	errcode_t ret;
 	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
 
@@ -218,23 +226,14 @@ static errcode_t open_checked(const char *device, int flags, io_manager io,
 	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 
 	ret = device_bytes(device, &st, fs, &have);
-	if (ret)
-		goto errout;
-	need = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
-	if (have < need) {
-		ret = E2F_ERR_TRUNCATED;
-		goto errout;
+	if (!ret)
+		ret = fsopen_check_opened(fs, have, info);
+	if (ret) {
+		ext2fs_close_free(&fs);
+		return ret;
 	}
-	if (ext2fs_check_desc(fs)) {
-		ret = E2F_ERR_BAD_DESC;
-		goto errout;
-	}
-	fill_state(fs, info);
 	*ret_fs = fs;
 	return 0;
-errout:
-	ext2fs_close_free(&fs);
-	return ret;
 }
 
 errcode_t fsopen_open(const char *spec, int flags, io_manager io,
@@ -263,7 +262,7 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 		*ret_fs = fs;
 		return ret;
 	}
-	ret = write_refusal(fs, info, flags);
+	ret = fsopen_write_refusal(fs, info, flags);
 	if (!ret && (flags & FSOPEN_CHECK)) {
 		*ret_fs = fs;	/* a dry run: checked as for writing, kept read-only */
 		return 0;
@@ -275,7 +274,7 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 	if (ret)
 		return ret;
 	/* The state may have changed between the two opens. */
-	ret = write_refusal(fs, info, flags);
+	ret = fsopen_write_refusal(fs, info, flags);
 	/* Builds for the power-cut tests log the writes (--enable-iolog, iolog.h). */
 	if (!ret)
 		ret = iolog_attach_env(fs);

@@ -428,9 +428,12 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 	for (i = 0; i < layout->nnames; i++) {
 		const struct layout_name *nm = &layout->names[i];
 
-		/* The name first: for a plain name, its length alone rules most out. */
-		if (name_matches(&m, layout->name_pool + nm->name, nm->name_len) &&
-		    nm->parent && x->place[i] != UINT32_MAX) {
+		/*
+		 * Named inodes only (with no name at all, name_pool is NULL),
+		 * then the name: for a plain name, its length alone rules most out.
+		 */
+		if (nm->parent && x->place[i] != UINT32_MAX &&
+		    name_matches(&m, layout->name_pool + nm->name, nm->name_len)) {
 			hit[i / 8] |= 1 << (i % 8);
 			if (n >= FEW_HITS)
 				n++;
@@ -440,7 +443,7 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 	}
 	if (n <= FEW_HITS) {
 		/* FILES holds places: sort them, then turn them into files. */
-		if (n)	/* qsort(NULL, 0): undefined, and UBSan says so */
+		if (n > 1)	/* FILES is NULL when nothing matched */
 			qsort(files, n, sizeof(*files), cmp_u32);
 		for (i = 0; i < n; i++)
 			files[i] = x->members[files[i]].file;

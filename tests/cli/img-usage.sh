@@ -28,7 +28,9 @@ expect 16 --workload streams
 expect 16 --workload streams a.img b.img
 expect 16 --workload streams --type ext5 x.img
 expect 16 --workload streams --size 12Q x.img
-expect 16 --workload streams --size 1M x.img
+expect 16 --workload streams --size 32K x.img
+# From 64K the size is taken; an ext4 of 1M has no room for its journal.
+expect 8 --workload streams --size 1M x.img
 expect 16 --workload streams --size 17T x.img
 expect 16 --workload streams --type ext3 --block-size 1024 --size 5T x.img
 expect 16 --workload streams --block-size 8192 x.img
