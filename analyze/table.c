@@ -11,6 +11,9 @@
 
 #include "report.h"
 
+/* Lines of --raw and --pairs printed at a time. */
+#define STREAM_BATCH	4096
+
 enum col_id {
 	COL_INO, COL_PATH, COL_TYPE, COL_SIZE, COL_BLOCKS, COL_PIECES,
 	COL_EXTENTS, COL_BEST, COL_PIECES_BEST, COL_PARTNERS, COL_SET,
@@ -291,6 +294,7 @@ int table_print_files(FILE *out, const struct layout *layout,
 	tb = ncols > 0 ? new_table(o, cols, ncols) : NULL;
 	if (!tb)
 		goto out;
+	scols_table_set_stream(tb, out);
 	for (i = 0; i < shown; i++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
 
@@ -302,13 +306,22 @@ int table_print_files(FILE *out, const struct layout *layout,
 			if (scols_line_set_data(ln, c, buf))
 				goto out;
 		}
+		/*
+		 * Unaligned lines need no widths: print them in batches, so
+		 * that millions of files do not hold the table in memory.
+		 */
+		if ((o->format == TABLE_RAW || o->format == TABLE_PAIRS) &&
+		    (i + 1) % STREAM_BATCH == 0 && i + 1 < shown) {
+			if (scols_print_table(tb))
+				goto out;
+			scols_table_remove_lines(tb);
+			scols_table_enable_noheadings(tb, 1);
+		}
 	}
-	if (indent && o->format == TABLE_ALIGNED) {
+	if (indent && o->format == TABLE_ALIGNED)
 		ret = print_indented(out, tb, indent);
-	} else {
-		scols_table_set_stream(tb, out);
+	else
 		ret = scols_print_table(tb) ? -1 : 0;
-	}
 out:
 	scols_unref_table(tb);
 	free(idx);
