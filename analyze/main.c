@@ -310,6 +310,8 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &c))
 		return EXIT_USAGE;
 	c.report.spec = argv[optind];
+	c.report.paths = argv + optind + 1;
+	c.report.npaths = argc - optind - 1;
 
 	ret = fsopen_open(argv[optind], 0, NULL, &fs, &info);
 	if (ret) {

@@ -26,6 +26,8 @@ struct report_opts {
 	int		noheadings;
 	double		threshold;	/* score that recommends e2defrag */
 	const char	*columns;	/* -o list, or NULL for the default */
+	char		**paths;	/* PATHs the report is restricted to */
+	int		npaths;
 	int		verbose;
 };
 

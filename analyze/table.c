@@ -23,7 +23,8 @@ enum col_id {
 struct colinfo {
 	const char	*name;
 	int		width;		/* smartcols' width hint */
-	int		number;		/* right-aligned; a JSON number unformatted */
+	int		number;		/* 1: a number (right-aligned; a JSON number),
+					 * 2: right-aligned text, 0: text */
 	const char	*help;
 };
 
@@ -150,11 +151,13 @@ uint32_t *table_worst_files(const struct layout *layout, int lossy_only,
 	return idx;
 }
 
+/* Who makes a path printable: util_printable, or smartcols as it prints. */
+enum escape { ESCAPE_OURS, ESCAPE_SMARTCOLS };
+
 /*
  * One cell's text.  MACHINE (--raw, --pairs, the table's JSON) gives
  * numbers unformatted: bytes, seconds, ratios.
  */
-enum escape { ESCAPE_OURS, ESCAPE_SMARTCOLS };
 
 static void cell(char *buf, size_t len, const struct layout *layout,
 		 const struct layout_file *f, int col, int machine,

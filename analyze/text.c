@@ -209,6 +209,20 @@ void text_report(FILE *out, const struct layout *layout,
 		util_plural(fs->group_desc_count, "group", "groups"),
 		(unsigned long long)layout->inodes_used, fs->super->s_inodes_count,
 		util_plural(fs->super->s_inodes_count, "inode", "inodes"));
+	if (o->npaths) {
+		int i;
+
+		/* What the figures below cover: say it before them. */
+		fprintf(out, "Scope        ");
+		for (i = 0; i < o->npaths; i++) {
+			char shown[4096 * 4];
+
+			util_printable(o->paths[i], shown, sizeof(shown));
+			fprintf(out, " %s", shown);
+		}
+		fprintf(out, ": files, interleaving and read time below are theirs; "
+			"free space is the filesystem's\n");
+	}
 	fprintf(out, "Files         %llu with blocks: %llu fragmented, "
 		"%llu avoidably (more pieces than their best)\n",
 		(unsigned long long)s->files, (unsigned long long)s->fragmented_files,

@@ -109,6 +109,16 @@ run_status e2frag --noheadings "$img" > "$T/text2"
 ! grep -q 'PIECES/BEST' "$T/text2" || fail "--noheadings: the text report still has the header"
 grep -qE '^  /rec0[0-2]\.ts ' "$T/text2" || fail "--noheadings: no worst files"
 
+# PATHs: the text report says its scope, and its counts are the JSON's.
+run_status e2frag "$img" /d > "$T/scope"
+run_status e2frag -J "$img" /d > "$T/scope.json"
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["files"])' "$T/scope.json")
+grep -q "^Scope         /d: files, interleaving and read time below are theirs; free space is the filesystem's$" "$T/scope" ||
+	fail "no Scope line naming /d: $(head -2 "$T/scope")"
+grep -q "^Files         $want with blocks: " "$T/scope" || fail "/d: the text counts differ from the JSON's $want files"
+run_status e2frag "$img" > "$T/noscope"
+! grep -q '^Scope' "$T/noscope" || fail "a Scope line without PATHs"
+
 # Letters: -n and -t are other programs' (exit 16, naming what to use);
 # raw, pairs and JSON exclude each other.
 for args in "-n 5" "-t 20" "-r -P" "-J -r" "-l -J -P" "-o +" "-o +NOPE"; do
