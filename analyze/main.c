@@ -24,19 +24,22 @@ enum {
 };
 
 enum {
-	OPT_RAW = 256, OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_DISK_SIZE,
-	OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT, OPT_COLOR,
+	OPT_NOHEADINGS = 256, OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_DISK_SIZE,
+	OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT, OPT_THRESHOLD, OPT_COLOR,
 };
 
 static const struct option long_options[] = {
-	{ "json",	   no_argument,	      NULL, 'j' },
+	{ "json",	   no_argument,	      NULL, 'J' },
+	{ "list",	   no_argument,	      NULL, 'l' },
 	{ "output",	   required_argument, NULL, 'o' },
-	{ "raw",	   no_argument,	      NULL, OPT_RAW },
-	{ "top",	   required_argument, NULL, 'n' },
+	{ "raw",	   no_argument,	      NULL, 'r' },
+	{ "pairs",	   no_argument,	      NULL, 'P' },
+	{ "noheadings",	   no_argument,	      NULL, OPT_NOHEADINGS },
+	{ "top",	   required_argument, NULL, 'N' },
 	{ "groups",	   no_argument,	      NULL, 'g' },
 	{ "free",	   no_argument,	      NULL, 'F' },
 	{ "interleave",	   no_argument,	      NULL, 'i' },
-	{ "threshold",	   required_argument, NULL, 't' },
+	{ "threshold",	   required_argument, NULL, OPT_THRESHOLD },
 	{ "rpm",	   required_argument, NULL, OPT_RPM },
 	{ "mbps",	   required_argument, NULL, OPT_MBPS },
 	{ "seek-ms",	   required_argument, NULL, OPT_SEEK },
@@ -73,19 +76,26 @@ static void usage(FILE *out, const char *prog)
 "SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
 "(inside the filesystem) restrict the report to those files and trees.\n"
 "\n"
-"Output:\n"
-"  -j, --json              the full report as JSON (see e2frag(8))\n"
-"  -o, --output COLS       columns of the file table (--list-columns)\n"
-"      --raw               only the file table, unaligned, every file\n"
-"  -n, --top N             list the N worst files (default 10, 0: all)\n"
+"Report:\n"
+"  -J, --json              the whole report as JSON (see e2frag(8))\n"
+"  -N, --top N             list the N worst files (default 10, 0: all)\n"
 "  -g, --groups            per-group table\n"
 "  -F, --free              free-space histogram\n"
 "  -i, --interleave        interleave sets in detail\n"
-"  -t, --threshold SCORE   score from which to recommend e2defrag (default 10)\n"
+"      --threshold SCORE   score from which to recommend e2defrag (default 10)\n"
 "      --svg FILE          also draw the block map as SVG into FILE (-: stdout only)\n"
 "      --highlight PATH    in the SVG, mark PATH and the files it interleaves with\n"
 "      --color[=WHEN]      colour the report: auto (default: on a terminal,\n"
 "                          unless NO_COLOR is set), always, never\n"
+"\n"
+"File table (worst lost read time first):\n"
+"  -o, --output LIST       its columns (--list-columns); +LIST adds to the default\n"
+"  -l, --list              print only the file table, every file (with -J: as\n"
+"                          JSON {\"files\": [...]}, not the report)\n"
+"  -r, --raw               the file table alone, unaligned\n"
+"  -P, --pairs             the file table alone, as KEY=\"value\" pairs\n"
+"      --noheadings        no header line\n"
+"      --list-columns      list the columns and exit\n"
 "\n"
 "Read model (a 7200 rpm SATA disk by default):\n"
 "      --rpm N             spindle speed (7200)\n"
@@ -97,6 +107,9 @@ static void usage(FILE *out, const char *prog)
 "  -v, --verbose           report progress and unreadable inodes\n"
 "  -V, --version           print the version and exit\n"
 "  -h, --help              print this help and exit\n"
+"\n"
+"Times are in seconds; --raw, --pairs and the table's JSON print numbers\n"
+"unformatted (bytes, seconds, ratios).\n"
 "\n"
 "Exit status: 0 layout is fine, 1 defragmentation recommended,\n"
 "8 operational error, 16 usage error.\n", prog);
@@ -135,7 +148,7 @@ static int progress(void *priv, enum e2f_phase phase, uint64_t done,
 struct cli {
 	struct report_opts	report;
 	struct layout_opts	scan;
-	int			json;
+	int			json;			/* -J */
 	const char		*svg, *highlight;	/* --svg, --highlight */
 	uint64_t		disk_size;
 	enum color_mode		color;
@@ -149,10 +162,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	size_t badlen;
 	uint64_t n;
 
-	while ((opt = getopt_long(argc, argv, "jo:n:gFit:vVh", long_options,
+	while ((opt = getopt_long(argc, argv, "Jjlo:rPnN:gFit:vVh", long_options,
 				  NULL)) != -1) {
 		switch (opt) {
-		case 'j': c->json = 1; break;
+		case 'j':	/* the old spelling: still JSON, nothing else */
+		case 'J': c->json = 1; break;
+		case 'l': c->report.list = 1; break;
 		case 'o':
 			ncols = table_parse_columns(optarg, cols, 64, &bad, &badlen);
 			if (ncols == -2) {
@@ -166,8 +181,25 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			}
 			c->report.columns = optarg;
 			break;
-		case OPT_RAW: c->report.raw = 1; break;
+		case 'r':
+		case 'P':
+			if (c->report.format != TABLE_ALIGNED &&
+			    c->report.format != (opt == 'r' ? TABLE_RAW : TABLE_PAIRS)) {
+				fprintf(stderr, "%s: --raw and --pairs are mutually exclusive\n",
+					prog);
+				return -1;
+			}
+			c->report.format = opt == 'r' ? TABLE_RAW : TABLE_PAIRS;
+			c->report.list = 1;
+			break;
+		case OPT_NOHEADINGS: c->report.noheadings = 1; break;
 		case 'n':
+			/* -n was --top once; in this suite it is e2defrag's dry run. */
+			fprintf(stderr, "%s: -n is not an e2frag option (e2frag never writes; "
+				"e2defrag -n is the dry run): --top N (-N N) lists the N worst "
+				"files, --noheadings drops the header\n", prog);
+			return -1;
+		case 'N':
 			if (util_parse_size(optarg, &n) || n > UINT32_MAX) {
 				fprintf(stderr, "%s: --top wants a count, not '%s'\n",
 					prog, optarg);
@@ -180,6 +212,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'F': c->report.show_free = 1; break;
 		case 'i': c->report.show_sets = 1; break;
 		case 't':
+			/* -t was --threshold once; in this suite it is e2fragimg's type. */
+			fprintf(stderr, "%s: -t is not an e2frag option (-t is e2fragimg's "
+				"filesystem type): write --threshold %s\n", prog, optarg);
+			return -1;
+		case OPT_THRESHOLD:
 			if (parse_double(optarg, 0, &c->report.threshold) ||
 			    c->report.threshold > 100) {
 				fprintf(stderr, "%s: --threshold wants a score from 0 to 100, not '%s'\n",
@@ -243,6 +280,16 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			prog);
 		return -1;
 	}
+	if (c->json && c->report.format != TABLE_ALIGNED) {
+		fprintf(stderr, "%s: --json and --%s are mutually exclusive\n", prog,
+			c->report.format == TABLE_RAW ? "raw" : "pairs");
+		return -1;
+	}
+	/* -l -J: the file table as JSON; -J alone: the whole report. */
+	if (c->json && c->report.list) {
+		c->json = 0;
+		c->report.format = TABLE_JSON;
+	}
 	if (c->highlight && !c->svg) {
 		fprintf(stderr, "%s: --highlight marks a file in the --svg map; give --svg too\n",
 			prog);
@@ -278,6 +325,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	c.report.spec = argv[optind];
 	c.report.color = color_wanted(c.color, STDOUT_FILENO);
+	c.report.paths = argv + optind + 1;
+	c.report.npaths = argc - optind - 1;
 
 	ret = fsopen_open(argv[optind], 0, NULL, &fs, &info);
 	if (ret) {
@@ -301,7 +350,7 @@ int main(int argc, char **argv)
 	if (c.scan.model.disk_bytes < fs_bytes)
 		c.scan.model.disk_bytes = fs_bytes;
 	/* A summary names only the files it can show: less memory and time. */
-	c.scan.names = c.json || c.report.raw || optind + 1 < argc ?
+	c.scan.names = c.json || c.report.list || optind + 1 < argc ?
 		LAYOUT_NAMES_ALL : LAYOUT_NAMES_LOSSY;
 	/* Who interleaves with whom: for JSON and the highlight, not a summary. */
 	c.scan.partner_counts_only = !c.json && !c.highlight;
@@ -339,8 +388,11 @@ int main(int argc, char **argv)
 	} else if (c.json) {
 		if (json_report(stdout, layout, &c.report))
 			goto out;
-	} else if (c.report.raw) {
-		table_print_files(stdout, layout, &c.report, 0);
+	} else if (c.report.list) {
+		if (table_print_files(stdout, layout, &c.report, 0)) {
+			fprintf(stderr, "%s: out of memory printing the file table\n", prog);
+			goto out;
+		}
 	} else {
 		text_report(stdout, layout, &c.report);
 	}
@@ -352,9 +404,10 @@ int main(int argc, char **argv)
 	if (damaged) {
 		/* The figures are as good as the damage allows; say so once, and
 		 * exit as for errors on the filesystem. */
-		fprintf(stderr, "%s: %s has errors: %llu inodes unreadable, %llu with "
+		fprintf(stderr, "%s: %s has errors: %llu %s unreadable, %llu with "
 			"corrupt block maps (read as far as they go); run e2fsck -f\n", prog,
 			info.device, (unsigned long long)layout->unreadable_inodes,
+			util_plural(layout->unreadable_inodes, "inode", "inodes"),
 			(unsigned long long)layout->summary.corrupt_files);
 		goto out;
 	}

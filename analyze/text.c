@@ -59,14 +59,18 @@ static void print_set_detail(FILE *out, const struct layout *layout,
 		const struct layout_file *f =
 			&layout->files[layout->set_members[s->first_member + m]];
 
+		const struct layout_interleave *il = layout_file_interleave(layout, f);
+		uint32_t partners = il ? il->partners : 0;
+		uint32_t alternations = il ? il->alternations : 0;
+
 		fprintf(out, "                ");
 		print_path(out, layout, f->ino);
-		const struct layout_interleave *il = layout_file_interleave(layout, f);
-
-		fprintf(out, "  %s, %u/%u pieces, %u partners, %u alternations\n",
+		fprintf(out, "  %s, %u/%u %s, %u %s, %u %s\n",
 			util_format_size(f->size, size, sizeof(size)), f->pieces,
-			layout_file_best(layout, f), il ? il->partners : 0,
-			il ? il->alternations : 0);
+			layout_file_best(layout, f),
+			util_plural(f->pieces, "piece", "pieces"),
+			partners, util_plural(partners, "partner", "partners"),
+			alternations, util_plural(alternations, "alternation", "alternations"));
 	}
 }
 
@@ -82,15 +86,19 @@ static void print_set_outline(FILE *out, const struct layout *layout,
 
 	if (layout_set_outline(layout, s, &ol))
 		return;		/* out of memory: the member list still follows */
-	fprintf(out, "                in %u director%s, most in", ol.directories,
-		ol.directories == 1 ? "y" : "ies");
+	fprintf(out, "                in %u %s, most in", ol.directories,
+		util_plural(ol.directories, "directory", "directories"));
 	for (i = 0; i < ol.ndirs; i++) {
 		fputs(i ? ", " : " ", out);
 		if (ol.dirs[i].ino)
 			print_path(out, layout, ol.dirs[i].ino);
 		else
 			fputs("(no name)", out);
-		fprintf(out, i ? " (%u)" : " (%u files)", ol.dirs[i].members);
+		if (i)
+			fprintf(out, " (%u)", ol.dirs[i].members);
+		else
+			fprintf(out, " (%u %s)", ol.dirs[i].members,
+				util_plural(ol.dirs[i].members, "file", "files"));
 	}
 	fputc('\n', out);
 	for (i = 0; i < ol.npairs && i < PAIRS_SHOWN; i++) {
@@ -99,7 +107,8 @@ static void print_set_outline(FILE *out, const struct layout *layout,
 		print_path(out, layout, ol.pairs[i].a);
 		fputs(" and ", out);
 		print_path(out, layout, ol.pairs[i].b);
-		fprintf(out, ", %u alternations\n", ol.pairs[i].alternations);
+		fprintf(out, ", %u %s\n", ol.pairs[i].alternations,
+			util_plural(ol.pairs[i].alternations, "alternation", "alternations"));
 	}
 }
 
@@ -114,10 +123,11 @@ static void print_sets(FILE *out, const struct layout *layout,
 		fprintf(out, "Interleaving  none: no files were written into each other\n");
 		return;
 	}
-	fprintf(out, "Interleaving  %llu set%s of files written into each other (%llu files)\n",
+	fprintf(out, "Interleaving  %llu %s of files written into each other (%llu %s)\n",
 		(unsigned long long)sum->interleave_sets,
-		sum->interleave_sets == 1 ? "" : "s",
-		(unsigned long long)sum->interleaved_files);
+		util_plural(sum->interleave_sets, "set", "sets"),
+		(unsigned long long)sum->interleaved_files,
+		util_plural(sum->interleaved_files, "file", "files"));
 	for (i = 0; i < layout->nsets; i++) {
 		const struct layout_set *s = &layout->sets[i];
 		uint32_t m;
@@ -130,12 +140,14 @@ static void print_sets(FILE *out, const struct layout *layout,
 			break;
 		}
 		shown++;
-		fprintf(out, "              set %llu: %u files, %s, %llu alternations, "
+		fprintf(out, "              set %llu: %u %s, %s, %llu %s, "
 			"read in %s instead of %s\n",
 			(unsigned long long)(i + 1), s->members,
+			util_plural(s->members, "file", "files"),
 			util_format_size((uint64_t)s->blocks * layout->fs->blocksize,
 					 size, sizeof(size)),
 			(unsigned long long)s->alternations,
+			util_plural(s->alternations, "alternation", "alternations"),
 			util_format_seconds(s->read_seconds, read, sizeof(read)),
 			util_format_seconds(s->ideal_seconds, ideal, sizeof(ideal)));
 		if (s->members > LAYOUT_SET_LARGE)
@@ -207,29 +219,46 @@ void text_report(FILE *out, const struct layout *layout,
 	uint64_t bytes = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
 	char size[32], free_size[32], largest[32], read[32], ideal[32];
 
-	fprintf(out, "%s: %s, %s, %u-byte blocks, %u block group%s, "
-		"%llu of %u inodes in use\n",
+	fprintf(out, "%s: %s, %s, %u-byte blocks, %u block %s, "
+		"%llu of %u %s in use\n",
 		o->device, fsopen_fs_type(fs), util_format_size(bytes, size, sizeof(size)),
 		fs->blocksize, fs->group_desc_count,
-		fs->group_desc_count == 1 ? "" : "s",
-		(unsigned long long)layout->inodes_used, fs->super->s_inodes_count);
+		util_plural(fs->group_desc_count, "group", "groups"),
+		(unsigned long long)layout->inodes_used, fs->super->s_inodes_count,
+		util_plural(fs->super->s_inodes_count, "inode", "inodes"));
+	if (o->npaths) {
+		int i;
+
+		/* What the figures below cover: say it before them. */
+		fprintf(out, "Scope        ");
+		for (i = 0; i < o->npaths; i++) {
+			char shown[4096 * 4];
+
+			util_printable(o->paths[i], shown, sizeof(shown));
+			fprintf(out, " %s", shown);
+		}
+		fprintf(out, ": files, interleaving and read time below are theirs; "
+			"free space is the filesystem's\n");
+	}
 	fprintf(out, "Files         %llu with blocks: %llu fragmented, "
 		"%llu avoidably (more pieces than their best)\n",
 		(unsigned long long)s->files, (unsigned long long)s->fragmented_files,
 		(unsigned long long)s->avoidably_fragmented_files);
-	fprintf(out, "              %llu pieces where %llu would do; %llu extents\n",
-		(unsigned long long)s->pieces, (unsigned long long)s->best_pieces,
-		(unsigned long long)s->extents);
+	fprintf(out, "              %llu %s where %llu would do; %llu %s\n",
+		(unsigned long long)s->pieces, util_plural(s->pieces, "piece", "pieces"),
+		(unsigned long long)s->best_pieces, (unsigned long long)s->extents,
+		util_plural(s->extents, "extent", "extents"));
 	print_sets(out, layout, o);
 	fprintf(out, "Read time     %s modeled, %s ideal: %.0f%% efficiency "
 		"(%.0f rpm, %.0f MB/s, %.1f ms seek)\n",
 		util_format_seconds(s->modeled_read_seconds, read, sizeof(read)),
 		util_format_seconds(s->ideal_read_seconds, ideal, sizeof(ideal)),
 		100 * s->read_efficiency, m->rpm, m->mbps, m->seek_ms);
-	fprintf(out, "Free space    %s in %llu extents, largest %s\n",
+	fprintf(out, "Free space    %s in %llu %s, largest %s\n",
 		util_format_size(layout->free.free_blocks * (uint64_t)fs->blocksize,
 				 free_size, sizeof(free_size)),
 		(unsigned long long)layout->free.free_extents,
+		util_plural(layout->free.free_extents, "extent", "extents"),
 		util_format_size(layout->free.largest_free_extent * (uint64_t)fs->blocksize,
 				 largest, sizeof(largest)));
 	if (o->show_groups)

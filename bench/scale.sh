@@ -90,7 +90,7 @@ for case in "$@"; do
 		/^Inode count/ { n = $2 } /^Free inodes/ { f = $2 } END { print n - f }')
 	# What the image holds, as e2frag's summary says (text: the JSON of
 	# millions of files is too big to load for four numbers).
-	"$top/analyze/e2frag" -n 0 "$img" 2>&1 | sed -n '1,5p'
+	"$top/analyze/e2frag" --top 0 "$img" 2>&1 | sed -n '1,5p'
 	set -- "e2frag=timeout $limit $top/analyze/e2frag $img" \
 	       "e2defrag-n=timeout $limit $top/defrag/e2defrag -n $img"
 	if [ -f "$top/bench/map.sh" ]; then

@@ -34,8 +34,9 @@ static int refuse(const char *prog, const char *device, ext2_filsys fs,
 	keep_clean(fs);
 	sanity_describe(layout, found, what, sizeof(what));
 	if (found->problems > 1)
-		fprintf(stderr, "%s: %s: %s (and %llu more problems); run e2fsck -f first. Nothing was changed.\n",
-			prog, device, what, (unsigned long long)found->problems - 1);
+		fprintf(stderr, "%s: %s: %s (and %llu more %s); run e2fsck -f first. Nothing was changed.\n",
+			prog, device, what, (unsigned long long)found->problems - 1,
+			util_plural(found->problems - 1, "problem", "problems"));
 	else
 		fprintf(stderr, "%s: %s: %s; run e2fsck -f first. Nothing was changed.\n",
 			prog, device, what);

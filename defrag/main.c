@@ -38,7 +38,7 @@ enum {
 
 static const struct option long_options[] = {
 	{ "dry-run",	     no_argument,	NULL, 'n' },
-	{ "json",	     no_argument,	NULL, 'j' },
+	{ "json",	     no_argument,	NULL, 'J' },
 	{ "progress",	     no_argument,	NULL, 'p' },
 	{ "progress-fd",     required_argument, NULL, 'C' },
 	{ "undo",	     required_argument, NULL, 'z' },
@@ -86,7 +86,7 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "Run:\n"
 "  -n, --dry-run           print the plan, write nothing\n"
-"  -j, --json              print the plan or the result as JSON\n"
+"  -J, --json              print the plan or the result as JSON\n"
 "  -p, --progress          progress bar on stderr even when not a terminal\n"
 "  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD\n"
 "  -z, --undo FILE         save what is overwritten in an e2undo file\n"
@@ -103,6 +103,8 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "  -V, --version           print the version and exit\n"
 "  -h, --help              print this help and exit\n"
+"\n"
+"Times are in seconds.\n"
 "\n"
 "Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
 "best layout, 4 some files failed to move, 8 operational error or refusal\n"
@@ -206,11 +208,12 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 	int opt;
 	double d;
 
-	while ((opt = getopt_long(argc, argv, "njpC:z:fvVh", long_options,
+	while ((opt = getopt_long(argc, argv, "nJjpC:z:fvVh", long_options,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'n': c->dry_run = 1; break;
-		case 'j': c->json = 1; break;
+		case 'j':	/* the old spelling: still JSON, nothing else */
+		case 'J': c->json = 1; break;
 		case 'p': c->bar = 1; break;
 		case 'C':
 			if (parse_double(optarg, 0, 1 << 20, &d) || d != (int)d ||

@@ -102,8 +102,9 @@ static void not_best_lines(FILE *out, const struct report *r)
 		}
 		fprintf(out, "  not at best: ");
 		print_path(out, r->layout, r->layout->files[i].ino);
-		fprintf(out, " (%u -> %u pieces, best %u): %s\n", pf->pieces_before,
-			after, pf->best, outcome_word(r, i));
+		fprintf(out, " (%u -> %u %s, best %u): %s\n", pf->pieces_before,
+			after, util_plural(after, "piece", "pieces"), pf->best,
+			outcome_word(r, i));
 	}
 }
 
@@ -132,23 +133,30 @@ void text_plan(FILE *out, const struct report *r)
 	util_format_size(p->needed_blocks * (uint64_t)bs, b, sizeof(b));
 	fprintf(out, "  to write:           %s for %s of files that need it", a, b);
 	if (p->evacuated)
-		fprintf(out, " (%llu other files moved out of the way)",
-			(unsigned long long)p->evacuated);
+		fprintf(out, " (%llu other %s moved out of the way)",
+			(unsigned long long)p->evacuated,
+			util_plural(p->evacuated, "file", "files"));
 	fputc('\n', out);
 	if (p->consolidate_blocks || p->consolidate_files) {
 		util_format_size(p->consolidate_blocks * (uint64_t)bs, a, sizeof(a));
-		fprintf(out, "  to join free space: %s of it, moving %llu files\n", a,
-			(unsigned long long)p->consolidate_files);
+		fprintf(out, "  to join free space: %s of it, moving %llu %s\n", a,
+			(unsigned long long)p->consolidate_files,
+			util_plural(p->consolidate_files, "file", "files"));
 	}
-	fprintf(out, "  pieces:             %llu -> %llu\n",
+	/* Both figures are the selected files' only: say so. */
+	fprintf(out, "  pieces:             %llu -> %llu (of the selected files)\n",
 		(unsigned long long)p->pieces_before, (unsigned long long)p->pieces_after);
-	fprintf(out, "  modeled read time:  %.3f s -> %.3f s (ideal %.3f s)\n",
-		p->read_before, p->read_after, p->ideal);
+	fprintf(out, "  modeled read time:  %s -> %s (ideal %s; of the selected files)\n",
+		util_format_seconds(p->read_before, a, sizeof(a)),
+		util_format_seconds(p->read_after, b, sizeof(b)),
+		util_format_seconds(p->ideal, c, sizeof(c)));
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
-	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s%s\n",
-		(unsigned long long)p->free_extents_before, c,
-		(unsigned long long)p->free_extents_after, d,
+	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s%s\n",
+		(unsigned long long)p->free_extents_before,
+		util_plural(p->free_extents_before, "extent", "extents"), c,
+		(unsigned long long)p->free_extents_after,
+		util_plural(p->free_extents_after, "extent", "extents"), d,
 		p->consolidate_over_budget ? " (--pack may join more)" : "");
 	file_lines(out, r);
 }
@@ -183,7 +191,7 @@ void text_result(FILE *out, const struct report *r)
 	const struct run_state *st = r->run;
 	const struct layout *layout = r->layout;
 	unsigned bs = layout->fs->blocksize;
-	char a[32], b[32];
+	char a[32], b[32], secs[32];
 	uint64_t pieces = r->plan->pieces_before;
 	double read = r->plan->read_before;
 
@@ -192,17 +200,21 @@ void text_result(FILE *out, const struct report *r)
 	util_format_size(st->written * (uint64_t)bs, a, sizeof(a));
 	util_format_size(st->seconds > 0 ? (uint64_t)(st->written * (double)bs /
 						      st->seconds) : 0, b, sizeof(b));
-	fprintf(out, "%s: %s: %llu moves done, %llu failed; %s written in %.1f s (%s/s)%s\n",
+	fprintf(out, "%s: %s: %llu %s done, %llu failed; %s written in %s (%s/s)%s\n",
 		r->prog, r->device, (unsigned long long)st->done,
-		(unsigned long long)st->failed, a, st->seconds, b,
+		util_plural(st->done, "move", "moves"),
+		(unsigned long long)st->failed, a,
+		util_format_seconds(st->seconds, secs, sizeof(secs)), b,
 		st->cancelled ? "; cancelled" : st->timed_out ? "; stopped at --max-time" : "");
 	if (!r->after)
 		return;
 	report_after_figures(r, &pieces, &read);
-	fprintf(out, "  selected files:     %llu, pieces %llu -> %llu, modeled read time %.3f s -> %.3f s (ideal %.3f s)\n",
+	fprintf(out, "  selected files:     %llu, pieces %llu -> %llu, modeled read time %s -> %s (ideal %s)\n",
 		(unsigned long long)r->plan->selected,
 		(unsigned long long)r->plan->pieces_before, (unsigned long long)pieces,
-		r->plan->read_before, read, r->plan->ideal);
+		util_format_seconds(r->plan->read_before, a, sizeof(a)),
+		util_format_seconds(read, b, sizeof(b)),
+		util_format_seconds(r->plan->ideal, secs, sizeof(secs)));
 	fprintf(out, "  filesystem:         avoidably fragmented files %llu -> %llu, interleave sets %llu -> %llu\n",
 		(unsigned long long)layout->summary.avoidably_fragmented_files,
 		(unsigned long long)r->after->summary.avoidably_fragmented_files,
@@ -210,9 +222,11 @@ void text_result(FILE *out, const struct report *r)
 		(unsigned long long)r->after->summary.interleave_sets);
 	util_format_size(layout->free.largest_free_extent * (uint64_t)bs, a, sizeof(a));
 	util_format_size(r->after->free.largest_free_extent * (uint64_t)bs, b, sizeof(b));
-	fprintf(out, "  free space:         %llu extents, largest %s -> %llu extents, largest %s\n",
-		(unsigned long long)layout->free.free_extents, a,
-		(unsigned long long)r->after->free.free_extents, b);
+	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s\n",
+		(unsigned long long)layout->free.free_extents,
+		util_plural(layout->free.free_extents, "extent", "extents"), a,
+		(unsigned long long)r->after->free.free_extents,
+		util_plural(r->after->free.free_extents, "extent", "extents"), b);
 	if (!r->verbose)
 		not_best_lines(out, r);
 }

@@ -30,8 +30,8 @@ import json, sys
 b, a = (json.load(open(p)) for p in sys.argv[1:3])
 rows = [
     ("score (0-100)", lambda r: "%.0f" % r["summary"]["score"]),
-    ("modeled read time", lambda r: "%.2f s" % r["summary"]["modeled_read_seconds"]),
-    ("ideal read time", lambda r: "%.2f s" % r["summary"]["ideal_read_seconds"]),
+    ("modeled read time", lambda r: "%.3f s" % r["summary"]["modeled_read_seconds"]),
+    ("ideal read time", lambda r: "%.3f s" % r["summary"]["ideal_read_seconds"]),
     ("read efficiency", lambda r: "%.0f%%" % (100 * r["summary"]["read_efficiency"])),
     ("fragmented files", lambda r: str(r["summary"]["fragmented_files"])),
     ("avoidably fragmented", lambda r: str(r["summary"]["avoidably_fragmented_files"])),

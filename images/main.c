@@ -505,10 +505,11 @@ static int build(const struct img_opts *o, const char *output,
 		return -1;
 	}
 	if (!o->quiet)
-		printf("%s: %s: %s, %s, %llu files, %llu sets written concurrently; manifest %s\n",
+		printf("%s: %s: %s, %s, %llu %s, %llu %s written concurrently; manifest %s\n",
 		       prog, output, fstype_name(o->type),
 		       util_format_size(geo->blocks * o->block_size, sz, sizeof(sz)),
-		       (unsigned long long)nfiles, (unsigned long long)nsets,
+		       (unsigned long long)nfiles, util_plural(nfiles, "file", "files"),
+		       (unsigned long long)nsets, util_plural(nsets, "set", "sets"),
 		       manifest);
 	return 0;
 }

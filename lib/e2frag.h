@@ -279,7 +279,7 @@ struct layout {
 	struct free_space	free;
 	struct layout_summary	summary;
 	struct readmodel	model;
-	uint64_t		inodes_used;	/* in-use inodes, whether or not they own blocks */
+	uint64_t		inodes_used;	/* in use as e2fsck -fn counts them (superblock) */
 	uint64_t		unreadable_inodes;
 	/* names.c: the first name each inode was found under */
 	struct layout_name	*names;
@@ -522,10 +522,20 @@ errcode_t util_parse_size(const char *s, uint64_t *bytes);
  */
 size_t util_printable(const char *in, char *out, size_t outlen);
 
+/* ONE when N is 1, else MANY: "1 file", "2 files", "0 files". */
+static inline const char *util_plural(uint64_t n, const char *one,
+				      const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* Format BYTES as "4.0 GiB" (or "512 B") into BUF. */
 const char *util_format_size(uint64_t bytes, char *buf, size_t len);
 
-/* Format seconds for people: "12 s", "1.5 s", "35 ms", "0.42 ms". */
+/*
+ * Format seconds for people, as every program of the suite prints a
+ * duration: seconds with three decimals ("12.000 s", "0.035 s").
+ */
 const char *util_format_seconds(double s, char *buf, size_t len);
 
 #endif /* E2FRAG_H */

@@ -442,8 +442,9 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 		}
 	}
 	if (n <= FEW_HITS) {
-		/* FILES holds places: sort them, then turn them into files. */
-		if (n > 1)	/* FILES is NULL when nothing matched */
+		/* FILES holds places: sort them, then turn them into files
+		 * (none: FILES is NULL, which qsort must not be given). */
+		if (n)
 			qsort(files, n, sizeof(*files), cmp_u32);
 		for (i = 0; i < n; i++)
 			files[i] = x->members[files[i]].file;

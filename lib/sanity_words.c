@@ -67,7 +67,8 @@ size_t sanity_describe(const struct layout *layout,
 			   : snprintf(buf, len, "an inode's block map is corrupt (a block outside the filesystem, a loop or disorder)");
 		break;
 	case SANITY_BAD_SIZE:
-		n = snprintf(buf, len, "%s has a size of %llu bytes but blocks up to %llu", a, rec, cnt);
+		n = snprintf(buf, len, "%s has a size of %llu %s but blocks up to %llu", a, rec,
+			     util_plural(rec, "byte", "bytes"), cnt);
 		break;
 	case SANITY_DIR_HOLE:
 		n = snprintf(buf, len, "directory %s has a hole in its blocks", a);
@@ -91,7 +92,9 @@ size_t sanity_describe(const struct layout *layout,
 		n = snprintf(buf, len, "entry '%s' of directory %s names inode %u, which is not in use", f->name, a, f->ino2);
 		break;
 	case SANITY_LINK_COUNT:
-		n = snprintf(buf, len, "%s has %llu links but %llu entries name it", a, rec, cnt);
+		n = snprintf(buf, len, "%s has %llu %s but %llu %s it", a,
+			     rec, util_plural(rec, "link", "links"),
+			     cnt, util_plural(cnt, "entry names", "entries name"));
 		break;
 	case SANITY_DUP_BLOCK:
 		if (f->detail)
@@ -114,13 +117,16 @@ size_t sanity_describe(const struct layout *layout,
 		n = snprintf(buf, len, "inode %u is free but in use in the inode bitmap", f->ino);
 		break;
 	case SANITY_GROUP_FREE_BLOCKS:
-		n = snprintf(buf, len, "group %u records %llu free blocks, its bitmap %llu", f->group, rec, cnt);
+		n = snprintf(buf, len, "group %u records %llu free %s, its bitmap %llu", f->group, rec,
+			     util_plural(rec, "block", "blocks"), cnt);
 		break;
 	case SANITY_GROUP_FREE_INODES:
-		n = snprintf(buf, len, "group %u records %llu free inodes, its bitmap %llu", f->group, rec, cnt);
+		n = snprintf(buf, len, "group %u records %llu free %s, its bitmap %llu", f->group, rec,
+			     util_plural(rec, "inode", "inodes"), cnt);
 		break;
 	case SANITY_GROUP_DIRS:
-		n = snprintf(buf, len, "group %u records %llu directories, its inodes %llu", f->group, rec, cnt);
+		n = snprintf(buf, len, "group %u records %llu %s, its inodes %llu", f->group, rec,
+			     util_plural(rec, "directory", "directories"), cnt);
 		break;
 	default:
 		n = snprintf(buf, len, "the metadata disagree");

@@ -207,8 +207,6 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 
 	if (!inode->i_links_count && !reserved)
 		return 0;
-	if (!reserved)
-		layout->inodes_used++;
 	/*
 	 * Flags the features forbid: what i_block holds is unknown, so the
 	 * inode is corrupt and none of its blocks is read as its own.
@@ -433,6 +431,12 @@ errcode_t layout_scan(ext2_filsys fs, const struct layout_opts *opts,
 		return ENOMEM;
 	memset(&extra, 0, sizeof(extra));
 	layout->fs = fs;
+	/*
+	 * In use as e2fsck counts them ("N/M files"): the superblock's count,
+	 * the reserved inodes 1 to first_ino - 1 included.
+	 */
+	layout->inodes_used = fs->super->s_free_inodes_count < fs->super->s_inodes_count ?
+		fs->super->s_inodes_count - fs->super->s_free_inodes_count : 0;
 	layout->model = opts->model;
 	layout->partner_counts_only = opts->partner_counts_only;
 

@@ -129,15 +129,6 @@ size_t util_printable(const char *in, char *out, size_t outlen)
 
 const char *util_format_seconds(double s, char *buf, size_t len)
 {
-	if (s >= 100)
-		snprintf(buf, len, "%.0f s", s);
-	else if (s >= 1)
-		snprintf(buf, len, "%.1f s", s);
-	else if (s >= 0.01)
-		snprintf(buf, len, "%.0f ms", s * 1e3);
-	else if (s > 0)
-		snprintf(buf, len, "%.2f ms", s * 1e3);
-	else
-		snprintf(buf, len, "0 s");
+	snprintf(buf, len, "%.3f s", s > 0 ? s : 0);
 	return buf;
 }

@@ -76,7 +76,7 @@ damaged icsum "the checksum of inode [0-9]* (/frag) does not match" "$T/icsum.im
 # A second name for /ok/one that its link count does not know.
 cp "$T/base3.img" "$T/links.img"
 debugfs -w -R "ln /ok/one /ok/two" "$T/links.img" >/dev/null 2>&1
-damaged links "(/ok/one) has 1 links but 2 entries name it" "$T/links.img"
+damaged links "(/ok/one) has 1 link but 2 entries name it" "$T/links.img"
 
 # Flags the features do not allow: the file is left exactly as it was
 # (debugfs stat), and e2frag counts it corrupt instead of reading its map.

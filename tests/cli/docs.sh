@@ -37,4 +37,19 @@ for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
 	checked=$((checked + 1))
 done
 [ "$checked" -ge 1 ] || fail "no program checked"
+
+# One letter, one meaning across the suite: a short option that two
+# programs' --help pair with different long options is a defect (e2frag
+# took -n for --top where e2defrag's -n is the dry run).
+for bin in analyze/e2frag defrag/e2defrag tui/e2fragmap images/e2fragimg \
+	   misc/e2defrag-offline; do
+	[ -x "$top_builddir/$bin" ] || continue
+	"$top_builddir/$bin" --help 2>&1 |
+		sed -n 's/^ *\(-[A-Za-z]\), \(--[a-z][a-z0-9-]*\).*/\1 \2/p' |
+		sed "s|\$| $(basename "$bin")|"
+done | sort -u > "$T/letters"
+[ -s "$T/letters" ] || fail "no short options found in any --help"
+clash=$(awk '{ if ($1 in long && long[$1] != $2) print $1 ": " long[$1] " (" prog[$1] ") and " $2 " (" $3 ")"; long[$1] = $2; prog[$1] = $3 }' "$T/letters")
+[ -z "$clash" ] || fail "a letter with two meanings: $clash"
+note "$(cut -d' ' -f1 "$T/letters" | sort -u | wc -l) short options, one meaning each"
 note "$checked programs' help, man pages and completions agree"
