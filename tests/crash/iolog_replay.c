@@ -241,6 +241,19 @@ static void grow_scratch(char **old, char **diff, size_t *cap, uint64_t len)
 		die("malloc");
 }
 
+/* Close IMAGE (FD) and LOG (F), free the buffers. */
+static int finish(FILE *f, int fd, const char *image, char *buf, char *old,
+		  char *diff)
+{
+	if (close(fd))
+		die(image);
+	free(buf);
+	free(old);
+	free(diff);
+	fclose(f);
+	return 0;
+}
+
 static int tears(const char *log, const char *image)
 {
 	FILE *f = open_log(log);
@@ -275,13 +288,7 @@ static int tears(const char *log, const char *image)
 		apply_one(fd, &r, buf);
 		in_epoch++;
 	}
-	if (close(fd))
-		die(image);
-	free(buf);
-	free(old);
-	free(diff);
-	fclose(f);
-	return 0;
+	return finish(f, fd, image, buf, old, diff);
 }
 
 static int apply(const char *log, const char *image, uint64_t epoch,
@@ -328,13 +335,7 @@ static int apply(const char *log, const char *image, uint64_t epoch,
 		errno = EINVAL;
 		die("no such write to tear");
 	}
-	if (close(fd))
-		die(image);
-	free(buf);
-	free(old);
-	free(diff);
-	fclose(f);
-	return 0;
+	return finish(f, fd, image, buf, old, diff);
 }
 
 static void usage(void)
