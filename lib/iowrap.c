@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "iowrap.h"
+#include "supersector.h"
 
 struct iowrap {
 	io_channel	inner;
@@ -125,6 +126,63 @@ static errcode_t wrap_read_blk(io_channel channel, unsigned long block,
 }
 
 /*
+ * When the LEN bytes of DATA for byte OFFSET cover the primary superblock,
+ * *COPY is DATA with a superblock that keeps the checksum on disk
+ * (supersector.h): the write then changes one sector of it, and a torn
+ * write leaves it old or new.  Else *COPY is NULL.
+ */
+static errcode_t keep_super_checksum(struct iowrap *w, uint64_t offset,
+				     uint64_t len, const void *data,
+				     char **copy)
+{
+	char *old = NULL;
+	errcode_t ret;
+
+	*copy = NULL;
+	if (offset > SUPERBLOCK_OFFSET ||
+	    offset + len < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE)
+		return 0;
+	ret = ext2fs_get_mem(SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE, &old);
+	if (!ret)
+		ret = io_channel_read_blk64(w->inner, 0,
+					    -(SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE),
+					    old);
+	if (!ret)
+		ret = ext2fs_get_mem(len, copy);
+	if (!ret) {
+		memcpy(*copy, data, len);
+		supersector_keep_checksum((unsigned char *)old + SUPERBLOCK_OFFSET,
+					  (unsigned char *)*copy +
+					  (SUPERBLOCK_OFFSET - offset));
+	}
+	ext2fs_free_mem(&old);
+	return ret;
+}
+
+/*
+ * Write COUNT (io channel units: LEN bytes) at BLOCK (byte OFFSET) below,
+ * and tell the hooks.
+ */
+static errcode_t write_through(struct iowrap *w, unsigned long long block,
+			       int count, uint64_t offset, uint64_t len,
+			       const void *data)
+{
+	char *copy;
+	errcode_t ret;
+
+	ret = keep_super_checksum(w, offset, len, data, &copy);
+	if (ret)
+		return ret;
+	if (copy)
+		data = copy;
+	ret = io_channel_write_blk64(w->inner, block, count, data);
+	if (!ret && w->hooks && w->hooks->wrote)
+		ret = w->hooks->wrote(w->priv, offset, len, data);
+	ext2fs_free_mem(&copy);
+	return ret;
+}
+
+/*
  * The superblock alone (what write_primary_superblock's fallback writes)
  * on a filesystem with blocks over 1 KiB: write filesystem block 0 whole
  * instead, the way the kernel does, so that no write covers a part of the
@@ -142,11 +200,7 @@ static errcode_t write_super_block(struct iowrap *w, const void *super)
 	if (ret)
 		goto errout;
 	memcpy(buf + SUPERBLOCK_OFFSET, super, SUPERBLOCK_SIZE);
-	ret = io_channel_write_blk64(w->inner, 0, -w->fs_blocksize, buf);
-	if (ret)
-		goto errout;
-	if (w->hooks && w->hooks->wrote)
-		ret = w->hooks->wrote(w->priv, 0, w->fs_blocksize, buf);
+	ret = write_through(w, 0, -w->fs_blocksize, 0, w->fs_blocksize, buf);
 errout:
 	ext2fs_free_mem(&buf);
 	return ret;
@@ -158,15 +212,11 @@ static errcode_t wrap_write_blk64(io_channel channel, unsigned long long block,
 	struct iowrap *w = wrap_of(channel);
 	uint64_t offset = (uint64_t)block * channel->block_size;
 	uint64_t len = request_bytes(channel, count);
-	errcode_t ret;
 
 	if (offset == SUPERBLOCK_OFFSET && len == SUPERBLOCK_SIZE &&
 	    w->fs_blocksize > SUPERBLOCK_OFFSET)
 		return write_super_block(w, data);
-	ret = io_channel_write_blk64(w->inner, block, count, data);
-	if (!ret && w->hooks && w->hooks->wrote)
-		ret = w->hooks->wrote(w->priv, offset, len, data);
-	return ret;
+	return write_through(w, block, count, offset, len, data);
 }
 
 static errcode_t wrap_write_blk(io_channel channel, unsigned long block,

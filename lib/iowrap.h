@@ -10,7 +10,10 @@
  *   - a write of exactly the superblock (1024 bytes at byte 1024) on a
  *     filesystem whose blocks are larger goes out as one write of the
  *     whole filesystem block 0 (read, patched, written), the unit the
- *     kernel writes it in.
+ *     kernel writes it in;
+ *   - a write that covers the superblock keeps the checksum the superblock
+ *     has on disk (supersector.h), so that it changes one 512-byte sector
+ *     of it and a torn write leaves it old or new.
  * Optional hooks see every write, zeroing and flush after the channel
  * below has done it (the power-cut harness logs them, lib/iolog.c).
  *

@@ -410,6 +410,20 @@ errcode_t journal_commit(struct journal *j)
 	}
 	pos = j->head;
 	ret = write_log_blocks(j, &pos);
+	/*
+	 * A disk writes only its sector whole, and the commit block is
+	 * recognized by its first sector (magic, type, sequence).  With
+	 * checksums the rest of it counts too: written over an old log
+	 * block, a torn commit (first sector new, the rest old) fails its
+	 * checksum and recovery reports the transaction corrupt.  Zeroes
+	 * there first, with the copies: the commit block's rest is zeroes,
+	 * so its write then changes one sector, and a cut leaves no commit
+	 * (the transaction is not replayed) or the whole of it.
+	 */
+	if (!ret && j->csum) {
+		memset(j->buf, 0, j->bs);
+		ret = log_write(j, pos, j->buf);
+	}
 	/* The log's start, when it was empty (or features changed). */
 	if (!ret && (!j->nlive_trans || j->jsb_dirty))
 		ret = write_jsb(j, j->tail, j->tail_seq);

@@ -14,7 +14,8 @@
  *   journal_add      the new image of each metadata block it changes;
  *   journal_revoke   blocks freed by it that live transactions logged;
  *   journal_commit   revoke, descriptor and copy blocks (and the journal
- *                    superblock, when the log was empty) written, flush;
+ *                    superblock, when the log was empty; with checksums,
+ *                    zeroes where the commit block goes) written, flush;
  *                    commit block, flush: the transaction is durable.
  * A checkpoint writes the blocks of the live transactions in place, flush;
  * then the journal superblock marks the log empty, flush.  It happens, as

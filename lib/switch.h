@@ -24,6 +24,12 @@
  *     A cut leaves at worst leaked blocks and counts that e2fsck fixes.
  * Superblocks go out as whole blocks through the io channel: never through
  * libext2fs' write_byte path, whose several small writes a cut can tear.
+ * A disk writes only its 512-byte sector whole, so any block may also be
+ * torn: see tests/crash/README.md for why each write is safe (in short:
+ * written before a flush that precedes its use, replayed by the journal,
+ * leaking at worst, or changing one sector: an inode; the superblock,
+ * which keeps its checksum, lib/supersector.h; a journal commit block,
+ * written over zeroes when the journal has checksums).
  * Only the primary superblock and group descriptors are written (as the
  * kernel does); backups are left as they are.
  *

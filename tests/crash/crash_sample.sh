@@ -1,10 +1,15 @@
 #!/bin/sh
 # The power-cut harness on a bounded sample (make check; `make crashtest`
 # runs the full sweep): e2defrag deinterleaving small stream images, ext2
-# (ordered writes) and ext4 (journal, checksum v3); every flush boundary
-# of the run, 30 random subsets of the writes between flushes and 5
-# prefixes, each.  Then a control: a run that clobbers an inode table
-# block must be caught.
+# (ordered writes) and ext4 (journal, checksum v3, and a sparse file whose
+# move writes a new extent tree block); every flush boundary of the run,
+# random subsets of the writes between flushes (24 on ext2, 20 on ext4),
+# 5 prefixes and torn writes (2 on ext2, where only data blocks change in
+# more than one sector, 12 on ext4: a block written in part, 512-byte
+# sectors old and new mixed, over the kinds of block a tear can leave
+# neither old nor new), each.  Then two controls that must be caught: a run that clobbers an
+# inode table block, and a superblock write that a tear leaves with a bad
+# checksum.
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp e2defrag testmove iolog_replay jtool
 need_iolog
@@ -12,7 +17,7 @@ mkwork
 
 total_n=0 total_l=0 total_c=0
 sweep() {
-	name=$1 img=$2
+	name=$1 img=$2 random=$3 torn=$4
 	[ -n "$(fragmented_files "$img")" ] || fail "$name: no fragmented file to move"
 	# The run being cut must really move the files: afterwards every file
 	# is in one piece, by debugfs's block lists (tests/lib/oracle.py).
@@ -22,10 +27,25 @@ sweep() {
 		python3 -c 'import json, sys
 left = [f["path"] for f in json.load(sys.stdin).values() if f["type"] == "f" and f["pieces"] > 1]
 sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag left files in pieces"
-	sh "$top_srcdir/tests/crash/cutsweep.sh" -r 30 -p 5 -s 7 -n "$name" "$img" \
+	# With metadata_csum every superblock write keeps the checksum that
+	# is on disk (lib/supersector.c), so that a tear cannot break it: the
+	# run changed the superblock's first sector, not its second (where
+	# the checksum is), and e2fsck finds the superblock right.
+	if dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*metadata_csum'; then
+		clean "$WORK/whole.img" || { cat "$WORK/fsck.out"; fail "$name: not clean after the run"; }
+		for f in "$img" "$WORK/whole.img"; do
+			dd if="$f" bs=512 skip=2 count=1 2>/dev/null | od -An -tx1 > "$f.s0"
+			dd if="$f" bs=512 skip=3 count=1 2>/dev/null | od -An -tx1 > "$f.s1"
+		done
+		! cmp -s "$img.s0" "$WORK/whole.img.s0" || fail "$name: the run left the superblock as it was"
+		cmp -s "$img.s1" "$WORK/whole.img.s1" || fail "$name: the run changed the superblock's second sector"
+	fi
+	sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$random" -p 5 -t "$torn" -s 7 -n "$name" "$img" \
 		"e2defrag \"\$IMAGE\"" > "$WORK/sweep.out" 2> "$WORK/sweep.err"
 	cat "$WORK/sweep.out"
 	head -20 "$WORK/sweep.err"
+	grep -q "^$name: torn cuts $torn:" "$WORK/sweep.out" ||
+		fail "$name: not $torn torn cuts"
 	set -- $(sweep_line "$WORK/sweep.out")
 	[ $# -eq 3 ] || fail "$name: no summary from cutsweep.sh"
 	total_n=$((total_n + $1)) total_l=$((total_l + $2)) total_c=$((total_c + $3))
@@ -34,12 +54,15 @@ sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag l
 img=$WORK/ext2.img
 mkimg "$img" 4096 -t ext2 -b 1024
 make_streams "$img" 3 40 "$WORK"
-sweep ext2-streams "$img"
+sweep ext2-streams "$img" 24 2
 
 img=$WORK/ext4.img
 mkimg "$img" 8192 -t ext4 -b 1024
 make_streams "$img" 3 40 "$WORK"
-sweep ext4-streams "$img"
+make_sparse "$img" sparse 6 "$WORK"
+sweep ext4-streams "$img" 20 12
+grep -q 'torn cuts.* tree [1-9]' "$WORK/sweep.out" ||
+	fail "ext4: no torn write of a new extent tree block"
 
 echo "cut points $total_n, data lost $total_l, not clean after replay $total_c"
 [ "$total_l" -eq 0 ] && [ "$total_c" -eq 0 ] || fail "power cuts lose data or leave damage"
@@ -54,3 +77,16 @@ set -- $(sweep_line "$WORK/sweep.out")
 [ $# -eq 3 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] ||
 	{ cat "$WORK/sweep.out"; fail "control: expected data lost and not clean"; }
 echo "ok control: $(cat "$WORK/sweep.out")"
+
+# The control for torn writes: a superblock write that changes both of its
+# sectors (jtool stamp records an error, so the checksum is not kept):
+# whole, it is harmless; torn, the checksum is wrong and e2fsck cannot
+# open the filesystem.  Every torn cut (2) must be caught, no other.
+img=$WORK/ext4.img
+sh "$top_srcdir/tests/crash/cutsweep.sh" -r 0 -p 0 -t 2 -n torn-control "$img" \
+	"jtool \"\$IMAGE\" stamp 1700000000" > "$WORK/sweep.out" 2>/dev/null &&
+	fail "torn control: a torn superblock went unnoticed"
+set -- $(sweep_line "$WORK/sweep.out")
+[ $# -eq 3 ] && [ "$2" -eq 2 ] && grep -q 'torn cuts 2: super 2$' "$WORK/sweep.out" ||
+	{ cat "$WORK/sweep.out"; fail "torn control: expected the 2 torn superblocks, and only them, to lose data"; }
+echo "ok torn control: $(tail -1 "$WORK/sweep.out")"

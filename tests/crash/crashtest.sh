@@ -4,11 +4,11 @@
 # (files written and deleted at random) workloads (and ext4 without a
 # journal, streams), and the aged images again under e2defrag --pack
 # (free space consolidated whole: many moves of files that were not
-# fragmented); for each, every flush
-# boundary of the run and CRASH_RANDOM (170) random-subset and
-# CRASH_PREFIX (30) prefix cuts (cutsweep.sh).  Prints the total
-# "cut points N, data lost L, not clean after replay C"; exits 0 when L
-# and C are 0.
+# fragmented); for each, every flush boundary of the run and
+# CRASH_RANDOM (170) random-subset, CRASH_PREFIX (30) prefix and
+# CRASH_TORN (60) torn-write cuts (cutsweep.sh).  Prints the torn cuts by
+# kind of block, "torn cuts T: KIND N, ...", and the total "cut points
+# N, data lost L, not clean after replay C"; exits 0 when L and C are 0.
 #
 # The images come from e2fragimg (its streams and aged workloads; ext4
 # without a journal by tune2fs), or from mke2fs+debugfs when it is not
@@ -21,7 +21,7 @@
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
 need_iolog
-: "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}"
+: "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}" "${CRASH_TORN:=60}"
 : "${CRASH_WORKLOAD:=e2defrag \"\$IMAGE\"}"
 # The pack sweep: --pack added to the default workload.
 if [ "$CRASH_WORKLOAD" = 'e2defrag "$IMAGE"' ]; then
@@ -67,7 +67,8 @@ build() {
 	esac
 }
 
-total_n=0 total_l=0 total_c=0 sweep_seed=1
+total_n=0 total_l=0 total_c=0 total_t=0 sweep_seed=1
+: > "$WORK/kinds"
 for kind in streams aged pack; do
 	workload=$CRASH_WORKLOAD image=$kind
 	[ $kind = pack ] && workload=$PACK_WORKLOAD image=aged
@@ -80,16 +81,22 @@ for kind in streams aged pack; do
 		FILES=$(fragmented_files "$img" | tr '\n' ' ')
 		export FILES
 		sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$CRASH_RANDOM" \
-			-p "$CRASH_PREFIX" -s $sweep_seed -n "$name" "$img" "$workload" \
+			-p "$CRASH_PREFIX" -t "$CRASH_TORN" -s $sweep_seed -n "$name" "$img" "$workload" \
 			> "$WORK/sweep.out" 2> "$WORK/sweep.err"
 		cat "$WORK/sweep.out"
 		head -40 "$WORK/sweep.err"
 		set -- $(sweep_line "$WORK/sweep.out")
 		[ $# -eq 3 ] || fail "$name: no summary from cutsweep.sh"
 		total_n=$((total_n + $1)) total_l=$((total_l + $2)) total_c=$((total_c + $3))
+		# "NAME: torn cuts T: KIND N, KIND N": the kinds, added up.
+		sed -n 's/^[^:]*: torn cuts \([0-9]*\): *//p' "$WORK/sweep.out" |
+			tr ',' '\n' | awk 'NF == 2' >> "$WORK/kinds"
+		total_t=$((total_t + $(sed -n 's/^[^:]*: torn cuts \([0-9]*\):.*/\1/p' "$WORK/sweep.out")))
 		sweep_seed=$((sweep_seed + 1))
 		rm -f "$img"
 	done
 done
+echo "torn cuts $total_t:" $(awk '{ n[$1] += $2 } END { for (k in n) print k, n[k] }' "$WORK/kinds" |
+	sort | awk '{ printf "%s %d, ", $1, $2 }' | sed 's/, $//')
 echo "cut points $total_n, data lost $total_l, not clean after replay $total_c"
 [ "$total_l" -eq 0 ] && [ "$total_c" -eq 0 ]

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cutsweep.sh --- the power-cut harness.
 #
-#   cutsweep.sh [-r RANDOM] [-p PREFIX] [-s SEED] [-n NAME] IMAGE WORKLOAD
+#   cutsweep.sh [-r RANDOM] [-p PREFIX] [-t TORN] [-s SEED] [-n NAME] IMAGE WORKLOAD
 #
 # Runs WORKLOAD, a shell command that writes to the image named by $IMAGE
 # (testmove "$IMAGE" /a /b, or e2defrag "$IMAGE"), on a copy of IMAGE with
@@ -9,32 +9,43 @@
 # each cut point, rebuilds the image a power cut there would leave
 # (iolog_replay): at every flush boundary, at RANDOM seeded random subsets
 # of the writes between two flushes (a disk cache reorders writes between
-# barriers) and at PREFIX prefixes of them.  Each is recovered as a user
-# would (e2fsck -fy) and checked:
+# barriers), at PREFIX prefixes of them, and at TORN torn writes: a disk
+# writes only its 512-byte sector whole, so the write in flight may reach
+# it in part, the first sectors new and the rest old, or any mix (the
+# writes a tear could leave neither old nor new are listed by iolog_replay
+# tears; the cuts are spread over the kinds of block they write: journal
+# descriptor, copy, commit, revoke and superblock, superblock, descriptors,
+# bitmaps, inode table, mapping blocks, data; the other writes of the
+# epoch as in a random subset).  A journal's log area is filled with old
+# bytes first (age_journal), as a used journal's is, so that a tear shows.
+# Each is recovered as a user would (e2fsck -fy) and checked:
 #   1. nothing lost: every regular file there before the run is there with
 #      the same path, size and sha256 (debugfs rdump);
 #   2. with a journal, replaying the journal alone (e2fsck -E journal_only)
-#      leaves a filesystem e2fsck -fn finds clean;
+#      finds no corrupt transaction and leaves a filesystem e2fsck -fn
+#      finds clean;
 #   3. without, e2fsck fixes nothing but leaked blocks and counts (and,
 #      with metadata_csum, a block bitmap checksum: see fsck_only_leaks).
-# Prints "NAME: cut points N, data lost L, not clean after replay C" (and
-# the failing cuts on stderr); exits 0 when L and C are 0.
+# Prints "NAME: torn cuts T: KIND N, ..." and "NAME: cut points N, data
+# lost L, not clean after replay C" (and the failing cuts on stderr);
+# exits 0 when L and C are 0.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/crash/lib.sh"
 need e2fsck debugfs dumpe2fs iolog_replay sha256sum cmp
 need_iolog
 
-random=50 prefix=10 seed=1 name=
-while getopts r:p:s:n: opt; do
+random=50 prefix=10 torn=0 seed=1 name=
+while getopts r:p:t:s:n: opt; do
 	case $opt in
 	r) random=$OPTARG ;;
 	p) prefix=$OPTARG ;;
+	t) torn=$OPTARG ;;
 	s) seed=$OPTARG ;;
 	n) name=$OPTARG ;;
-	*) echo "usage: $0 [-r N] [-p N] [-s SEED] [-n NAME] IMAGE WORKLOAD" >&2; exit 16 ;;
+	*) echo "usage: $0 [-r N] [-p N] [-t N] [-s SEED] [-n NAME] IMAGE WORKLOAD" >&2; exit 16 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 2 ] || { echo "usage: $0 [-r N] [-p N] [-s SEED] [-n NAME] IMAGE WORKLOAD" >&2; exit 16; }
+[ $# -eq 2 ] || { echo "usage: $0 [-r N] [-p N] [-t N] [-s SEED] [-n NAME] IMAGE WORKLOAD" >&2; exit 16; }
 image=$1 workload=$2
 : "${name:=$(basename "$image")}"
 mkwork
@@ -45,10 +56,15 @@ cp --sparse=always "$image" "$WORK/base.img"
 e2fsck -fy "$WORK/base.img" > "$WORK/base.out" 2>&1
 e2fsck -fn "$WORK/base.img" > "$WORK/base.out" 2>&1 ||
 	{ cat "$WORK/base.out"; echo "$name: the image is not clean to begin with"; exit 99; }
-snapshot "$WORK/base.img" "$WORK/before"
 journalled=no
 dumpe2fs -h "$WORK/base.img" 2>/dev/null | grep -q '^Filesystem features:.*has_journal' &&
 	journalled=yes
+if [ $journalled = yes ]; then
+	age_journal "$WORK/base.img" "$seed"
+	e2fsck -fn "$WORK/base.img" > "$WORK/base.out" 2>&1 ||
+		{ cat "$WORK/base.out"; echo "$name: not clean after age_journal"; exit 99; }
+fi
+snapshot "$WORK/base.img" "$WORK/before"
 
 # The run.
 cp --sparse=always "$WORK/base.img" "$WORK/run.img"
@@ -58,16 +74,24 @@ rc=$?
 [ $rc -le 1 ] || { cat "$WORK/run.out"; echo "$name: the workload failed (exit $rc)"; exit 99; }
 [ -s "$WORK/run.log" ] || { echo "$name: the workload wrote nothing"; exit 99; }
 
-# The log must account for every byte the run changed.
+# The log must account for every byte the run changed.  Replaying it
+# whole also lists the writes a tear could leave neither old nor new.
 iolog_replay info "$WORK/run.log" > "$WORK/info"
-flushes=$(awk '/^flushes/ { print $2 }' "$WORK/info")
 cp --sparse=always "$WORK/base.img" "$WORK/full.img"
-iolog_replay apply "$WORK/run.log" "$WORK/full.img" "$flushes" all
+iolog_replay tears "$WORK/run.log" "$WORK/full.img" > "$WORK/tears"
 cmp -s "$WORK/full.img" "$WORK/run.img" ||
 	{ echo "$name: replaying the whole log does not give the image after the run"; exit 99; }
+tear_kinds "$WORK/base.img" "$WORK/run.img" "$WORK/tears" > "$WORK/tears.kind"
 
-# Cut points: EPOCH MODE ARG.
-awk -v random="$random" -v prefix="$prefix" -v seed="$seed" '
+# Cut points: EPOCH MODE ARG [SEED KIND].  Torn cuts take the kinds of
+# block in turn, a random write of each kind each time.
+awk -v random="$random" -v prefix="$prefix" -v torn="$torn" -v seed="$seed" '
+	FILENAME ~ /tears.kind$/ {
+		k = $NF
+		if (!(k in nk)) { kinds[nkinds++] = k; nk[k] = 0 }
+		we[k, nk[k]] = $2; wi[k, nk[k]++] = $4
+		next
+	}
 	/^epoch/ { n[$2] = $4; if ($4 > 1) big[nbig++] = $2; last = $2 }
 	END {
 		for (k = 0; k <= last; k++) print k, "prefix", 0
@@ -81,7 +105,12 @@ awk -v random="$random" -v prefix="$prefix" -v seed="$seed" '
 			k = big[int(rand() * nbig)]
 			print k, "prefix", 1 + int(rand() * (n[k] - 1))
 		}
-	}' "$WORK/info" > "$WORK/cuts"
+		for (i = 0; i < torn && nkinds; i++) {
+			k = kinds[i % nkinds]
+			j = int(rand() * nk[k])
+			print we[k, j], "torn", wi[k, j], int(rand() * 2147483647), k
+		}
+	}' "$WORK/tears.kind" "$WORK/info" > "$WORK/cuts"
 
 # fsck_only_leaks OUT: e2fsck -fy output that fixed nothing but blocks
 # marked in use that nothing uses (leaked) and free counts.  With
@@ -109,11 +138,16 @@ fsck_only_leaks() {
 }
 
 cuts=0 lost=0 unclean=0
-while read -r epoch mode arg; do
+while read -r epoch mode arg tseed kind; do
 	cuts=$((cuts + 1))
-	what="cut $epoch $mode $arg"
 	cp --sparse=always "$WORK/base.img" "$WORK/cut.img"
-	iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" "$mode" $([ "$mode" = all ] || echo "$arg")
+	if [ "$mode" = torn ]; then
+		what="cut $epoch torn $arg $tseed ($kind)"
+		iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" torn "$arg" "$tseed"
+	else
+		what="cut $epoch $mode $arg"
+		iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" "$mode" $([ "$mode" = all ] || echo "$arg")
+	fi
 	cp --sparse=always "$WORK/cut.img" "$WORK/user.img"
 	e2fsck -fy "$WORK/user.img" > "$WORK/user.out" 2>&1
 	urc=$?
@@ -125,7 +159,11 @@ while read -r epoch mode arg; do
 	fi
 	if [ $journalled = yes ]; then
 		cp --sparse=always "$WORK/cut.img" "$WORK/jo.img"
+		# A transaction whose commit block fails its checksum is not
+		# replayed, and recovery says it was corrupt: a torn commit
+		# the writer could have avoided (lib/journal.c).
 		if ! e2fsck -y -E journal_only "$WORK/jo.img" > "$WORK/jo.out" 2>&1 ||
+		   grep 'was corrupt' "$WORK/jo.out" > "$WORK/fsck.out" ||
 		   ! e2fsck -fn "$WORK/jo.img" > "$WORK/fsck.out" 2>&1; then
 			unclean=$((unclean + 1))
 			echo "$name: $what: not clean after replaying the journal" >&2
@@ -138,5 +176,10 @@ while read -r epoch mode arg; do
 	fi
 done < "$WORK/cuts"
 
+if [ "$torn" -gt 0 ]; then
+	echo "$name: torn cuts $(awk '$2 == "torn"' "$WORK/cuts" | wc -l):" \
+		$(awk '$2 == "torn" { print $5 }' "$WORK/cuts" | sort | uniq -c |
+		  awk '{ printf "%s %d, ", $2, $1 }' | sed 's/, $//')
+fi
 echo "$name: cut points $cuts, data lost $lost, not clean after replay $unclean"
 [ $lost -eq 0 ] && [ $unclean -eq 0 ]

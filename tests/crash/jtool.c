@@ -11,6 +11,12 @@
  *   jtool IMAGE clobber BLOCK    zero BLOCK in place, through the logged
  *                                channel: the power-cut harness's control
  *                                (an unsafe write it must catch).
+ *   jtool IMAGE stamp TIME       record a last error at TIME in the
+ *                                superblock: a write that changes both of
+ *                                its sectors (the checksum follows), which
+ *                                lib/supersector.c leaves alone because an
+ *                                error is recorded: the harness's control
+ *                                for torn writes (it must catch the tear).
  *   jtool IMAGE fill BLOCK       on a journal with a fast-commit area (the
  *                                log never wraps): transactions of one
  *                                block each, BLOCK+k filled with byte k+1,
@@ -30,6 +36,7 @@
 #include "iowrap.h"
 #include "journal.h"
 #include "journal_int.h"
+#include "metawrite.h"
 
 static const char *prog = "jtool";
 
@@ -118,11 +125,20 @@ errout:
 	return ret;
 }
 
-static errcode_t clobber(ext2_filsys fs, blk64_t blk)
+/*
+ * Write one block at BLK in place and flush: zeroes (clobber), or the
+ * primary superblock with a last error recorded at BLK seconds (stamp).
+ */
+static errcode_t write_in_place(ext2_filsys fs, blk64_t blk, int stamp)
 {
 	char *buf = NULL;
 	errcode_t ret = ext2fs_get_memzero(fs->blocksize, &buf);
 
+	if (!ret && stamp) {
+		fs->super->s_last_error_time = (uint32_t)blk;
+		memcpy(fs->super->s_last_error_func, "jtool", 6);
+		ret = metawrite_super_block(fs, &blk, buf);
+	}
 	if (!ret)
 		ret = io_channel_write_blk64(fs->io, blk, 1, buf);
 	if (!ret)
@@ -142,8 +158,9 @@ int main(int argc, char **argv)
 	initialize_e2f_error_table();
 	initialize_ext2_error_table();
 	if (strcmp(mode, "revoke") && strcmp(mode, "norevoke") &&
-	    strcmp(mode, "clobber") && strcmp(mode, "fill")) {
-		fprintf(stderr, "usage: %s IMAGE revoke|norevoke|clobber|fill BLOCK\n",
+	    strcmp(mode, "clobber") && strcmp(mode, "fill") &&
+	    strcmp(mode, "stamp")) {
+		fprintf(stderr, "usage: %s IMAGE revoke|norevoke|clobber|fill|stamp BLOCK\n",
 			prog);
 		return 16;
 	}
@@ -156,8 +173,8 @@ int main(int argc, char **argv)
 	/* As switch_open does: superblocks go out whole. */
 	ret = iowrap_push(fs, NULL, NULL);
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	if (!ret && !strcmp(mode, "clobber"))
-		ret = clobber(fs, blk);
+	if (!ret && (!strcmp(mode, "clobber") || !strcmp(mode, "stamp")))
+		ret = write_in_place(fs, blk, !strcmp(mode, "stamp"));
 	else if (!ret && !strcmp(mode, "fill"))
 		ret = fill(fs, blk);
 	else if (!ret)

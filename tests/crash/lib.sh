@@ -239,3 +239,112 @@ fragmented_files() {
 sweep_line() {
 	sed -n 's/.*cut points \([0-9]*\), data lost \([0-9]*\), not clean after replay \([0-9]*\)$/\1 \2 \3/p' "$1"
 }
+
+# journal_blocks IMG: the blocks of the journal (inode 8) in the order
+# of the journal, one a line: data blocks only (debugfs's "blocks" lists
+# the indirect blocks of an ext3 journal among them).
+journal_blocks() {
+	debugfs -R "stat <8>" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |
+	tr ', ' '\n\n' | grep -E '^\([0-9]' | sed 's/.*://' |
+	awk -F- '{ e = (NF > 1) ? $2 : $1; for (b = $1; b <= e; b++) print b }'
+}
+
+# age_journal IMG SEED: fill the log area of IMG's (empty) journal with
+# seeded random bytes, as a journal that has been used holds old
+# transactions where new ones go: a fresh journal is all zeroes, and a
+# block written torn over zeroes can look whole.  Journal block 0 (its
+# superblock) is left alone, and so is a journal with fast commits (its
+# area is not for this writer).  Only when the log is empty (s_start 0):
+# then nothing reads the log area.
+age_journal() {
+	local img=$1 seed=$2
+	dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*fast_commit' && return 0
+	dumpe2fs -h "$img" 2>/dev/null | grep -q '^Journal start: *0$' ||
+		fail "age_journal: the journal is not empty"
+	journal_blocks "$img" | python3 -c '
+import random, sys
+img, seed, bs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+blocks = sys.stdin.read().split()[1:]
+r = random.Random(seed)
+with open(img, "r+b") as f:
+    for b in blocks:
+        f.seek(int(b) * bs)
+        f.write(r.randbytes(bs))
+' "$img" "$seed" "$(blocksize "$img")"
+}
+
+# tear_kinds BASE RUN TEARS: the lines of TEARS (iolog_replay tears) with
+# the kind of block each write starts at appended: super, gdt, bitmap,
+# ibitmap, itable (dumpe2fs of BASE), jsb, jdesc, jcommit, jrevoke, jcopy
+# (the journal's superblock and log blocks, by debugfs's block list of the
+# journal inode and the JBD2 type of what is written), tree (IND, DIND,
+# TIND or extent tree blocks of the files of RUN, the image after the run,
+# by debugfs stat), data (anything else).
+tear_kinds() {
+	local base=$1 run=$2 tears=$3 bs
+	bs=$(blocksize "$base")
+	meta_blocks "$base" > "$WORK/kinds.meta"
+	journal_blocks "$base" > "$WORK/kinds.journal"
+	python3 "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/oracle.py" mapblocks "$run" > "$WORK/kinds.tree"
+	python3 - "$WORK/kinds.meta" "$WORK/kinds.journal" "$WORK/kinds.tree" "$tears" "$bs" <<'PY'
+import sys
+meta, journal, tree, tears, bs = sys.argv[1:6]
+bs = int(bs)
+kind = {}
+for line in open(meta):
+    k, b = line.split()
+    if k in ("super", "gdt", "bitmap", "ibitmap", "itable"):
+        kind[int(b)] = k
+jblocks = [int(b) for b in open(journal).read().split()]
+for i, b in enumerate(jblocks):
+    kind[b] = "jsb" if i == 0 else "journal"
+for b in open(tree).read().split():
+    kind.setdefault(int(b), "tree")
+jtype = {1: "jdesc", 2: "jcommit", 5: "jrevoke"}
+for line in open(tears):
+    f = line.split()
+    k = kind.get(int(f[5]) // bs, "data")
+    if k == "journal":
+        k = jtype.get(int(f[11]), "jcopy")
+    print(line.rstrip(), "kind", k)
+PY
+}
+
+# make_sparse IMG NAME RUNS DIR: a file /NAME of RUNS runs of 8 blocks
+# between holes of 8, each block apart from the next (one-block spacers
+# written between them, then removed): moved whole, it still needs RUNS
+# extents, more than an ext4 inode holds from 5 on, so the move writes a
+# new extent tree block.
+make_sparse() {
+	local img=$1 name=$2 runs=$3 dir=$4 bs cmds i
+	bs=$(blocksize "$img")
+	python3 - "$dir/$name" "$runs" "$bs" <<'PY'
+import random, sys
+path, runs, bs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+r = random.Random(path)
+with open(path, "wb") as f:
+    for i in range(runs):
+        f.seek(i * 16 * bs)
+        f.write(r.randbytes(8 * bs))
+PY
+	gen_file "$dir/one" "$bs" spacer
+	cmds=$dir/sparse.cmds
+	: > "$cmds"
+	i=0
+	while [ $i -lt $((16 * runs)) ]; do
+		echo "write $dir/one tsp$i" >> "$cmds"
+		i=$((i + 1))
+	done
+	i=1
+	while [ $i -lt $((16 * runs)) ]; do
+		echo "rm tsp$i" >> "$cmds"
+		i=$((i + 2))
+	done
+	echo "write $dir/$name $name" >> "$cmds"
+	i=0
+	while [ $i -lt $((16 * runs)) ]; do
+		echo "rm tsp$i" >> "$cmds"
+		i=$((i + 2))
+	done
+	dbg "$img" "$cmds"
+}

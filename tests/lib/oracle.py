@@ -16,6 +16,8 @@ Usage:
                                     that owns blocks
   oracle.py compare IMAGE REPORT    compare e2frag --json REPORT with it;
                                     prints each difference, exit 1 if any
+  oracle.py mapblocks IMAGE         every mapping block (IND, DIND, TIND,
+                                    ETB) of every reachable inode, one a line
 """
 import json
 import re
@@ -110,6 +112,20 @@ def layout(image):
     return result
 
 
+def mapblocks(image):
+    """The blocks that map files to their data: IND/DIND/TIND and ETB."""
+    names = walk(image)
+    inos = sorted(names)
+    found = set()
+    for out in debugfs(image, ["stat <%d>" % i for i in inos]):
+        for m in ENTRY.finditer(out):
+            if m.group(2) is None:      # a labelled block, not data
+                p0 = int(m.group(4))
+                p1 = int(m.group(5)) if m.group(5) else p0
+                found.update(range(p0, p1 + 1))
+    return sorted(found)
+
+
 def compare(image, report_path):
     with open(report_path) as f:
         report = json.load(f)
@@ -140,6 +156,10 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "layout":
         json.dump(layout(argv[2]), sys.stdout, indent=1, sort_keys=True)
         print()
+        return 0
+    if len(argv) == 3 and argv[1] == "mapblocks":
+        for b in mapblocks(argv[2]):
+            print(b)
         return 0
     if len(argv) == 4 and argv[1] == "compare":
         return compare(argv[2], argv[3])
