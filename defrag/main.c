@@ -354,7 +354,7 @@ static int refused(const struct cli *c, const char *prog, int flags)
 /* Per file: did all its moves go through? */
 static uint8_t *file_results(const struct plan *plan, const struct run_state *st)
 {
-	uint8_t *res = calloc(plan->nfiles + 1, 1);
+	uint8_t *res = calloc(plan->layout_files + 1, 1);
 	uint64_t i;
 
 	if (!res)

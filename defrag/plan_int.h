@@ -79,6 +79,9 @@ static inline double file_read_seconds(const struct planner *p, uint32_t file)
 	return read;
 }
 
+/* FILE's line in the plan, made on first use; NULL: out of memory. */
+struct plan_file *planner_record(struct planner *p, uint32_t file);
+
 /* psetup.c */
 errcode_t planner_build_space(struct planner *p);
 errcode_t planner_check_candidates(struct planner *p);

@@ -159,12 +159,15 @@ errcode_t planner_check_candidates(struct planner *p)
 
 	for (i = 0; i < p->layout->nfiles; i++) {
 		struct pfile *f = &p->pf[i];
-		struct plan_file *r = &p->plan->files[i];
+		struct plan_file *r;
 		const struct ext2_inode *inode;
 		struct fmap *m;
 
 		if (!(f->flags & PF_PENDING))
 			continue;
+		r = planner_record(p, i);	/* made with the plan: a candidate */
+		if (!r)
+			return ENOMEM;
 		ret = planner_check(p);
 		if (ret)
 			return ret;

@@ -80,8 +80,11 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 {
 	struct pfile *f = &p->pf[file];
 	struct layout_piece *runs = NULL, *meta = NULL;
+	struct plan_file *rec = planner_record(p, file);	/* restored in place */
 	struct psave *sv;
 
+	if (!rec)
+		return ENOMEM;
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
 	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
@@ -93,7 +96,7 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 	sv = &s->saved[s->nsaved++];
 	sv->file = file;
 	sv->pf = *f;
-	sv->rec = p->plan->files[file];
+	sv->rec = *rec;
 	if (f->runs)
 		f->runs = runs;
 	if (f->meta)
@@ -204,7 +207,8 @@ void psnap_restore(struct planner *p)
 		f->fmap = m;
 		/* Saved at the levels still open as it was; this one is gone. */
 		f->snap_gen = seen;
-		p->plan->files[file] = s->saved[i].rec;
+		/* Made when it was saved: no allocation here. */
+		p->plan->files[p->plan->file_at[file] - 1] = s->saved[i].rec;
 	}
 	spacemap_rollback(&p->sm, s->sm_mark);
 	p->plan->nmoves = s->nmoves;

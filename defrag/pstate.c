@@ -256,7 +256,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 {
 	struct plan *plan = p->plan;
 	struct pfile *f = &p->pf[file];
-	struct plan_file *pfr = &plan->files[file];
+	struct plan_file *pfr;
 	const struct layout_piece *old;
 	struct layout_piece *new = NULL, *newmeta = NULL;
 	struct sm_seg *ch = NULL;
@@ -269,6 +269,9 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	ret = psnap_touch(p, file);
 	if (ret)
 		return ret;
+	pfr = planner_record(p, file);
+	if (!pfr)
+		return ENOMEM;
 	old = planner_runs(p, file, &nold);
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)
