@@ -160,7 +160,6 @@ errcode_t planner_check_candidates(struct planner *p)
 	for (i = 0; i < p->layout->nfiles; i++) {
 		struct pfile *f = &p->pf[i];
 		struct plan_file *r;
-		const struct ext2_inode *inode;
 		struct fmap *m;
 
 		if (!(f->flags & PF_PENDING))
@@ -178,8 +177,7 @@ errcode_t planner_check_candidates(struct planner *p)
 		} else if (ret) {
 			return ret;
 		} else {
-			inode = (const struct ext2_inode *)m->inode;
-			if (inode->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
+			if (m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
 					      EXT4_SNAPFILE_FL))
 				r->reason = SKIP_FLAGS;
 			else if (p->quota && f->etb_contig != f->etb_now)

@@ -156,6 +156,9 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 		free(m);
 		return err;
 	}
+	/* The planner keeps many maps and needs only the flags of the inode. */
+	free(m->inode);
+	m->inode = NULL;
 	f->fmap = m;
 	*ret = m;
 	return 0;
