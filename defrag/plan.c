@@ -110,7 +110,7 @@ static void finish_figures(struct planner *p)
 			continue;	/* neither selected nor moved */
 		r = &plan->files[plan->file_at[i] - 1];
 		r->pieces_before = f->pieces;
-		r->best = p->pf[i].best;
+		r->best = planner_best(p, i);
 		layout_file_times(layout, f, &r->read_before, &r->ideal);
 		if (!r->moves) {
 			r->pieces_after = f->pieces;
@@ -213,7 +213,7 @@ static uint64_t not_best(const struct planner *p)
 			continue;
 		if ((p->pf[f].flags & PF_PENDING) ||
 		    (plan_file(p->plan, f)->moves &&
-		     plan_file(p->plan, f)->pieces_after > p->pf[f].best))
+		     plan_file(p->plan, f)->pieces_after > planner_best(p, f)))
 			n++;
 	}
 	return n;
@@ -346,7 +346,7 @@ static errcode_t place_all(struct planner *p, int pack_first)
 			/* Files left in fewer pieces but not best have another go. */
 			if (!(p->pf[f].flags & PF_UNMOVABLE) &&
 			    plan_file(p->plan, f)->moves &&
-			    plan_file(p->plan, f)->pieces_after > p->pf[f].best)
+			    plan_file(p->plan, f)->pieces_after > planner_best(p, f))
 				p->pf[f].flags |= PF_PENDING;
 			if (p->pf[f].flags & PF_PENDING)
 				left[nleft++] = (struct unit){ i, 1,
@@ -452,14 +452,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	if (!err)
 		finish_figures(&p);
 out:
-	for (i = 0; p.pf && i < layout->nfiles; i++) {
-		free(p.pf[i].runs);
-		free(p.pf[i].meta);
-		if (p.pf[i].fmap) {
-			fmap_free(p.pf[i].fmap);
-			free(p.pf[i].fmap);
-		}
-	}
+	planner_free_states(&p);
 	free(p.pf);
 	free(p.etb);
 	free(p.units);

@@ -94,25 +94,28 @@ errcode_t planner_build_space(struct planner *p)
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
+		struct pstate *st = NULL;
 		uint32_t k;
 
 		/* A million files take a while: progress (and a cancel) now and then. */
 		if (!(i & 0xffff) && i && (ret = planner_check(p)))
 			goto out;
-		p->pf[i].nruns = f->pieces;
-		p->pf[i].best = layout_file_best(layout, f);
-		if (f->pieces == 1)
-			p->pf[i].one = layout_file_piece(layout, f, 0);
-		p->pf[i].meta_off = p->netb;
 		while (a < layout->naux && aux[a].ino < f->ino)
 			a++;
 		for (; a < layout->naux && aux[a].ino == f->ino; a++) {
 			if (aux[a].kind != LAYOUT_AUX_ETB)
 				continue;
+			/* A file with a tree has a state from the start: where it is. */
+			if (!st) {
+				ret = planner_state(p, i, &st);
+				if (ret)
+					goto out;
+				st->meta_off = p->netb;
+			}
 			p->etb[p->netb].start = aux[a].start;
 			p->etb[p->netb++].len = aux[a].len;
-			p->pf[i].nmeta++;
-			p->pf[i].etb_now += aux[a].len;
+			st->nmeta++;
+			st->etb_now += aux[a].len;
 			ret = add_seg(&runs, &nruns, &cap, aux[a].start, aux[a].len, owner);
 			if (ret)
 				goto out;
@@ -180,7 +183,7 @@ errcode_t planner_check_candidates(struct planner *p)
 			if (m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
 					      EXT4_SNAPFILE_FL))
 				r->reason = SKIP_FLAGS;
-			else if (p->quota && f->etb_contig != f->etb_now)
+			else if (p->quota && planner_etb_contig(p, i) != planner_etb_now(p, i))
 				r->reason = SKIP_QUOTA;
 		}
 		if (r->reason) {

@@ -10,25 +10,84 @@
 #include "plan_int.h"
 #include "dutil.h"
 
-const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
-					uint32_t *n)
+errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 {
-	const struct pfile *f = &p->pf[file];
+	const struct layout_file *lf = &p->layout->files[file];
+	struct pstate *st = planner_state_if(p, file);
+	uint32_t i = p->nstates;
 
-	*n = f->nruns;
-	if (f->runs)
-		return f->runs;
-	return f->nruns == 1 ? &f->one :
-		p->layout->pieces + p->layout->files[file].where;
+	if (!st) {
+		if (i % PSTATE_CHUNK == 0) {
+			if (grow_n(&p->states, &p->states_cap, i / PSTATE_CHUNK + 1,
+				   sizeof(*p->states)))
+				return ENOMEM;
+			p->states[i / PSTATE_CHUNK] =
+				malloc(PSTATE_CHUNK * sizeof(**p->states));
+			if (!p->states[i / PSTATE_CHUNK])
+				return ENOMEM;
+		}
+		st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+		memset(st, 0, sizeof(*st));
+		st->nruns = lf->pieces;
+		if (lf->pieces == 1)
+			st->one = layout_file_piece(p->layout, lf, 0);
+		p->pf[file].st = ++p->nstates;
+	}
+	*ret = st;
+	return 0;
+}
+
+void planner_free_states(struct planner *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nstates; i++) {
+		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+
+		free(st->runs);
+		free(st->meta);
+		if (st->fmap) {
+			fmap_free(st->fmap);
+			free(st->fmap);
+		}
+	}
+	for (i = 0; p->states && i < (p->nstates + PSTATE_CHUNK - 1) / PSTATE_CHUNK; i++)
+		free(p->states[i]);
+	free(p->states);
+	p->states = NULL;
+	p->nstates = 0;
+}
+
+const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
+					uint32_t *n, struct layout_piece *sole)
+{
+	const struct pstate *st = planner_state_if(p, file);
+	const struct layout_file *lf = &p->layout->files[file];
+
+	if (!st) {
+		*n = lf->pieces;
+		if (lf->pieces != 1)
+			return p->layout->pieces + lf->where;
+		*sole = layout_file_piece(p->layout, lf, 0);
+		return sole;
+	}
+	*n = st->nruns;
+	if (st->runs)
+		return st->runs;
+	return st->nruns == 1 ? &st->one : p->layout->pieces + lf->where;
 }
 
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n)
 {
-	const struct pfile *f = &p->pf[file];
+	const struct pstate *st = planner_state_if(p, file);
 
-	*n = f->nmeta;
-	return f->meta ? f->meta : p->etb + f->meta_off;
+	if (!st) {
+		*n = 0;
+		return p->etb;
+	}
+	*n = st->nmeta;
+	return st->meta ? st->meta : p->etb + st->meta_off;
 }
 
 blk64_t planner_limit(const struct planner *p, uint32_t file)
@@ -125,11 +184,14 @@ blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
 
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 {
-	struct pfile *f = &p->pf[file];
+	struct pstate *f;
 	struct fmap *m;
 	size_t n;
 	errcode_t err;
 
+	err = planner_state(p, file, &f);
+	if (err)
+		return err;
 	if (f->fmap) {
 		*ret = f->fmap;
 		return 0;
@@ -258,10 +320,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 const struct layout_piece *meta, size_t nmeta)
 {
 	struct plan *plan = p->plan;
-	struct pfile *f = &p->pf[file];
+	struct pstate *f;
 	struct plan_file *pfr;
 	const struct layout_piece *old;
-	struct layout_piece *new = NULL, *newmeta = NULL;
+	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
 	struct plan_move *mv;
 	size_t nnew = 0, nch = 0;
@@ -275,7 +337,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	pfr = planner_record(p, file);
 	if (!pfr)
 		return ENOMEM;
-	old = planner_runs(p, file, &nold);
+	ret = planner_state(p, file, &f);	/* made by psnap_touch when saved */
+	if (ret)
+		return ret;
+	old = planner_runs(p, file, &nold, &sole);
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)
 		return ret;
@@ -327,9 +392,9 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		if (!f->meta)
 			return ENOMEM;
 	}
-	f->flags |= PF_PLACED;
+	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
-		f->flags &= ~PF_PENDING;
+		p->pf[file].flags &= ~PF_PENDING;
 
 	mv = &plan->moves[plan->nmoves++];
 	memset(mv, 0, sizeof(*mv));
