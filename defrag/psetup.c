@@ -209,14 +209,17 @@ static int cmp_unit(const void *a, const void *b, void *arg)
 errcode_t planner_build_units(struct planner *p)
 {
 	struct layout *layout = p->layout;
-	uint64_t i, cap = layout->nfiles + 1;
+	uint64_t i, cap = 1;
 	uint8_t *in_unit;
 	uint32_t m;
 
+	/* Units and members are the pending files: few of a large filesystem. */
+	for (i = 0; i < layout->nfiles; i++)
+		cap += !!(p->pf[i].flags & PF_PENDING);
 	p->members = malloc(cap * sizeof(*p->members));
 	p->units = malloc(cap * sizeof(*p->units));
-	p->member_at = malloc(cap * sizeof(*p->member_at));
-	in_unit = calloc(cap, 1);
+	p->member_at = malloc((layout->nfiles + 1) * sizeof(*p->member_at));
+	in_unit = calloc(layout->nfiles + 1, 1);
 	if (!p->members || !p->units || !p->member_at || !in_unit) {
 		free(in_unit);
 		return ENOMEM;
