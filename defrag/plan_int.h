@@ -30,9 +30,11 @@ struct pfile {
 
 /* A file's state beyond its flags (none: as the scan found it). */
 struct pstate {
-	struct layout_piece one;	/* a one-piece file's piece (the layout keeps none) */
-	struct layout_piece *runs;	/* stream runs after a planned move (owned) */
-	struct layout_piece *meta;	/* extent tree runs after a move (owned) */
+	struct layout_piece one;	/* its piece while in one (the layout keeps none) */
+	struct layout_piece *runs;	/* stream runs after a planned move, when more
+					 * than one (owned) */
+	struct layout_piece *meta;	/* extent tree runs after a move (owned; NULL
+					 * with nmeta 0 after a move: none) */
 	uint64_t	meta_off;
 	uint64_t	extents_contig;	/* extents it would have when contiguous */
 	struct fmap	*fmap;		/* read when first needed */

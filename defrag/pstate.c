@@ -378,20 +378,21 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	free(f->runs);
 	f->runs = new;
 	f->nruns = nnew;
+	if (nnew == 1) {
+		/* In one piece, as most moved files end: no array of its own. */
+		f->one = new[0];
+		free(new);
+		f->runs = NULL;
+		new = &f->one;
+	}
 	free(f->meta);
 	if (nmeta)
 		copy_n(newmeta, meta, nmeta * sizeof(*meta));
-	f->meta = newmeta;
+	f->meta = newmeta;	/* NULL: no tree now (planner_meta: none) */
 	f->nmeta = nmeta;
 	f->etb_now = 0;
 	for (i = 0; i < nmeta; i++)
 		f->etb_now += meta[i].len;
-	if (!f->meta) {
-		/* No tree now: an empty owned list, not the layout's. */
-		f->meta = malloc(sizeof(*f->meta));
-		if (!f->meta)
-			return ENOMEM;
-	}
 	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
 		p->pf[file].flags &= ~PF_PENDING;
