@@ -24,15 +24,21 @@
 
 errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
 {
+	const struct pstate *st = planner_state_if(p, file);
 	struct fmap *m;
 	errcode_t ret;
 
-	ret = planner_fmap(p, file, &m);
-	if (ret)
-		return ret;
-	*need = m->stream_blocks;
-	if (m->extents)
-		*need += mapbuild_tree_blocks(p->fs, planner_extents_contig(p, file) + splits);
+	/* Once read and checked, the map's figures are in the state. */
+	if (!st || !st->map_ok) {
+		ret = planner_fmap(p, file, &m);
+		if (ret)
+			return ret;
+		st = planner_state_if(p, file);
+	}
+	/* (planner_fmap checked that the map has the layout's stream.) */
+	*need = layout_stream_blocks(&p->layout->files[file]);
+	if (st->extents)
+		*need += mapbuild_tree_blocks(p->fs, st->extents_contig + splits);
 	return 0;
 }
 

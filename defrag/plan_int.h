@@ -37,12 +37,15 @@ struct pstate {
 					 * with nmeta 0 after a move: none) */
 	uint64_t	meta_off;
 	uint64_t	extents_contig;	/* extents it would have when contiguous */
-	struct fmap	*fmap;		/* read when first needed */
+	struct fmap	*fmap;		/* read when needed; let go after a move */
 	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
 	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
 	uint32_t	snap_gen;	/* psnap.c: saved up to this snapshot */
+	uint8_t		map_ok;		/* its map was read and checked: the figures
+					 * above hold even once fmap is let go */
+	uint8_t		extents;	/* ... and it is extent-mapped */
 };
 
 /* States come in chunks of this many, which never move. */

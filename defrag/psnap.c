@@ -202,14 +202,19 @@ void psnap_restore(struct planner *p)
 	for (i = s->nsaved; i-- > 0;) {
 		uint32_t file = s->saved[i].file;
 		struct pstate *f = planner_state_if(p, file);	/* made when saved */
-		struct fmap *m = f->fmap;	/* a cache, right either way */
+		struct pstate now = *f;
 		uint32_t seen = f->snap_gen;
 
 		free(f->runs);
 		free(f->meta);
 		*f = s->saved[i].st;
 		p->pf[file].flags = s->saved[i].flags;
-		f->fmap = m;
+		/* What its map says is a cache, right either way: kept. */
+		f->fmap = now.fmap;
+		f->map_ok = now.map_ok;
+		f->extents = now.extents;
+		f->extents_contig = now.extents_contig;
+		f->etb_contig = now.etb_contig;
 		/* Saved at the levels still open as it was; this one is gone. */
 		f->snap_gen = seen;
 		/* Made when it was saved: no allocation here. */

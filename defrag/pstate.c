@@ -222,6 +222,8 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	free(m->inode);
 	m->inode = NULL;
 	f->fmap = m;
+	f->map_ok = 1;
+	f->extents = !!m->extents;
 	*ret = m;
 	return 0;
 }
@@ -396,6 +398,12 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
 		p->pf[file].flags &= ~PF_PENDING;
+	/* Most files move once: the map is read again if this one moves again. */
+	if (f->fmap) {
+		fmap_free(f->fmap);
+		free(f->fmap);
+		f->fmap = NULL;
+	}
 
 	mv = &plan->moves[plan->nmoves++];
 	memset(mv, 0, sizeof(*mv));
