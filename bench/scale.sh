@@ -17,9 +17,11 @@
 #
 # Images go to $BENCH_DIR (default $TMPDIR or /tmp).  RUNS rounds
 # (default 3); commands longer than LIMIT seconds (default 1800) are
-# stopped and shown as ">LIMIT".  e2fragmap's column needs bench/map.sh
-# (`sh bench/map.sh IMAGE` draws the first screen and exits); without it
-# the column is skipped.  Run from the build tree after `make`.
+# stopped and shown as ">LIMIT".  e2fragmap's column is its first screen
+# as bench/map.sh times it: e2fragmap in a 160x50 pseudo-terminal
+# (script(1)) with q typed ahead, so that it draws the map and leaves;
+# without tui/e2fragmap or script the column is skipped.  Run from the
+# build tree after `make`.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BENCH_DIR:-${TMPDIR:-/tmp}}
@@ -90,26 +92,33 @@ for case in "$@"; do
 		/^Inode count/ { n = $2 } /^Free inodes/ { f = $2 } END { print n - f }')
 	# What the image holds, as e2frag's summary says (text: the JSON of
 	# millions of files is too big to load for four numbers).
-	"$top/analyze/e2frag" --top 0 "$img" 2>&1 | sed -n '1,5p'
+	"$top/analyze/e2frag" --top 0 "$img" > "$work/summary" 2>&1
+	sed -n '1,5p' "$work/summary"
+	pieces=$(sed -n 's/^ *\([0-9]*\) pieces where .*/\1/p' "$work/summary")
 	set -- "e2frag=timeout $limit $top/analyze/e2frag $img" \
 	       "e2defrag-n=timeout $limit $top/defrag/e2defrag -n $img"
-	if [ -f "$top/bench/map.sh" ]; then
-		set -- "$@" "e2fragmap=timeout $limit sh $top/bench/map.sh $img"
+	if [ -x "$top/tui/e2fragmap" ] && command -v script > /dev/null; then
+		printf q > "$work/map-q"
+		set -- "$@" "e2fragmap=timeout $limit script -qec 'stty cols 160 rows 50; exec env TERM=xterm NO_COLOR=1 $top/tui/e2fragmap $img' /dev/null < $work/map-q"
 	else
-		echo "(no bench/map.sh: e2fragmap's column skipped)"
+		echo "(no tui/e2fragmap or no script(1): e2fragmap's column skipped)"
 	fi
 	nice -n 10 python3 "$top/bench/measure.py" "$runs" "$@" \
 		"e2fsck=timeout $limit e2fsck -fn $img" > "$work/measure.out"
 	cat "$work/measure.out"
-	python3 - "$files" "$limit" "$work/measure.out" <<'PY'
+	python3 - "$files" "$limit" "$work/measure.out" "${pieces:-0}" <<'PY'
 import sys
 files, limit = int(sys.argv[1]), float(sys.argv[2])
+pieces = int(sys.argv[4])
+budget = 200 * files + 32 * pieces	# issue 11's memory bound, bytes
 rows = [l.split() for l in open(sys.argv[3])
         if l.strip() and not l.startswith(("#", "command"))]
 for name, wall, rss, tx, rx in rows:
     w = float(wall)
-    print("%-10s %s per file (%d inodes in use)%s" %
-          (name, "%.1f us" % (w / files * 1e6), files,
+    print("%-10s %s per file (%d inodes in use), %.0f bytes of peak RSS per inode,"
+          " %.2fx the budget of 200 B an inode + 32 B a piece (%d pieces)%s" %
+          (name, "%.1f us" % (w / files * 1e6), files, int(rss) * 1024 / files,
+           int(rss) * 1024 / budget, pieces,
            ", stopped at the limit" if w >= limit else ""))
 PY
 	rm -f "$img" "$img.json"

@@ -86,7 +86,7 @@ static blk64_t file_need(const struct compact *c, uint32_t f)
 {
 	if (c->need[f])
 		return c->need[f];
-	return layout_stream_blocks(&c->p->layout->files[f]) + c->p->pf[f].etb_contig;
+	return layout_stream_blocks(&c->p->layout->files[f]) + planner_etb_contig(c->p, f);
 }
 
 /*
@@ -99,7 +99,7 @@ static int fit_file(const struct compact *c, const struct gap *g, uint32_t f,
 		    blk64_t *at)
 {
 	blk64_t need = file_need(c, f), pos = *at, left;
-	uint32_t best = c->p->pf[f].best ? c->p->pf[f].best : 1;
+	uint32_t best = planner_best(c->p, f) ? planner_best(c->p, f) : 1;
 
 	while (pos + need <= g->len) {
 		blk64_t b = zonewalk_blk(c->p, g->start, pos, &left);
@@ -161,10 +161,11 @@ static int assign(struct compact *c, size_t g, uint32_t f)
 static double centroid(const struct compact *c, const uint32_t *files, uint32_t n)
 {
 	double sum = 0, blocks = 0;
+	struct layout_piece sole;
 	uint32_t nr, i, k;
 
 	for (k = 0; k < n; k++) {
-		const struct layout_piece *r = planner_runs(c->p, files[k], &nr);
+		const struct layout_piece *r = planner_runs(c->p, files[k], &nr, &sole);
 
 		for (i = 0; i < nr; i++) {
 			sum += ((double)r[i].start + r[i].len / 2.0) * r[i].len;
@@ -414,9 +415,10 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 static int within_zone(const struct planner *p, uint32_t file, int64_t z)
 {
 	const struct layout_piece *r;
+	struct layout_piece sole;
 	uint32_t n, i;
 
-	r = planner_runs(p, file, &n);
+	r = planner_runs(p, file, &n, &sole);
 	for (i = 0; i < n; i++)
 		if (planner_zone_of(p, r[i].start) != z ||
 		    planner_zone_of(p, r[i].start + r[i].len - 1) != z)
@@ -443,11 +445,11 @@ static errcode_t zone_files(struct compact *c, int64_t z, uint32_t **out,
 		return ENOMEM;
 	for (f = 0; f < p->layout->nfiles; f++) {
 		if (c->member[f] || (p->pf[f].flags & (PF_UNMOVABLE | PF_PENDING)) ||
-		    p->pf[f].best > 1 || !within_zone(p, f, z))
+		    planner_best(p, f) > 1 || !within_zone(p, f, z))
 			continue;
 		/* A file whose tree would shrink is in pieces: not one of these. */
 		if (place_need(p, f, 0, &need) ||
-		    p->pf[f].etb_contig != p->pf[f].etb_now)
+		    planner_etb_contig(p, f) != planner_etb_now(p, f))
 			continue;
 		c->member[f] = 1;
 		x[n++] = f;
@@ -493,12 +495,12 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 			 */
 			if (((lf->flags & LAYOUT_F_EXTENTS) ||
 			     ext2fs_blocks_count(p->fs->super) <= (1ULL << 32)) &&
-			    (p->pf[file].best <= 1 || c.span) &&
+			    (planner_best(p, file) <= 1 || c.span) &&
 			    (p->pf[file].flags & PF_PENDING) &&
-			    !place_need(p, file, p->pf[file].best > 1 ?
-					(int)p->pf[file].best - 1 : 0, &need)) {
+			    !place_need(p, file, planner_best(p, file) > 1 ?
+					(int)planner_best(p, file) - 1 : 0, &need)) {
 				c.member[file] = 1;
-				if (p->pf[file].best > 1)
+				if (planner_best(p, file) > 1)
 					c.need[file] = need;
 			}
 		}

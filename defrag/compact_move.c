@@ -18,6 +18,7 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 {
 	struct planner *p = c->p;
 	const struct layout_piece *cur;
+	struct layout_piece sole;
 	struct layout_piece *runs = NULL;
 	struct target t;
 	struct fmap *m;
@@ -31,7 +32,7 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	*need = 0;
 	if (!m->extents)
 		return 0;	/* indirect blocks are in the stream */
-	cur = planner_runs(p, f, &ncur);
+	cur = planner_runs(p, f, &ncur, &sole);
 	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns);
 	if (ret)
 		return ret;
@@ -103,13 +104,14 @@ out:
 static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *ok)
 {
 	const struct layout_piece *cur;
+	struct layout_piece sole;
 	struct layout_piece *runs = NULL, *meta = NULL;
 	size_t nruns = 0, nmeta = 0, cap = 0;
 	uint32_t ncur, need = 0;
 	errcode_t ret;
 
 	*ok = 2;
-	cur = planner_runs(c->p, f, &ncur);
+	cur = planner_runs(c->p, f, &ncur, &sole);
 	if (plan_pieces(cur, ncur) < 2)
 		return 0;
 	ret = stage_fewest(c, layout_stream_blocks(&c->p->layout->files[f]),
@@ -168,6 +170,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			    int *ok)
 {
 	const struct layout_piece *cur, *meta;
+	struct layout_piece sole;
 	struct plan_seg *ch = NULL, *rest = NULL;
 	struct layout_piece *st = NULL;
 	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j;
@@ -207,7 +210,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		}
 		*ok = 1;
 	}
-	cur = planner_runs(c->p, f, &ncur);
+	cur = planner_runs(c->p, f, &ncur, &sole);
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t a = cur[i].start > lo ? cur[i].start : lo;
 		blk64_t b = cur[i].start + cur[i].len < hi ? cur[i].start + cur[i].len : hi;

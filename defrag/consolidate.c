@@ -56,23 +56,23 @@ struct consol {
 /* Whether FILE may move to close a hole: settled and in one piece. */
 static int settled(const struct planner *p, uint32_t file)
 {
-	const struct pfile *f = &p->pf[file];
 	const struct layout_piece *r;
+	struct layout_piece sole;
 	uint32_t n;
 
-	if (f->flags & (PF_UNMOVABLE | PF_PENDING))
+	if (p->pf[file].flags & (PF_UNMOVABLE | PF_PENDING))
 		return 0;
 	/* Under quota a file's block count must stay; only tree-less files are safe. */
-	if (p->quota && f->etb_now)
+	if (p->quota && planner_etb_now(p, file))
 		return 0;
-	r = planner_runs(p, file, &n);
+	r = planner_runs(p, file, &n, &sole);
 	return plan_pieces(r, n) == 1;
 }
 
 /* Blocks FILE owns now: its stream and its extent tree. */
 static blk64_t owned(const struct planner *p, uint32_t file)
 {
-	return layout_stream_blocks(&p->layout->files[file]) + p->pf[file].etb_now;
+	return layout_stream_blocks(&p->layout->files[file]) + planner_etb_now(p, file);
 }
 
 /*

@@ -148,8 +148,15 @@ struct plan {
 	struct layout_piece *meta;
 	uint64_t	nmeta;
 	size_t		meta_cap;
-	struct plan_file *files;	/* by layout index; outcome OUT_NONE if untouched */
+	/*
+	 * The files the plan selects or moves, in no order (a million-file
+	 * disk has few): plan_file() finds one by its layout index.
+	 */
+	struct plan_file *files;
 	uint64_t	nfiles;
+	size_t		files_cap;
+	uint32_t	*file_at;	/* per layout file: 1 + index in files, or 0 */
+	uint64_t	layout_files;	/* entries of file_at */
 	/* Totals */
 	uint64_t	selected, best, partial, no_room, skipped, evacuated;
 	uint64_t	consolidated;	/* files moved only to join free runs */
@@ -171,6 +178,9 @@ struct plan {
 errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret);
 void plan_free(struct plan *plan);
+
+/* What PLAN does to layout file I: outcome OUT_NONE when nothing. */
+const struct plan_file *plan_file(const struct plan *plan, uint64_t i);
 
 /* Modeled read time of a stream laid out in RUNS (stream order). */
 double plan_read_seconds(const struct layout *layout,

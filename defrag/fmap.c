@@ -263,6 +263,7 @@ errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m)
 		ret = E2F_ERR_CORRUPT_INODE;
 	if (ret)
 		goto errout;
+	m->i_flags = inode->i_flags;
 	if (inode->i_flags & EXT4_INLINE_DATA_FL) {
 		ret = EXT2_ET_INLINE_DATA_NO_BLOCK;
 		goto errout;

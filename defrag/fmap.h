@@ -45,8 +45,10 @@ struct fmap {
 	blk64_t		data_blocks;
 	blk64_t		*etb;		/* extent tree blocks below the inode */
 	uint32_t	netb, etb_cap;
-	char		*inode;		/* the inode as read, inode_size bytes */
+	char		*inode;		/* the inode as read, inode_size bytes (the
+					 * planner frees it: NULL) */
 	unsigned	inode_size;	/* >= sizeof(struct ext2_inode_large) */
+	uint32_t	i_flags;	/* the inode's flags */
 };
 
 /*

@@ -38,7 +38,7 @@ static const char *outcome_name(const struct report *r, uint64_t i)
 		return "failed";
 	if (r->result && r->result[i] == FR_NOT_REACHED)
 		return "not_reached";
-	return names[r->plan->files[i].outcome];
+	return names[plan_file(r->plan, i)->outcome];
 }
 
 static json_t *plan_json(const struct report *r)
@@ -74,7 +74,7 @@ static json_t *plan_json(const struct report *r)
 static json_t *file_json(const struct report *r, uint64_t i)
 {
 	const struct layout_file *f = &r->layout->files[i];
-	const struct plan_file *pf = &r->plan->files[i];
+	const struct plan_file *pf = plan_file(r->plan, i);
 	json_int_t bs = r->layout->fs->blocksize;
 	char raw[4096], text[4096 * 4];
 	json_t *o = json_object();
@@ -156,7 +156,7 @@ int json_output(FILE *out, const struct report *r)
 	json_object_set_new(doc, "dry_run", json_boolean(r->dry_run));
 	json_object_set_new(doc, "plan", plan_json(r));
 	for (i = 0; i < r->layout->nfiles; i++)
-		if (r->plan->files[i].outcome != OUT_NONE)
+		if (plan_file(r->plan, i)->outcome != OUT_NONE)
 			json_array_append_new(files, file_json(r, i));
 	json_object_set_new(doc, "files", files);
 	for (i = 0; i < r->sel->nextra; i++) {

@@ -373,7 +373,7 @@ static int refused(const struct cli *c, const char *prog, int flags)
 /* Per file: did all its moves go through? */
 static uint8_t *file_results(const struct plan *plan, const struct run_state *st)
 {
-	uint8_t *res = calloc(plan->nfiles + 1, 1);
+	uint8_t *res = calloc(plan->layout_files + 1, 1);
 	uint64_t i;
 
 	if (!res)
@@ -488,6 +488,8 @@ static int run(struct cli *c, const char *prog)
 	lo.progress = progress_update;
 	lo.progress_priv = &pr;
 	lo.sanity = 1;
+	/* Who interleaves with whom is e2frag's report: the sets are enough here. */
+	lo.partner_counts_only = 1;
 
 	ret = layout_scan(fs, &lo, &layout);
 	progress_end(&pr);

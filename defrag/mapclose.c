@@ -78,7 +78,7 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 			   struct plan_seg **out, size_t *nout)
 {
 	const struct layout_piece *cur;
-	struct layout_piece *new = NULL;
+	struct layout_piece *new = NULL, sole;
 	blk64_t *co = NULL, *no = NULL, *pos = NULL;
 	uint8_t *moved = NULL, *dirty = NULL;
 	struct plan_seg *res = NULL;
@@ -99,7 +99,7 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 	nres = nch;
 	if (m->extents)
 		goto done;
-	cur = planner_runs(p, file, &ncur);
+	cur = planner_runs(p, file, &ncur, &sole);
 	ret = runs_apply(cur, ncur, ch, nch, &new, &nnew);
 	if (ret)
 		goto errout;

@@ -24,15 +24,21 @@
 
 errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
 {
+	const struct pstate *st = planner_state_if(p, file);
 	struct fmap *m;
 	errcode_t ret;
 
-	ret = planner_fmap(p, file, &m);
-	if (ret)
-		return ret;
-	*need = m->stream_blocks;
-	if (m->extents)
-		*need += mapbuild_tree_blocks(p->fs, p->pf[file].extents_contig + splits);
+	/* Once read and checked, the map's figures are in the state. */
+	if (!st || !st->map_ok) {
+		ret = planner_fmap(p, file, &m);
+		if (ret)
+			return ret;
+		st = planner_state_if(p, file);
+	}
+	/* (planner_fmap checked that the map has the layout's stream.) */
+	*need = layout_stream_blocks(&p->layout->files[file]);
+	if (st->extents)
+		*need += mapbuild_tree_blocks(p->fs, st->extents_contig + splits);
 	return 0;
 }
 
@@ -117,7 +123,7 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		ret = tree_need(p, file, runs, nruns, &need);
 		if (ret)
 			goto out;
-		if (need > e || (p->quota && need != p->pf[file].etb_now)) {
+		if (need > e || (p->quota && need != planner_etb_now(p, file))) {
 			ret = E2D_ERR_PLAN_CONFLICT;
 			goto out;
 		}
@@ -145,7 +151,7 @@ errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need)
 
 	if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
 	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK ||
-	    (!ret && p->quota && p->pf[file].etb_contig != p->pf[file].etb_now)) {
+	    (!ret && p->quota && planner_etb_contig(p, file) != planner_etb_now(p, file))) {
 		*need = 0;
 		return 0;
 	}
@@ -216,6 +222,7 @@ static blk64_t in_place_cost(struct planner *p, uint32_t file, blk64_t t,
 			     blk64_t n)
 {
 	const struct layout_piece *r;
+	struct layout_piece sole;
 	const struct spacemap *sm = &p->sm;
 	uint32_t nr, i;
 	blk64_t own = 0, kept = 0, o = 0;
@@ -236,7 +243,7 @@ static blk64_t in_place_cost(struct planner *p, uint32_t file, blk64_t t,
 		else if (g->owner != SM_FREE)
 			return ~(blk64_t)0;
 	}
-	r = planner_runs(p, file, &nr);
+	r = planner_runs(p, file, &nr, &sole);
 	for (i = 0; i < nr; o += r[i].len, i++)
 		if (r[i].start >= o && r[i].start - o == t)
 			kept += r[i].len;
@@ -259,11 +266,12 @@ static void best_in_place(struct planner *p, uint32_t file, blk64_t *best_t,
 			  blk64_t *best_cost)
 {
 	const struct layout_piece *r;
+	struct layout_piece sole;
 	uint32_t nr, i, k, pick[IN_PLACE_CANDIDATES], npick = 0;
 	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
 
 	*best_cost = ~(blk64_t)0;
-	r = planner_runs(p, file, &nr);
+	r = planner_runs(p, file, &nr, &sole);
 	/* The longest pieces, longest first. */
 	for (i = 0; i < nr; i++) {
 		for (k = npick; k > 0 && r[pick[k - 1]].len < r[i].len; k--)
@@ -302,7 +310,7 @@ static errcode_t commit_in_place(struct planner *p, uint32_t file, blk64_t t,
 	ret = tree_need(p, file, &run, 1, &need);
 	if (ret)
 		return ret;
-	if (p->quota && need != p->pf[file].etb_now)
+	if (p->quota && need != planner_etb_now(p, file))
 		return 0;
 	if (need) {
 		if (spacemap_best_fit(&p->sm, need, ext2fs_blocks_count(p->fs->super),
@@ -461,7 +469,7 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 	}
 	if (need > reserve)
 		goto out;
-	if (p->quota && need != p->pf[file].etb_now)
+	if (p->quota && need != planner_etb_now(p, file))
 		goto out;
 	/* Fewer pieces further apart can read slower: only if it reads faster. */
 	if (plan_read_seconds(p->layout, runs, nruns) >=
@@ -482,7 +490,7 @@ out:
 static errcode_t place_single(struct planner *p, const struct unit *u)
 {
 	uint32_t file = p->members[u->first];
-	uint32_t best = p->pf[file].best;
+	uint32_t best = planner_best(p, file);
 	blk64_t need;
 	int placed = 0;
 	errcode_t ret;

@@ -69,6 +69,30 @@ errcode_t planner_check(struct planner *p)
 
 /* ---------------------------------------------------------------- figures */
 
+static const struct plan_file untouched;	/* OUT_NONE */
+
+const struct plan_file *plan_file(const struct plan *plan, uint64_t i)
+{
+	return plan->file_at[i] ? &plan->files[plan->file_at[i] - 1] : &untouched;
+}
+
+struct plan_file *planner_record(struct planner *p, uint32_t file)
+{
+	struct plan *plan = p->plan;
+	struct plan_file *r;
+
+	if (plan->file_at[file])
+		return &plan->files[plan->file_at[file] - 1];
+	if (grow_n(&plan->files, &plan->files_cap, plan->nfiles + 1,
+		   sizeof(*plan->files)))
+		return NULL;
+	r = &plan->files[plan->nfiles++];
+	memset(r, 0, sizeof(*r));
+	r->file = file;
+	plan->file_at[file] = plan->nfiles;
+	return r;
+}
+
 static void finish_figures(struct planner *p)
 {
 	struct plan *plan = p->plan;
@@ -76,14 +100,17 @@ static void finish_figures(struct planner *p)
 	uint64_t i;
 	blk64_t fb;
 
+	/* In layout order, as the sums were always made. */
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		struct plan_file *r = &plan->files[i];
+		struct plan_file *r;
 		int candidate = p->sel->flags[i] & SEL_CANDIDATE;
 
-		r->file = i;
+		if (!plan->file_at[i])
+			continue;	/* neither selected nor moved */
+		r = &plan->files[plan->file_at[i] - 1];
 		r->pieces_before = f->pieces;
-		r->best = p->pf[i].best;
+		r->best = planner_best(p, i);
 		layout_file_times(layout, f, &r->read_before, &r->ideal);
 		if (!r->moves) {
 			r->pieces_after = f->pieces;
@@ -117,7 +144,7 @@ static void finish_figures(struct planner *p)
 		plan->read_after += r->read_after;
 		plan->ideal += r->ideal;
 	}
-	for (i = 0; i < layout->nfiles; i++) {
+	for (i = 0; i < plan->nfiles; i++) {
 		if (plan->files[i].outcome == OUT_EVACUATED)
 			plan->evacuated++;
 		if (plan->files[i].outcome == OUT_CONSOLIDATED)
@@ -185,8 +212,8 @@ static uint64_t not_best(const struct planner *p)
 		if (p->pf[f].flags & PF_UNMOVABLE)
 			continue;
 		if ((p->pf[f].flags & PF_PENDING) ||
-		    (p->plan->files[f].moves &&
-		     p->plan->files[f].pieces_after > p->pf[f].best))
+		    (plan_file(p->plan, f)->moves &&
+		     plan_file(p->plan, f)->pieces_after > planner_best(p, f)))
 			n++;
 	}
 	return n;
@@ -318,8 +345,8 @@ static errcode_t place_all(struct planner *p, int pack_first)
 
 			/* Files left in fewer pieces but not best have another go. */
 			if (!(p->pf[f].flags & PF_UNMOVABLE) &&
-			    p->plan->files[f].moves &&
-			    p->plan->files[f].pieces_after > p->pf[f].best)
+			    plan_file(p->plan, f)->moves &&
+			    plan_file(p->plan, f)->pieces_after > planner_best(p, f))
 				p->pf[f].flags |= PF_PENDING;
 			if (p->pf[f].flags & PF_PENDING)
 				left[nleft++] = (struct unit){ i, 1,
@@ -344,7 +371,7 @@ static blk64_t needed_blocks(const struct planner *p)
 	uint64_t i;
 
 	for (i = 0; i < p->layout->nfiles; i++)
-		if ((p->sel->flags[i] & SEL_CANDIDATE) && p->plan->files[i].moves)
+		if ((p->sel->flags[i] & SEL_CANDIDATE) && plan_file(p->plan, i)->moves)
 			needed += layout_stream_blocks(&p->layout->files[i]);
 	return needed;
 }
@@ -373,11 +400,11 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		p.progress = opts->progress;
 		p.progress_priv = opts->progress_priv;
 	}
-	plan->nfiles = layout->nfiles;
-	plan->files = calloc(layout->nfiles + 1, sizeof(*plan->files));
+	plan->layout_files = layout->nfiles;
+	plan->file_at = calloc(layout->nfiles + 1, sizeof(*plan->file_at));
 	p.pf = calloc(layout->nfiles + 1, sizeof(*p.pf));
 	p.owner_count = calloc(layout->nfiles + SM_FILE0, sizeof(*p.owner_count));
-	if (!plan->files || !p.pf || !p.owner_count) {
+	if (!plan->file_at || !p.pf || !p.owner_count) {
 		err = ENOMEM;
 		goto out;
 	}
@@ -387,6 +414,11 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		else if (sel->flags[i] & SEL_CANDIDATE)
 			p.pf[i].flags |= PF_PENDING;
 		p.steps_total += !!(p.pf[i].flags & PF_PENDING);
+		/* Every selected file has a line in the plan, moved or not. */
+		if ((sel->flags[i] & SEL_CANDIDATE) && !planner_record(&p, i)) {
+			err = ENOMEM;
+			goto out;
+		}
 	}
 	for (i = 0; i < layout->nzones; i++)
 		if (layout->zones[i].len > p.largest_zone)
@@ -420,14 +452,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	if (!err)
 		finish_figures(&p);
 out:
-	for (i = 0; p.pf && i < layout->nfiles; i++) {
-		free(p.pf[i].runs);
-		free(p.pf[i].meta);
-		if (p.pf[i].fmap) {
-			fmap_free(p.pf[i].fmap);
-			free(p.pf[i].fmap);
-		}
-	}
+	planner_free_states(&p);
 	free(p.pf);
 	free(p.etb);
 	free(p.units);
@@ -491,5 +516,6 @@ void plan_free(struct plan *plan)
 	free(plan->segs);
 	free(plan->meta);
 	free(plan->files);
+	free(plan->file_at);
 	free(plan);
 }

@@ -18,21 +18,38 @@ enum {
 	PF_IN_UNIT	= 1 << 5,	/* member of the unit being placed (window.c) */
 };
 
+/*
+ * Per layout file: its flags and, once the planner read its map, moved it
+ * or found extent tree blocks, the rest of its state.  Most files of a
+ * large filesystem are never looked at: they cost these 8 bytes.
+ */
 struct pfile {
-	struct layout_piece one;	/* a one-piece file's piece (the layout keeps none) */
-	struct layout_piece *runs;	/* stream runs after a planned move (owned) */
-	struct layout_piece *meta;	/* extent tree runs after a move (owned) */
+	uint32_t	st;		/* 1 + index of its struct pstate, or 0 */
+	uint8_t		flags;		/* PF_* */
+};
+
+/* A file's state beyond its flags (none: as the scan found it). */
+struct pstate {
+	struct layout_piece one;	/* its piece while in one (the layout keeps none) */
+	struct layout_piece *runs;	/* stream runs after a planned move, when more
+					 * than one (owned) */
+	struct layout_piece *meta;	/* extent tree runs after a move (owned; NULL
+					 * with nmeta 0 after a move: none) */
 	uint64_t	meta_off;
 	uint64_t	extents_contig;	/* extents it would have when contiguous */
-	struct fmap	*fmap;		/* read when first needed */
-	uint32_t	best;		/* layout_file_best() */
+	struct fmap	*fmap;		/* read when needed; let go after a move */
 	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
 	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
 	uint32_t	snap_gen;	/* psnap.c: saved up to this snapshot */
-	uint8_t		flags;		/* PF_* */
-};	/* (fields ordered for size: one per inode) */
+	uint8_t		map_ok;		/* its map was read and checked: the figures
+					 * above hold even once fmap is let go */
+	uint8_t		extents;	/* ... and it is extent-mapped */
+};
+
+/* States come in chunks of this many, which never move. */
+#define PSTATE_CHUNK	1024
 
 /* Files placed as one: an interleave set (path order) or a single file. */
 struct unit {
@@ -50,6 +67,9 @@ struct planner {
 	struct plan	*plan;
 	struct spacemap	sm;
 	struct pfile	*pf;
+	struct pstate	**states;	/* chunks of PSTATE_CHUNK */
+	uint32_t	nstates;
+	size_t		states_cap;
 	struct layout_piece *etb;	/* every file's extent tree blocks, by file */
 	uint64_t	netb;
 	struct unit	*units;
@@ -79,6 +99,53 @@ static inline double file_read_seconds(const struct planner *p, uint32_t file)
 	return read;
 }
 
+/* FILE's line in the plan, made on first use; NULL: out of memory. */
+struct plan_file *planner_record(struct planner *p, uint32_t file);
+
+/* FILE's state, or NULL while it is as the scan found it. */
+static inline struct pstate *planner_state_if(const struct planner *p,
+					       uint32_t file)
+{
+	uint32_t s = p->pf[file].st;
+
+	return s ? &p->states[(s - 1) / PSTATE_CHUNK][(s - 1) % PSTATE_CHUNK] : NULL;
+}
+
+/* FILE's state, made (as the scan found it) when it has none yet. */
+errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret);
+
+void planner_free_states(struct planner *p);
+
+/* Extent tree blocks FILE owns now. */
+static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	return st ? st->etb_now : 0;
+}
+
+/* ... would own when contiguous, and its extents then (valid once its map is read). */
+static inline uint32_t planner_etb_contig(const struct planner *p, uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	return st ? st->etb_contig : 0;
+}
+
+static inline uint64_t planner_extents_contig(const struct planner *p,
+					      uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	return st ? st->extents_contig : 0;
+}
+
+/* Fewest pieces FILE could have (layout_file_best). */
+static inline uint32_t planner_best(const struct planner *p, uint32_t file)
+{
+	return layout_file_best(p->layout, &p->layout->files[file]);
+}
+
 /* psetup.c */
 errcode_t planner_build_space(struct planner *p);
 errcode_t planner_check_candidates(struct planner *p);
@@ -91,8 +158,12 @@ errcode_t planner_build_units(struct planner *p);
  * long plan promptly (nothing is written while planning).
  */
 errcode_t planner_check(struct planner *p);
+/*
+ * FILE's stream runs now, *N of them.  SOLE is room for the piece of a
+ * file in one piece that has no state (the pointer may be to it).
+ */
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
-					uint32_t *n);
+					uint32_t *n, struct layout_piece *sole);
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n);
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);

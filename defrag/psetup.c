@@ -94,25 +94,28 @@ errcode_t planner_build_space(struct planner *p)
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
+		struct pstate *st = NULL;
 		uint32_t k;
 
 		/* A million files take a while: progress (and a cancel) now and then. */
 		if (!(i & 0xffff) && i && (ret = planner_check(p)))
 			goto out;
-		p->pf[i].nruns = f->pieces;
-		p->pf[i].best = layout_file_best(layout, f);
-		if (f->pieces == 1)
-			p->pf[i].one = layout_file_piece(layout, f, 0);
-		p->pf[i].meta_off = p->netb;
 		while (a < layout->naux && aux[a].ino < f->ino)
 			a++;
 		for (; a < layout->naux && aux[a].ino == f->ino; a++) {
 			if (aux[a].kind != LAYOUT_AUX_ETB)
 				continue;
+			/* A file with a tree has a state from the start: where it is. */
+			if (!st) {
+				ret = planner_state(p, i, &st);
+				if (ret)
+					goto out;
+				st->meta_off = p->netb;
+			}
 			p->etb[p->netb].start = aux[a].start;
 			p->etb[p->netb++].len = aux[a].len;
-			p->pf[i].nmeta++;
-			p->pf[i].etb_now += aux[a].len;
+			st->nmeta++;
+			st->etb_now += aux[a].len;
 			ret = add_seg(&runs, &nruns, &cap, aux[a].start, aux[a].len, owner);
 			if (ret)
 				goto out;
@@ -159,12 +162,14 @@ errcode_t planner_check_candidates(struct planner *p)
 
 	for (i = 0; i < p->layout->nfiles; i++) {
 		struct pfile *f = &p->pf[i];
-		struct plan_file *r = &p->plan->files[i];
-		const struct ext2_inode *inode;
+		struct plan_file *r;
 		struct fmap *m;
 
 		if (!(f->flags & PF_PENDING))
 			continue;
+		r = planner_record(p, i);	/* made with the plan: a candidate */
+		if (!r)
+			return ENOMEM;
 		ret = planner_check(p);
 		if (ret)
 			return ret;
@@ -175,11 +180,10 @@ errcode_t planner_check_candidates(struct planner *p)
 		} else if (ret) {
 			return ret;
 		} else {
-			inode = (const struct ext2_inode *)m->inode;
-			if (inode->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
+			if (m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
 					      EXT4_SNAPFILE_FL))
 				r->reason = SKIP_FLAGS;
-			else if (p->quota && f->etb_contig != f->etb_now)
+			else if (p->quota && planner_etb_contig(p, i) != planner_etb_now(p, i))
 				r->reason = SKIP_QUOTA;
 		}
 		if (r->reason) {
@@ -205,14 +209,17 @@ static int cmp_unit(const void *a, const void *b, void *arg)
 errcode_t planner_build_units(struct planner *p)
 {
 	struct layout *layout = p->layout;
-	uint64_t i, cap = layout->nfiles + 1;
+	uint64_t i, cap = 1;
 	uint8_t *in_unit;
 	uint32_t m;
 
+	/* Units and members are the pending files: few of a large filesystem. */
+	for (i = 0; i < layout->nfiles; i++)
+		cap += !!(p->pf[i].flags & PF_PENDING);
 	p->members = malloc(cap * sizeof(*p->members));
 	p->units = malloc(cap * sizeof(*p->units));
-	p->member_at = malloc(cap * sizeof(*p->member_at));
-	in_unit = calloc(cap, 1);
+	p->member_at = malloc((layout->nfiles + 1) * sizeof(*p->member_at));
+	in_unit = calloc(layout->nfiles + 1, 1);
 	if (!p->members || !p->units || !p->member_at || !in_unit) {
 		free(in_unit);
 		return ENOMEM;

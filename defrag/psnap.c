@@ -25,8 +25,9 @@
 
 struct psave {
 	uint32_t	file;
-	struct pfile	pf;
-	struct plan_file rec;		/* its plan->files entry */
+	uint8_t		flags;		/* PF_* */
+	struct pstate	st;
+	struct plan_file rec;		/* its line in the plan */
 };
 
 /*
@@ -78,10 +79,13 @@ static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
 /* Save FILE at level S: S keeps the arrays it has, the file gets copies. */
 static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 {
-	struct pfile *f = &p->pf[file];
+	struct pstate *f;
 	struct layout_piece *runs = NULL, *meta = NULL;
+	struct plan_file *rec = planner_record(p, file);	/* restored in place */
 	struct psave *sv;
 
+	if (!rec || planner_state(p, file, &f))
+		return ENOMEM;
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
 	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
@@ -92,8 +96,9 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 	}
 	sv = &s->saved[s->nsaved++];
 	sv->file = file;
-	sv->pf = *f;
-	sv->rec = p->plan->files[file];
+	sv->flags = p->pf[file].flags;
+	sv->st = *f;
+	sv->rec = *rec;
 	if (f->runs)
 		f->runs = runs;
 	if (f->meta)
@@ -104,7 +109,8 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 errcode_t psnap_touch(struct planner *p, uint32_t file)
 {
 	struct psnap *s;
-	uint32_t seen = p->pf[file].snap_gen;
+	const struct pstate *st = planner_state_if(p, file);
+	uint32_t seen = st ? st->snap_gen : 0;
 	errcode_t ret;
 
 	/* Oldest level first is not needed: each saves the state as it is now. */
@@ -113,8 +119,8 @@ errcode_t psnap_touch(struct planner *p, uint32_t file)
 		if (ret)
 			return ret;
 	}
-	if (p->snap)
-		p->pf[file].snap_gen = p->snap->gen;
+	if (p->snap)	/* saved now or before: it has a state */
+		planner_state_if(p, file)->snap_gen = p->snap->gen;
 	return 0;
 }
 
@@ -128,12 +134,13 @@ static void free_snap(struct psnap *s)
 static void saved_pieces(const struct planner *p, const struct psave *sv,
 			 uint32_t *before, uint32_t *now)
 {
-	const struct pfile *was = &sv->pf;
+	const struct pstate *was = &sv->st;
+	struct layout_piece sole;
 	uint32_t n;
-	const struct layout_piece *runs = planner_runs(p, sv->file, &n);
+	const struct layout_piece *runs = planner_runs(p, sv->file, &n, &sole);
 
 	*before = was->runs ? plan_pieces(was->runs, was->nruns) :
-		p->layout->files[sv->file].pieces;
+		was->nruns == 1 ? 1 : p->layout->files[sv->file].pieces;
 	*now = plan_pieces(runs, n);
 }
 
@@ -162,7 +169,7 @@ int psnap_gain(const struct planner *p)
 		if (!(p->sel->flags[file] & SEL_CANDIDATE))
 			continue;
 		saved_pieces(p, &s->saved[i], &before, &now);
-		if (now < before || ((s->saved[i].pf.flags & PF_PENDING) &&
+		if (now < before || ((s->saved[i].flags & PF_PENDING) &&
 				     !(p->pf[file].flags & PF_PENDING)))
 			return 1;
 	}
@@ -194,17 +201,24 @@ void psnap_restore(struct planner *p)
 	/* Newest save first: a file saved twice ends as it was first saved. */
 	for (i = s->nsaved; i-- > 0;) {
 		uint32_t file = s->saved[i].file;
-		struct pfile *f = &p->pf[file];
-		struct fmap *m = f->fmap;	/* a cache, right either way */
+		struct pstate *f = planner_state_if(p, file);	/* made when saved */
+		struct pstate now = *f;
 		uint32_t seen = f->snap_gen;
 
 		free(f->runs);
 		free(f->meta);
-		*f = s->saved[i].pf;
-		f->fmap = m;
+		*f = s->saved[i].st;
+		p->pf[file].flags = s->saved[i].flags;
+		/* What its map says is a cache, right either way: kept. */
+		f->fmap = now.fmap;
+		f->map_ok = now.map_ok;
+		f->extents = now.extents;
+		f->extents_contig = now.extents_contig;
+		f->etb_contig = now.etb_contig;
 		/* Saved at the levels still open as it was; this one is gone. */
 		f->snap_gen = seen;
-		p->plan->files[file] = s->saved[i].rec;
+		/* Made when it was saved: no allocation here. */
+		p->plan->files[p->plan->file_at[file] - 1] = s->saved[i].rec;
 	}
 	spacemap_rollback(&p->sm, s->sm_mark);
 	p->plan->nmoves = s->nmoves;
@@ -224,8 +238,8 @@ void psnap_forget(struct planner *p)
 	if (!s)
 		return;
 	for (i = 0; i < s->nsaved; i++) {
-		free(s->saved[i].pf.runs);
-		free(s->saved[i].pf.meta);
+		free(s->saved[i].st.runs);
+		free(s->saved[i].st.meta);
 	}
 	spacemap_release(&p->sm, s->sm_mark);
 	p->snap = s->up;

@@ -10,25 +10,84 @@
 #include "plan_int.h"
 #include "dutil.h"
 
-const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
-					uint32_t *n)
+errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 {
-	const struct pfile *f = &p->pf[file];
+	const struct layout_file *lf = &p->layout->files[file];
+	struct pstate *st = planner_state_if(p, file);
+	uint32_t i = p->nstates;
 
-	*n = f->nruns;
-	if (f->runs)
-		return f->runs;
-	return f->nruns == 1 ? &f->one :
-		p->layout->pieces + p->layout->files[file].where;
+	if (!st) {
+		if (i % PSTATE_CHUNK == 0) {
+			if (grow_n(&p->states, &p->states_cap, i / PSTATE_CHUNK + 1,
+				   sizeof(*p->states)))
+				return ENOMEM;
+			p->states[i / PSTATE_CHUNK] =
+				malloc(PSTATE_CHUNK * sizeof(**p->states));
+			if (!p->states[i / PSTATE_CHUNK])
+				return ENOMEM;
+		}
+		st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+		memset(st, 0, sizeof(*st));
+		st->nruns = lf->pieces;
+		if (lf->pieces == 1)
+			st->one = layout_file_piece(p->layout, lf, 0);
+		p->pf[file].st = ++p->nstates;
+	}
+	*ret = st;
+	return 0;
+}
+
+void planner_free_states(struct planner *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nstates; i++) {
+		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+
+		free(st->runs);
+		free(st->meta);
+		if (st->fmap) {
+			fmap_free(st->fmap);
+			free(st->fmap);
+		}
+	}
+	for (i = 0; p->states && i < (p->nstates + PSTATE_CHUNK - 1) / PSTATE_CHUNK; i++)
+		free(p->states[i]);
+	free(p->states);
+	p->states = NULL;
+	p->nstates = 0;
+}
+
+const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
+					uint32_t *n, struct layout_piece *sole)
+{
+	const struct pstate *st = planner_state_if(p, file);
+	const struct layout_file *lf = &p->layout->files[file];
+
+	if (!st) {
+		*n = lf->pieces;
+		if (lf->pieces != 1)
+			return p->layout->pieces + lf->where;
+		*sole = layout_file_piece(p->layout, lf, 0);
+		return sole;
+	}
+	*n = st->nruns;
+	if (st->runs)
+		return st->runs;
+	return st->nruns == 1 ? &st->one : p->layout->pieces + lf->where;
 }
 
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n)
 {
-	const struct pfile *f = &p->pf[file];
+	const struct pstate *st = planner_state_if(p, file);
 
-	*n = f->nmeta;
-	return f->meta ? f->meta : p->etb + f->meta_off;
+	if (!st) {
+		*n = 0;
+		return p->etb;
+	}
+	*n = st->nmeta;
+	return st->meta ? st->meta : p->etb + st->meta_off;
 }
 
 blk64_t planner_limit(const struct planner *p, uint32_t file)
@@ -125,11 +184,14 @@ blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
 
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 {
-	struct pfile *f = &p->pf[file];
+	struct pstate *f;
 	struct fmap *m;
 	size_t n;
 	errcode_t err;
 
+	err = planner_state(p, file, &f);
+	if (err)
+		return err;
 	if (f->fmap) {
 		*ret = f->fmap;
 		return 0;
@@ -156,7 +218,12 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 		free(m);
 		return err;
 	}
+	/* The planner keeps many maps and needs only the flags of the inode. */
+	free(m->inode);
+	m->inode = NULL;
 	f->fmap = m;
+	f->map_ok = 1;
+	f->extents = !!m->extents;
 	*ret = m;
 	return 0;
 }
@@ -255,10 +322,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 const struct layout_piece *meta, size_t nmeta)
 {
 	struct plan *plan = p->plan;
-	struct pfile *f = &p->pf[file];
-	struct plan_file *pfr = &plan->files[file];
+	struct pstate *f;
+	struct plan_file *pfr;
 	const struct layout_piece *old;
-	struct layout_piece *new = NULL, *newmeta = NULL;
+	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
 	struct plan_move *mv;
 	size_t nnew = 0, nch = 0;
@@ -269,7 +336,13 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	ret = psnap_touch(p, file);
 	if (ret)
 		return ret;
-	old = planner_runs(p, file, &nold);
+	pfr = planner_record(p, file);
+	if (!pfr)
+		return ENOMEM;
+	ret = planner_state(p, file, &f);	/* made by psnap_touch when saved */
+	if (ret)
+		return ret;
+	old = planner_runs(p, file, &nold, &sole);
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)
 		return ret;
@@ -307,23 +380,30 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	free(f->runs);
 	f->runs = new;
 	f->nruns = nnew;
+	if (nnew == 1) {
+		/* In one piece, as most moved files end: no array of its own. */
+		f->one = new[0];
+		free(new);
+		f->runs = NULL;
+		new = &f->one;
+	}
 	free(f->meta);
 	if (nmeta)
 		copy_n(newmeta, meta, nmeta * sizeof(*meta));
-	f->meta = newmeta;
+	f->meta = newmeta;	/* NULL: no tree now (planner_meta: none) */
 	f->nmeta = nmeta;
 	f->etb_now = 0;
 	for (i = 0; i < nmeta; i++)
 		f->etb_now += meta[i].len;
-	if (!f->meta) {
-		/* No tree now: an empty owned list, not the layout's. */
-		f->meta = malloc(sizeof(*f->meta));
-		if (!f->meta)
-			return ENOMEM;
-	}
-	f->flags |= PF_PLACED;
+	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
-		f->flags &= ~PF_PENDING;
+		p->pf[file].flags &= ~PF_PENDING;
+	/* Most files move once: the map is read again if this one moves again. */
+	if (f->fmap) {
+		fmap_free(f->fmap);
+		free(f->fmap);
+		f->fmap = NULL;
+	}
 
 	mv = &plan->moves[plan->nmoves++];
 	memset(mv, 0, sizeof(*mv));

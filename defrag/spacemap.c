@@ -449,6 +449,9 @@ void spacemap_free(struct spacemap *sm)
 
 /* ---------------------------------------------------------- undo log */
 
+/* Undo log entries kept for the next series once none is open. */
+#define SM_UNDO_KEEP	4096
+
 size_t spacemap_mark(struct spacemap *sm)
 {
 	sm->marks++;
@@ -482,6 +485,14 @@ void spacemap_release(struct spacemap *sm, size_t mark)
 	if (sm->marks && !--sm->marks) {
 		sm->nundo = 0;
 		sm->nundo_seg = 0;
+		/* A long series (all of placing) leaves a large log: give it back. */
+		if (sm->undo_cap > SM_UNDO_KEEP || sm->undo_seg_cap > SM_UNDO_KEEP) {
+			free(sm->undo);
+			free(sm->undo_seg);
+			sm->undo = NULL;
+			sm->undo_seg = NULL;
+			sm->undo_cap = sm->undo_seg_cap = 0;
+		}
 	}
 }
 

@@ -10,7 +10,7 @@
 
 static const char *outcome_word(const struct report *r, uint64_t i)
 {
-	const struct plan_file *pf = &r->plan->files[i];
+	const struct plan_file *pf = plan_file(r->plan, i);
 
 	if (r->result) {
 		if (r->result[i] == FR_FAILED)
@@ -47,7 +47,7 @@ static void file_lines(FILE *out, const struct report *r)
 	int header = 0;
 
 	for (i = 0; i < layout->nfiles; i++) {
-		const struct plan_file *pf = &r->plan->files[i];
+		const struct plan_file *pf = plan_file(r->plan, i);
 		const struct layout_file *f = &layout->files[i];
 		char size[32];
 
@@ -84,7 +84,7 @@ static void not_best_lines(FILE *out, const struct report *r)
 	uint64_t i;
 
 	for (i = 0; i < r->layout->nfiles; i++) {
-		const struct plan_file *pf = &r->plan->files[i];
+		const struct plan_file *pf = plan_file(r->plan, i);
 		uint32_t after;
 
 		if (pf->outcome != OUT_PARTIAL && pf->outcome != OUT_NO_ROOM &&
@@ -169,7 +169,7 @@ void report_after_figures(const struct report *r, uint64_t *pieces,
 	*pieces = 0;
 	*read = 0;
 	for (i = 0; i < r->layout->nfiles; i++) {
-		const struct plan_file *pf = &r->plan->files[i];
+		const struct plan_file *pf = plan_file(r->plan, i);
 		int64_t k;
 
 		if (pf->outcome == OUT_NONE || pf->outcome == OUT_EVACUATED ||

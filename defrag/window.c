@@ -63,7 +63,7 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 {
 	blk64_t size;
 	const struct pfile *f;
-	uint32_t file;
+	uint32_t file, etb;
 
 	if (owner == SM_FREE)
 		return 0;
@@ -79,9 +79,10 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 	if (p->consolidating && (f->flags & PF_PENDING))
 		return COST_INF;
 	/* Under quota a file's block count must stay; only tree-less files are safe. */
-	if (p->quota && f->etb_now)
+	etb = planner_etb_now(p, file);
+	if (p->quota && etb)
 		return COST_INF;
-	size = layout_stream_blocks(&p->layout->files[file]) + f->etb_now;
+	size = layout_stream_blocks(&p->layout->files[file]) + etb;
 	if (size >= need)
 		return COST_INF;
 	return f->flags & PF_PENDING ? 1 : size;
@@ -249,8 +250,8 @@ static int cmp_evacuee(const void *a, const void *b, void *arg)
 {
 	const struct planner *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	blk64_t sx = layout_stream_blocks(&p->layout->files[x]) + p->pf[x].etb_now;
-	blk64_t sy = layout_stream_blocks(&p->layout->files[y]) + p->pf[y].etb_now;
+	blk64_t sx = layout_stream_blocks(&p->layout->files[x]) + planner_etb_now(p, x);
+	blk64_t sy = layout_stream_blocks(&p->layout->files[y]) + planner_etb_now(p, y);
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
