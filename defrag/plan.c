@@ -424,6 +424,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	struct plan *plan;
 	uint64_t i;
 	errcode_t err;
+	int consolidated = 0;
 
 	*ret = NULL;
 	memset(&p, 0, sizeof(p));
@@ -470,17 +471,35 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	err = planner_check_candidates(&p);
 	if (!err)
 		err = planner_build_units(&p);
-	/* Placing that gains nothing is taken back whole: no move for nothing. */
+	/*
+	 * Placing that gains nothing is taken back whole: no move for nothing.
+	 * With --pack, so is placing that leaves more free runs than before
+	 * even after consolidation (the holes a selected file leaves among
+	 * files that may not move, as a PATH leaves the rest of its set).
+	 */
 	if (!err)
 		err = psnap_take(&p);
 	if (!err) {
+		int keep;
+
 		err = place_all(&p, pack_first);
-		if (err || !psnap_gain(&p))
+		keep = !err && psnap_gain(&p);
+		if (keep && opts && opts->pack) {
+			uint64_t ext;
+			blk64_t fb, big;
+
+			err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
+					  1, &plan->consolidate_over_budget);
+			spacemap_free_stats(&p.sm, &ext, &fb, &big);
+			keep = !err && ext <= plan->free_extents_before;
+		}
+		if (err || !keep)
 			psnap_restore(&p);
 		else
 			psnap_forget(&p);
+		consolidated = !err && keep && opts && opts->pack;
 	}
-	if (!err)
+	if (!err && !consolidated)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
 	if (!err)
