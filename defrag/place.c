@@ -432,8 +432,6 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 	size_t nf;
 	errcode_t ret;
 
-	if (p->no_partial)
-		return 0;
 	ret = free_stretches(&p->sm, planner_limit(p, file), &f, &nf);
 	if (ret)
 		return ret;

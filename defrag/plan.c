@@ -424,7 +424,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	struct plan *plan;
 	uint64_t i;
 	errcode_t err;
-	int consolidated = 0, round;
+	int consolidated = 0;
 
 	*ret = NULL;
 	memset(&p, 0, sizeof(p));
@@ -473,42 +473,32 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		err = planner_build_units(&p);
 	/*
 	 * Placing that gains nothing is taken back whole: no move for nothing.
-	 * So is placing that leaves free space in more runs than before even
-	 * after consolidation (with --pack), or than before and than there are
-	 * block groups: first without the partial moves (files in fewer
-	 * pieces take the small runs they can, which cuts free space most),
-	 * then whole.  (With a PATH, the holes a file leaves among the rest of
-	 * its interleave set, which may not move, are such runs.)
+	 * With --pack, so is placing that leaves more free runs than before
+	 * even after consolidation (the holes a selected file leaves among
+	 * files that may not move, as a PATH leaves the rest of its set).
 	 */
-	for (round = 0; !err && round < 2 && !consolidated; round++) {
-		int keep, gain;
-
-		p.no_partial = round;
+	if (!err)
 		err = psnap_take(&p);
-		if (err)
-			break;
+	if (!err) {
+		int keep;
+
 		err = place_all(&p, pack_first);
-		keep = gain = !err && psnap_gain(&p);
-		if (keep) {
-			uint64_t ext, allowed = plan->free_extents_before;
+		keep = !err && psnap_gain(&p);
+		if (keep && opts && opts->pack) {
+			uint64_t ext;
 			blk64_t fb, big;
 
-			if (!(opts && opts->pack) && allowed < p.fs->group_desc_count)
-				allowed = p.fs->group_desc_count;
 			err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
-					  opts && opts->pack, &plan->consolidate_over_budget);
+					  1, &plan->consolidate_over_budget);
 			spacemap_free_stats(&p.sm, &ext, &fb, &big);
-			keep = !err && ext <= allowed;
+			keep = !err && ext <= plan->free_extents_before;
 		}
 		if (err || !keep)
 			psnap_restore(&p);
 		else
 			psnap_forget(&p);
-		consolidated = !err && keep;
-		if (!gain)
-			break;
+		consolidated = !err && keep && opts && opts->pack;
 	}
-	p.no_partial = 0;
 	if (!err && !consolidated)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);

@@ -61,7 +61,6 @@ struct planner {
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
-	int		no_partial;	/* place_partial() does nothing */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
 	void		*progress_priv;
