@@ -378,7 +378,13 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 			*stuck = 1;
 			break;
 		}
-		len = end - front < avail - slack ? end - front : avail - slack;
+		len = (avail - slack) / (p->chunk_div > 1 ? (blk64_t)p->chunk_div : 1);
+		if (len > end - front)
+			len = end - front;
+		if (!len) {
+			*stuck = 1;
+			break;
+		}
 		/* Never end a chunk inside a file's tree blocks: take them all. */
 		for (i = 0; i < c->nplaced; i++) {
 			blk64_t s, tree;

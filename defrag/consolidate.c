@@ -19,10 +19,11 @@
  *   - a join is taken back if it would leave the largest free run smaller
  *     than it is, or smaller than it was before the run when it is larger
  *     now;
- *   - until the write budget is spent or no join is possible.  What is
- *     left is at most one free run per zone, plus the holes no join could
- *     close (a file between them that must not move, or that fits nowhere
- *     else).
+ *   - until the write budget is spent (a share of what needed moving, and
+ *     no more than the whole run's cap leaves after placing) or no join
+ *     is possible.  What is left is at most one free run per zone, plus
+ *     the holes no join could close (a file between them that must not
+ *     move, or that fits nowhere else).
  *
  * Every join is a handful of whole-file moves to free blocks, crash-safe
  * like any other.  Joins reach a fixed point: a second run over the
@@ -407,6 +408,7 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 		      int pack, int *over_budget)
 {
 	struct consol c;
+	blk64_t room;
 	errcode_t ret;
 	int done = 0;
 
@@ -415,6 +417,10 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 	c.budget = pack ? ~(blk64_t)0 : (blk64_t)(needed * CONSOLIDATE_JOIN_SHARE);
 	c.copy_cap = pack ? ~(blk64_t)0 : (blk64_t)(needed * CONSOLIDATE_AMPLIFICATION);
 	c.largest_before = largest_before;
+	/* Joins too stay within the whole run's cap: placing spent some of it. */
+	room = c.copy_cap > p->plan->copy_blocks ? c.copy_cap - p->plan->copy_blocks : 0;
+	if (c.budget > room)
+		c.budget = room;
 	c.files = malloc((p->layout->nfiles + 1) * sizeof(*c.files));
 	if (!c.files)
 		return ENOMEM;
@@ -424,9 +430,8 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 		ret = restore_largest(&c, &done);
 	if (!ret && done) {
 		/* What the repair left of the whole run's cap bounds the joins too. */
-		blk64_t room = c.copy_cap > p->plan->copy_blocks ?
+		room = c.copy_cap > p->plan->copy_blocks ?
 			c.copy_cap - p->plan->copy_blocks : 0;
-
 		if (c.budget > room)
 			c.budget = room;
 		ret = join_all(&c);

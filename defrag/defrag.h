@@ -128,7 +128,7 @@ struct plan_opts {
  * Without pack, free space is consolidated within budgets counted in the
  * blocks of the files that needed moving: joining free runs (moving the
  * small files between them) writes at most CONSOLIDATE_JOIN_SHARE times
- * that, and bringing the largest free run back to its old size only as
+ * that, and never past what the whole run may write (below), and bringing the largest free run back to its old size only as
  * long as the whole run writes at most CONSOLIDATE_AMPLIFICATION times
  * that (the write amplification bench/defrag.sh holds e2defrag to).  A
  * run with nothing else to move consolidates nothing.

@@ -219,23 +219,26 @@ static uint64_t not_best(const struct planner *p)
 	return n;
 }
 
+/* Stream blocks of the candidates the plan moves (below). */
+static blk64_t needed_blocks(const struct planner *p);
+
 /*
- * Compaction, taken back unless it completes, leaves no file in more
- * pieces than before and gains something (a selected file in fewer
- * pieces): files it moved out of the way without finding them a place
- * get a turn of their own first.
+ * One compaction (compact_place), and what it leaves: files it moved out
+ * of the way without finding them a place get a turn of their own.
+ * *KEEP: it completed, leaves no file in more pieces than before and
+ * gains something (a selected file in fewer pieces); *STUCK: it ran out
+ * of room half-way.
  */
-static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
-					size_t n, int64_t zone)
+static errcode_t compact_once(struct planner *p, const struct unit *u,
+			      size_t n, int64_t zone, int *keep, int *stuck)
 {
 	uint32_t *left = NULL;
 	size_t nleft = 0, i;
 	int complete = 0, placed;
 	errcode_t err;
 
-	err = psnap_take(p);
-	if (err)
-		return err;
+	*keep = 0;
+	*stuck = 0;
 	err = compact_place(p, u, n, zone, &complete);
 	if (!err && complete)
 		err = psnap_pending(p, &left, &nleft);
@@ -254,10 +257,73 @@ static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
 			err = place_partial(p, left[i]);
 	}
 	free(left);
-	if (err || !complete || psnap_any_worse(p) || !psnap_gain(p))
+	*keep = !err && complete && !psnap_any_worse(p) && psnap_gain(p);
+	*stuck = !err && !complete;
+	return err;
+}
+
+/*
+ * Compaction, taken back unless it is kept (compact_once).  The frontier
+ * moves a chunk as large as the free space at a time; every block in a
+ * chunk that is not in its final place is staged out and moved again,
+ * even one whose place is in the same chunk, so smaller chunks stage less
+ * on some disks and more on others (indirect blocks are put back once per
+ * chunk).  When the whole plan then writes more than the target of
+ * CONSOLIDATE_AMPLIFICATION times what needed moving, or got stuck for
+ * want of room (a smaller chunk needs less), smaller chunks are tried
+ * too, and the one that leaves the fewest files short of best, then
+ * writes least, is kept (planned again: planning is deterministic).
+ */
+static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
+					size_t n, int64_t zone)
+{
+	static const int divs[] = { 1, 2, 4, 8 };
+	uint64_t best_short = UINT64_MAX;
+	blk64_t best_copy = 0;
+	size_t k, best = SIZE_MAX;
+	int keep = 0, stuck = 0;
+	errcode_t err = 0;
+
+	for (k = 0; !err && k < sizeof(divs) / sizeof(*divs); k++) {
+		p->chunk_div = divs[k];
+		err = psnap_take(p);
+		if (err)
+			break;
+		err = compact_once(p, u, n, zone, &keep, &stuck);
+		if (!err && keep && (not_best(p) < best_short ||
+				     (not_best(p) == best_short &&
+				      p->plan->copy_blocks < best_copy))) {
+			best = k;
+			best_short = not_best(p);
+			best_copy = p->plan->copy_blocks;
+		}
+		/*
+		 * Within the target at the first try: that one.  Not kept
+		 * for another reason than running out of room: none.
+		 */
+		if (!err && !k && ((!keep && !stuck) || (keep && p->plan->copy_blocks <=
+				   (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION)))) {
+			if (keep)
+				psnap_forget(p);
+			else
+				psnap_restore(p);
+			p->chunk_div = 0;
+			return 0;
+		}
 		psnap_restore(p);
-	else
-		psnap_forget(p);
+	}
+	if (!err && best != SIZE_MAX) {
+		p->chunk_div = divs[best];
+		err = psnap_take(p);
+		if (!err) {
+			err = compact_once(p, u, n, zone, &keep, &stuck);
+			if (err || !keep)
+				psnap_restore(p);
+			else
+				psnap_forget(p);
+		}
+	}
+	p->chunk_div = 0;
 	return err;
 }
 
@@ -385,6 +451,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	struct plan *plan;
 	uint64_t i;
 	errcode_t err;
+	int consolidated = 0;
 
 	*ret = NULL;
 	memset(&p, 0, sizeof(p));
@@ -436,17 +503,35 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	err = planner_check_candidates(&p);
 	if (!err)
 		err = planner_build_units(&p);
-	/* Placing that gains nothing is taken back whole: no move for nothing. */
+	/*
+	 * Placing that gains nothing is taken back whole: no move for nothing.
+	 * With --pack, so is placing that leaves more free runs than before
+	 * even after consolidation (the holes a selected file leaves among
+	 * files that may not move, as a PATH leaves the rest of its set).
+	 */
 	if (!err)
 		err = psnap_take(&p);
 	if (!err) {
+		int keep;
+
 		err = place_all(&p, pack_first);
-		if (err || !psnap_gain(&p))
+		keep = !err && psnap_gain(&p);
+		if (keep && opts && opts->pack) {
+			uint64_t ext;
+			blk64_t fb, big;
+
+			err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
+					  1, &plan->consolidate_over_budget);
+			spacemap_free_stats(&p.sm, &ext, &fb, &big);
+			keep = !err && ext <= plan->free_extents_before;
+		}
+		if (err || !keep)
 			psnap_restore(&p);
 		else
 			psnap_forget(&p);
+		consolidated = !err && keep && opts && opts->pack;
 	}
-	if (!err)
+	if (!err && !consolidated)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
 	if (!err)

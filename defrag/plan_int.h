@@ -80,6 +80,7 @@ struct planner {
 	int		quota;		/* the quota feature: block counts must not change */
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
+	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
 	void		*progress_priv;

@@ -25,6 +25,8 @@
 
 #define WINDOW_CANDIDATES	8
 #define COST_INF		(~(uint64_t)0)
+/* Pieces of a file whose aligned windows are tried (the largest). */
+#define ALIGNED_PIECES		8
 
 /* A segment of the space map in virtual addresses. */
 struct vseg {
@@ -224,6 +226,135 @@ static void sweep_all(struct sweep *s)
 		seg_leave(s, &s->v[s->lo++]);
 }
 
+/* Virtual address of physical block BLK; -1 when BLK is in no zone. */
+static int virt_of(const struct sweep *s, blk64_t blk, blk64_t *v)
+{
+	const struct layout *layout = s->p->layout;
+	size_t lo = 0, hi = layout->nzones;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (layout->zones[mid].start <= blk)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!layout->nzones || blk < layout->zones[lo].start ||
+	    blk >= layout->zones[lo].start + layout->zones[lo].len)
+		return -1;
+	*v = s->zv[lo] + (blk - layout->zones[lo].start);
+	return 0;
+}
+
+/*
+ * What window [X, X+NEED) costs FILE, a unit of its own whose stream
+ * starts TREE blocks in: the blocks of the others to clear, plus the
+ * blocks of FILE that are not already where the window puts them (those
+ * that are stay, written not at all).  COST_INF when the window holds
+ * something that must not move, or blocks of FILE elsewhere than the
+ * window puts them (they would have to move out first).
+ */
+static uint64_t aligned_cost(struct sweep *s, uint32_t file, blk64_t tree,
+			     blk64_t x)
+{
+	const struct planner *p = s->p;
+	const struct layout_piece *r;
+	uint64_t cost = 0, kept = 0;
+	blk64_t off = 0, v;
+	uint32_t n, i, self = SM_FILE0 + file;
+	size_t a, k;
+
+	if (x + s->need > s->total ||
+	    (int)(vzone(s, x + s->need - 1) - vzone(s, x)) > s->maxcross)
+		return COST_INF;
+	/* Its own runs: in place, or in the window at the wrong place. */
+	r = planner_runs(p, file, &n);
+	for (i = 0; i < n; off += r[i].len, i++) {
+		if (virt_of(s, r[i].start, &v))
+			return COST_INF;
+		if (v == x + tree + off)
+			kept += r[i].len;
+		else if (v < x + s->need && v + r[i].len > x)
+			return COST_INF;
+	}
+	/* The others in the window, each once. */
+	for (a = 0; a < s->nv && s->v[a].vstart + s->v[a].len <= x; a++)
+		;
+	for (k = a; k < s->nv && s->v[k].vstart < x + s->need; k++) {
+		uint32_t o = s->v[k].owner;
+		uint64_t c;
+
+		if (o == SM_FREE || o == self)
+			continue;
+		c = owner_cost(p, o, s->need);
+		if (c == COST_INF) {
+			cost = COST_INF;
+			break;
+		}
+		if (!p->owner_count[o]++)
+			cost += c;
+	}
+	for (k = a; k < s->nv && s->v[k].vstart < x + s->need; k++)
+		if (s->v[k].owner >= SM_FILE0)
+			p->owner_count[s->v[k].owner] = 0;
+	if (cost == COST_INF)
+		return COST_INF;
+	return cost + (layout_stream_blocks(&p->layout->files[file]) - kept);
+}
+
+/*
+ * A unit of one extent-mapped file may be given a window that holds part
+ * of it already in place: for each of its pieces, the window that puts
+ * that piece where the file's stream goes.  Staying costs no write, so on
+ * a disk where the file is in a few large pieces among small files, the
+ * window around its largest piece is often far cheaper than any window
+ * clear of it.  (A block-mapped file's indirect blocks would have to be
+ * rewritten in place: not for those.)  The candidates found by the sweep
+ * are costed the same way first: their file is written whole.
+ */
+static void aligned_candidates(struct sweep *s, const struct unit *u)
+{
+	struct planner *p = s->p;
+	uint32_t file = p->members[u->first], n, i;
+	const struct layout_piece *r;
+	blk64_t stream = layout_stream_blocks(&p->layout->files[file]);
+	blk64_t tree = s->need - stream, off = 0, v;
+	struct layout_piece top[ALIGNED_PIECES];
+	blk64_t topoff[ALIGNED_PIECES];
+	int k, ntop = 0;
+
+	for (k = 0; k < s->ncand; k++)
+		s->cand[k].cost += stream;
+	if (u->n != 1 || !(p->layout->files[file].flags & LAYOUT_F_EXTENTS) ||
+	    s->need < stream)
+		return;
+	/* Its largest pieces only: each costs a pass over all of them. */
+	r = planner_runs(p, file, &n);
+	for (i = 0; i < n; off += r[i].len, i++) {
+		int j;
+
+		if (ntop == ALIGNED_PIECES && top[ntop - 1].len >= r[i].len)
+			continue;
+		j = ntop < ALIGNED_PIECES ? ntop++ : ALIGNED_PIECES - 1;
+		for (; j > 0 && top[j - 1].len < r[i].len; j--)
+			top[j] = top[j - 1];
+		top[j] = (struct layout_piece){ r[i].start, r[i].len };
+		topoff[j] = off;
+	}
+	for (k = 0; k < ntop; k++) {
+		uint64_t c;
+
+		if (virt_of(s, top[k].start, &v) || v < tree + topoff[k])
+			continue;
+		c = aligned_cost(s, file, tree, v - tree - topoff[k]);
+		if (c == COST_INF)
+			continue;
+		s->cost = c;
+		keep_candidate(s, v - tree - topoff[k]);
+	}
+}
+
 /* Physical runs of virtual window [X, X+NEED). */
 static size_t window_runs(const struct sweep *s, blk64_t x,
 			  struct layout_piece *runs, size_t cap)
@@ -256,6 +387,23 @@ static int cmp_evacuee(const void *a, const void *b, void *arg)
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
 	return x < y ? -1 : x > y;
+}
+
+/* Whether RUN holds nothing but free blocks and the unit's own. */
+static int clear_but_unit(const struct planner *p, const struct layout_piece *run)
+{
+	const struct spacemap *sm = &p->sm;
+	size_t g;
+
+	for (g = spacemap_find(sm, run->start);
+	     g < sm->n && SM_SEG(sm, g).start < run->start + run->len; g++) {
+		uint32_t o = SM_SEG(sm, g).owner;
+
+		if (o != SM_FREE &&
+		    (o < SM_FILE0 || !(p->pf[o - SM_FILE0].flags & PF_IN_UNIT)))
+			return 0;
+	}
+	return 1;
 }
 
 /*
@@ -293,7 +441,9 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		     g < sm->n && SM_SEG(sm, g).start < runs[i].start + runs[i].len; g++) {
 			uint32_t o = SM_SEG(sm, g).owner;
 
-			if (o < SM_FILE0 || p->owner_count[o]++)
+			/* The unit's own blocks here are in place (aligned_cost). */
+			if (o < SM_FILE0 || (p->pf[o - SM_FILE0].flags & PF_IN_UNIT) ||
+			    p->owner_count[o]++)
 				continue;
 			ret = grow_n(&ev, &evcap, nev + 1, sizeof(*ev));
 			if (ret)
@@ -338,7 +488,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 			goto out;
 	}
 	for (i = 0; i < nruns; i++)
-		if (!spacemap_is(&p->sm, runs[i].start, runs[i].len, SM_FREE))
+		if (!clear_but_unit(p, &runs[i]))
 			goto out;
 	if (!u) {
 		*placed = 1;
@@ -372,8 +522,10 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags |= PF_IN_UNIT;
 	ret = build_virtual(&s);
-	if (!ret)
+	if (!ret) {
 		sweep_all(&s);
+		aligned_candidates(&s, u);
+	}
 	/*
 	 * A window that cannot be finished is taken back, the files moved
 	 * out of it included: they would have moved for nothing.

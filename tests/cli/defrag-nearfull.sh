@@ -11,17 +11,22 @@
 #              by zone, the free blocks and the selected files' own blocks
 #              take every selected file at its best piece count)
 #   fixpoint   a second run leaves the image byte for byte the same (cmp)
-#   writes     bytes written (e2defrag --json) at most WRITE_BOUND times
-#              the bytes of the selected files (their blocks, per e2frag
-#              before); see WRITE_BOUND below
+#   writes     bytes written (e2defrag --json) at most the image's bound
+#              times the bytes of the selected files (their blocks, per
+#              e2frag before); see the bounds below
 #   freeruns   no more free runs than before, or than block groups
 #              (e2freefrag), and the largest no smaller, unless a selected
 #              file was larger than the second-longest free run before
 #   clean      e2fsck -fn clean; every file's sha256 as in the manifest
 #              (debugfs dump); stat fields unchanged (debugfs stat)
 #   pack       --pack, and --pack with PATHs (the two largest selected
-#              files), on fresh copies of three of the images: no more
+#              files), on fresh copies of the images marked so: no more
 #              free runs than before, clean, same contents
+# One image per filesystem type and per block size (ext2 1K, ext3 1K,
+# ext4 4K), two of them with room for every selected file at its best,
+# and the turn-by-turn disk on ext4 4K and ext2 1K: each image costs some
+# 9 s of CPU under sanitizers, and 50 s of wall time on a busy machine
+# (most of it e2defrag's syncs).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 command -v e2freefrag >/dev/null 2>&1 || { echo "skip: e2freefrag not found"; exit 77; }
@@ -31,12 +36,16 @@ NF="python3 $top_srcdir/tests/cli/defrag-nearfull.py"
 PY=$(python3 -c 'import sys; print(sys.executable)')
 python3() { "$PY" "$@"; }
 
-# The write budget.  Issue 10's target is 1.5x the selected files' bytes;
-# packing still stages blocks out of the way and back (1.5-1.7x) and the
-# turn-by-turn disks move small files out of the big one's way (2.3x), so
-# make check holds today's bound, 2.5x, against regressions, and
-# WRITE_BOUND=1.5 shows what is left of the target (bench/README.md).
-WRITE_BOUND=${WRITE_BOUND:-2.5}
+# The write budget.  Issue 10's target is 1.5x the selected files' bytes,
+# held wherever e2defrag reaches it (the second argument of image below:
+# 1.35x on nf-ext2-1k-90, 1.26x on turns-ext4-4k).  Two cases do not yet,
+# and are held at today's figure against regressions: packing an
+# interleave set of block-mapped recordings on a 95% full disk, where the
+# frontier's chunks are small and about half the blocks are staged out of
+# its way and back (1.95x), and the turn-by-turn disk on ext2, where the
+# big file's indirect blocks lie away from its data so that no piece of
+# it can stay in place and the small files move out of its way through
+# staging (1.74x).  WRITE_BOUND=1.5 holds every image to the target.
 
 failed=0
 # bad NAME CHECK WHAT: one failed check, reported, and the test goes on.
@@ -58,7 +67,8 @@ clean_checks() {
 
 run() {
 	name=$1
-	shift
+	bound=${WRITE_BOUND:-$2}
+	shift 2
 	orig=$T/$name.orig
 	img=$T/$name.img
 	rm -f "$orig" "$orig.json"
@@ -103,8 +113,8 @@ run() {
 
 	# no result: the run moved nothing
 	written=$(json_get "$T/run1.json" 'j["result"]["bytes_written"] if j["result"] else 0' 2>/dev/null || echo -1)
-	python3 -c 'import sys; w, s, b = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); sys.exit(0 if 0 <= w <= b * s else 1)' "$written" "$selbytes" "$WRITE_BOUND" ||
-		bad "$name" writes "wrote $written bytes for $selbytes bytes of selected files ($(python3 -c "print('%.2f' % ($written / $selbytes))")x, bound ${WRITE_BOUND}x)"
+	python3 -c 'import sys; w, s, b = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]); sys.exit(0 if 0 <= w <= b * s else 1)' "$written" "$selbytes" "$bound" ||
+		bad "$name" writes "wrote $written bytes for $selbytes bytes of selected files ($(python3 -c "print('%.2f' % ($written / $selbytes))")x, bound ${bound}x)"
 
 	set -- $(freefrag "$img")
 	[ "$1" -le "$ext0" ] || [ "$1" -le "$groups" ] ||
@@ -146,15 +156,13 @@ image() {
 }
 
 # --pack (with and without PATHs) on these only, to keep the test short.
-PACK_IMAGES="nf-ext2-1k-90 nf-ext3-4k-85 turns-ext4-4k"
-image nf-ext2-1k-90 -w nearfull -t ext2 -b 1024 -s 32M --fill 90
-image nf-ext3-1k-95 -w nearfull -t ext3 -b 1024 -s 16M --fill 95
-image nf-ext4-1k-85 -w nearfull -t ext4 -b 1024 -s 16M --fill 85
-image nf-ext2-4k-95 -w nearfull -t ext2 -b 4096 -s 16M --fill 95
-image nf-ext3-4k-85 -w nearfull -t ext3 -b 4096 -s 32M --fill 85
-image nf-ext4-4k-90 -w nearfull -t ext4 -b 4096 -s 16M --fill 90
-image turns-ext4-4k -w turns -t ext4 -b 4096 -s 16M
-image turns-ext2-1k -w turns -t ext2 -b 1024 -s 8M
+PACK_IMAGES="nf-ext2-1k-90 turns-ext4-4k"
+#     name          write bound  e2fragimg arguments
+image nf-ext2-1k-90 1.5 -w nearfull -t ext2 -b 1024 -s 32M --fill 90
+image nf-ext3-1k-95 2.0 -w nearfull -t ext3 -b 1024 -s 16M --fill 95
+image nf-ext4-4k-90 1.5 -w nearfull -t ext4 -b 4096 -s 16M --fill 90
+image turns-ext4-4k 1.5 -w turns -t ext4 -b 4096 -s 16M
+image turns-ext2-1k 1.8 -w turns -t ext2 -b 1024 -s 8M
 if [ "$failed" -ne 0 ]; then
 	echo "$failed check(s) failed"
 	exit 1
