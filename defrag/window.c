@@ -260,6 +260,7 @@ static uint64_t aligned_cost(struct sweep *s, uint32_t file, blk64_t tree,
 {
 	const struct planner *p = s->p;
 	const struct layout_piece *r;
+	struct layout_piece sole;
 	uint64_t cost = 0, kept = 0;
 	blk64_t off = 0, v;
 	uint32_t n, i, self = SM_FILE0 + file;
@@ -269,7 +270,7 @@ static uint64_t aligned_cost(struct sweep *s, uint32_t file, blk64_t tree,
 	    (int)(vzone(s, x + s->need - 1) - vzone(s, x)) > s->maxcross)
 		return COST_INF;
 	/* Its own runs: in place, or in the window at the wrong place. */
-	r = planner_runs(p, file, &n);
+	r = planner_runs(p, file, &n, &sole);
 	for (i = 0; i < n; off += r[i].len, i++) {
 		if (virt_of(s, r[i].start, &v))
 			return COST_INF;
@@ -318,6 +319,7 @@ static void aligned_candidates(struct sweep *s, const struct unit *u)
 	struct planner *p = s->p;
 	uint32_t file = p->members[u->first], n, i;
 	const struct layout_piece *r;
+	struct layout_piece sole;
 	blk64_t stream = layout_stream_blocks(&p->layout->files[file]);
 	blk64_t tree = s->need - stream, off = 0, v;
 	struct layout_piece top[ALIGNED_PIECES];
@@ -330,7 +332,7 @@ static void aligned_candidates(struct sweep *s, const struct unit *u)
 	    s->need < stream)
 		return;
 	/* Its largest pieces only: each costs a pass over all of them. */
-	r = planner_runs(p, file, &n);
+	r = planner_runs(p, file, &n, &sole);
 	for (i = 0; i < n; off += r[i].len, i++) {
 		int j;
 
