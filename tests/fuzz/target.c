@@ -118,12 +118,15 @@ static void run_e2frag(ext2_filsys fs, const struct readmodel *model, int full)
 		ro.show_groups = ro.show_free = ro.show_sets = 1;
 		text_report(null_out, layout, &ro);
 	} else {
-		ro.raw = 1;
+		ro.list = 1;
 		ro.top = 0;
+		ro.format = TABLE_RAW;
+		table_print_files(null_out, layout, &ro, 0);
+		ro.format = TABLE_JSON;
 		table_print_files(null_out, layout, &ro, 0);
 		json_report(null_out, layout, &ro);
 		some_path(layout, path, sizeof(path));
-		svg_report(layout, "fuzz.img", "/dev/null", path[0] ? path : NULL,
+		svg_report(layout, "fuzz.img", "/dev/null", path[0] ? path : NULL, NULL,
 			   "e2frag");
 		if (path[0] && !layout_select_path(layout, path))
 			layout_summarize(layout, 0);
