@@ -62,9 +62,6 @@ static int settled(const struct planner *p, uint32_t file)
 
 	if (f->flags & (PF_UNMOVABLE | PF_PENDING))
 		return 0;
-	/* Under quota a file's block count must stay; only tree-less files are safe. */
-	if (p->quota && f->etb_now)
-		return 0;
 	r = planner_runs(p, file, &n);
 	return plan_pieces(r, n) == 1;
 }

@@ -179,8 +179,6 @@ errcode_t planner_check_candidates(struct planner *p)
 			if (inode->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
 					      EXT4_SNAPFILE_FL))
 				r->reason = SKIP_FLAGS;
-			else if (p->quota && f->etb_contig != f->etb_now)
-				r->reason = SKIP_QUOTA;
 		}
 		if (r->reason) {
 			f->flags &= ~PF_PENDING;

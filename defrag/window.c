@@ -78,9 +78,6 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 	/* A file still waiting for its own move is not consolidation's to move. */
 	if (p->consolidating && (f->flags & PF_PENDING))
 		return COST_INF;
-	/* Under quota a file's block count must stay; only tree-less files are safe. */
-	if (p->quota && f->etb_now)
-		return COST_INF;
 	size = layout_stream_blocks(&p->layout->files[file]) + f->etb_now;
 	if (size >= need)
 		return COST_INF;
