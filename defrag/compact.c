@@ -476,7 +476,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 	errcode_t ret = 0;
 
 	*complete = 1;
-	if ((!nunits && zone < 0) || p->quota)
+	if (!nunits && zone < 0)
 		return 0;
 	memset(&c, 0, sizeof(c));
 	c.p = p;

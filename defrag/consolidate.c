@@ -63,9 +63,6 @@ static int settled(const struct planner *p, uint32_t file)
 
 	if (p->pf[file].flags & (PF_UNMOVABLE | PF_PENDING))
 		return 0;
-	/* Under quota a file's block count must stay; only tree-less files are safe. */
-	if (p->quota && planner_etb_now(p, file))
-		return 0;
 	r = planner_runs(p, file, &n, &sole);
 	return plan_pieces(r, n) == 1;
 }

@@ -25,7 +25,6 @@ enum skip_reason {
 	SKIP_INLINE,		/* inline data: no blocks to move */
 	SKIP_NO_BLOCKS,		/* no blocks at all (fast symlink, empty file) */
 	SKIP_RESERVED,		/* journal, resize inode, other reserved inodes */
-	SKIP_QUOTA,		/* would change its block count under quota */
 	SKIP_FLAGS,		/* inode flags e2defrag does not handle (compression) */
 	SKIP_COUNT
 };

@@ -123,7 +123,7 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		ret = tree_need(p, file, runs, nruns, &need);
 		if (ret)
 			goto out;
-		if (need > e || (p->quota && need != planner_etb_now(p, file))) {
+		if (need > e) {
 			ret = E2D_ERR_PLAN_CONFLICT;
 			goto out;
 		}
@@ -150,8 +150,7 @@ errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need)
 	errcode_t ret = place_need(p, file, 0, need);
 
 	if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
-	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK ||
-	    (!ret && p->quota && planner_etb_contig(p, file) != planner_etb_now(p, file))) {
+	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {
 		*need = 0;
 		return 0;
 	}
@@ -310,8 +309,6 @@ static errcode_t commit_in_place(struct planner *p, uint32_t file, blk64_t t,
 	ret = tree_need(p, file, &run, 1, &need);
 	if (ret)
 		return ret;
-	if (p->quota && need != planner_etb_now(p, file))
-		return 0;
 	if (need) {
 		if (spacemap_best_fit(&p->sm, need, ext2fs_blocks_count(p->fs->super),
 				      t, t + n, &at, &stretch))
@@ -468,8 +465,6 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 		reserve = need + 1;
 	}
 	if (need > reserve)
-		goto out;
-	if (p->quota && need != planner_etb_now(p, file))
 		goto out;
 	/* Fewer pieces further apart can read slower: only if it reads faster. */
 	if (plan_read_seconds(p->layout, runs, nruns) >=

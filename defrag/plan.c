@@ -462,7 +462,6 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	p.fs = layout->fs;
 	p.sel = sel;
 	p.plan = plan;
-	p.quota = ext2fs_has_feature_quota(p.fs->super);
 	if (opts) {
 		p.progress = opts->progress;
 		p.progress_priv = opts->progress_priv;

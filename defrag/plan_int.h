@@ -77,7 +77,6 @@ struct planner {
 	uint32_t	*members;
 	uint64_t	nmembers;
 	uint32_t	*member_at;	/* per file: its index in members, or NO_MEMBER */
-	int		quota;		/* the quota feature: block counts must not change */
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
@@ -223,8 +222,8 @@ errcode_t place_unit(struct planner *p, const struct unit *u, int *placed);
 /*
  * Blocks FILE takes moved whole out of the way (its stream and the extent
  * tree it needs contiguous) in *NEED; 0 when it cannot move (a map that
- * changed or cannot be trusted, inline data, a tree that would change
- * size under quota).  Errors other than those are returned.
+ * changed or cannot be trusted, inline data).  Errors other than those
+ * are returned.
  */
 errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need);
 /*

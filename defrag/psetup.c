@@ -183,8 +183,6 @@ errcode_t planner_check_candidates(struct planner *p)
 			if (m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
 					      EXT4_SNAPFILE_FL))
 				r->reason = SKIP_FLAGS;
-			else if (p->quota && planner_etb_contig(p, i) != planner_etb_now(p, i))
-				r->reason = SKIP_QUOTA;
 		}
 		if (r->reason) {
 			f->flags &= ~PF_PENDING;

@@ -26,7 +26,6 @@ const char *skip_reason_text(enum skip_reason r)
 		[SKIP_INLINE] = "inline data: no blocks to move",
 		[SKIP_NO_BLOCKS] = "owns no blocks",
 		[SKIP_RESERVED] = "reserved inode, never moved",
-		[SKIP_QUOTA] = "quota feature: moving would change its block count",
 		[SKIP_FLAGS] = "inode flags e2defrag does not handle (compression, snapshot)",
 	};
 

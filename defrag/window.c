@@ -65,7 +65,7 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 {
 	blk64_t size;
 	const struct pfile *f;
-	uint32_t file, etb;
+	uint32_t file;
 
 	if (owner == SM_FREE)
 		return 0;
@@ -80,11 +80,7 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 	/* A file still waiting for its own move is not consolidation's to move. */
 	if (p->consolidating && (f->flags & PF_PENDING))
 		return COST_INF;
-	/* Under quota a file's block count must stay; only tree-less files are safe. */
-	etb = planner_etb_now(p, file);
-	if (p->quota && etb)
-		return COST_INF;
-	size = layout_stream_blocks(&p->layout->files[file]) + etb;
+	size = layout_stream_blocks(&p->layout->files[file]) + planner_etb_now(p, file);
 	if (size >= need)
 		return COST_INF;
 	return f->flags & PF_PENDING ? 1 : size;

@@ -14,6 +14,15 @@
  * the kernel's ext2 does while mounted.
  *
  * With a journal the same blocks form one JBD2 transaction (journal.c).
+ *
+ * When the file's block count changes (its extent tree grows or shrinks)
+ * on a filesystem with quota files, the blocks holding its user, group
+ * and project entries (quotawrite.c) go with the inode: in the same
+ * transaction, or written in place in step 2 beside the inode table
+ * block.  Without a journal a cut in step 2 can leave one of them old
+ * and the other new: the usage is then a count e2fsck -f recomputes, as
+ * the kernel's ext4 without a journal leaves it, and the superblock says
+ * "not clean", so e2fsck does check it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,6 +31,7 @@
 #include "iowrap.h"
 #include "journal.h"
 #include "metawrite.h"
+#include "quotawrite.h"
 #include "switch.h"
 
 struct switch_ctx {
@@ -30,6 +40,8 @@ struct switch_ctx {
 	struct journal	*journal;	/* NULL: ordered writes */
 	char		*buf;		/* one block */
 	struct metawrite_groups groups;	/* touched by the switch at hand */
+	struct quotawrite quota;	/* its quota file blocks */
+	char		*old_inode;	/* the inode before it, inode size */
 	io_channel	wrapper;	/* ours, reading through the journal */
 	int		marked_unclean;	/* ordered: VALID_FS cleared on disk */
 	errcode_t	failed;		/* a write failed: write nothing more */
@@ -145,6 +157,7 @@ static errcode_t switch_ordered(struct switch_ctx *c, ext2_ino_t ino,
 {
 	blk64_t blk;
 	errcode_t ret;
+	size_t i;
 
 	/* The flush also makes the mover's data copies durable first. */
 	ret = ordered_account(c, gained, ngained, 1);
@@ -153,6 +166,9 @@ static errcode_t switch_ordered(struct switch_ctx *c, ext2_ino_t ino,
 	ret = inode_block(c, ino, inode, &blk);
 	if (!ret)
 		ret = io_channel_write_blk64(c->fs->io, blk, 1, c->buf);
+	for (i = 0; !ret && i < c->quota.n; i++)
+		ret = io_channel_write_blk64(c->fs->io, c->quota.blk[i], 1,
+					     c->quota.img[i]);
 	if (!ret)
 		ret = io_channel_flush(c->fs->io);
 	if (ret)
@@ -178,8 +194,10 @@ static errcode_t journal_fits(struct switch_ctx *c,
 		ret = metawrite_groups_of(c->fs, released, nreleased, &c->groups);
 	if (ret)
 		return ret;
-	/* Bitmaps, descriptor blocks, the inode table block, the superblock. */
-	nblocks = c->groups.n + metawrite_gdt_blocks_of(c->fs, &c->groups) + 2;
+	/* Bitmaps, descriptor blocks, the inode table block, the superblock,
+	 * the quota file blocks. */
+	nblocks = c->groups.n + metawrite_gdt_blocks_of(c->fs, &c->groups) + 2 +
+		  c->quota.n;
 	return journal_reserve(c->journal, nblocks);
 }
 
@@ -192,6 +210,7 @@ static errcode_t switch_journalled(struct switch_ctx *c, ext2_ino_t ino,
 {
 	blk64_t blk;
 	errcode_t ret;
+	size_t i;
 
 	/* Before anything changes in memory: the superblock may go out. */
 	ret = journal_start(c->journal);
@@ -205,6 +224,8 @@ static errcode_t switch_journalled(struct switch_ctx *c, ext2_ino_t ino,
 		ret = inode_block(c, ino, inode, &blk);
 	if (!ret)
 		ret = journal_add(c->journal, blk, c->buf);
+	for (i = 0; !ret && i < c->quota.n; i++)
+		ret = journal_add(c->journal, c->quota.blk[i], c->quota.img[i]);
 	if (!ret)
 		ret = emit_groups(c, emit_to_journal);
 	if (!ret)
@@ -226,6 +247,28 @@ static void fail_stop(struct switch_ctx *c, errcode_t ret)
 			  EXT2_FLAG_IB_DIRTY | EXT2_FLAG_RW);
 }
 
+/*
+ * The quota file blocks that switching INO to INODE changes, into
+ * c->quota: read (through the journal), nothing written.
+ */
+static errcode_t quota_blocks(struct switch_ctx *c, ext2_ino_t ino,
+			      const struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = c->fs;
+	errcode_t ret;
+
+	quotawrite_free(&c->quota);
+	if (!ext2fs_has_feature_quota(fs->super))
+		return 0;
+	ret = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)c->old_inode,
+				     EXT2_INODE_SIZE(fs->super));
+	if (ret)
+		return ret;
+	return quotawrite_prepare(fs, ino,
+				  (const struct ext2_inode_large *)c->old_inode,
+				  inode, &c->quota);
+}
+
 errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 		      struct ext2_inode_large *inode,
 		      const struct layout_piece *gained, size_t ngained,
@@ -239,16 +282,21 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	ret = metawrite_check_runs(c->fs, gained, ngained, 0);
 	if (!ret)
 		ret = metawrite_check_runs(c->fs, released, nreleased, 1);
+	if (!ret)
+		ret = quota_blocks(c, ino, inode);
 	if (!ret && c->journal)
 		ret = journal_fits(c, gained, ngained, released, nreleased);
-	if (ret)
+	if (ret) {
+		quotawrite_free(&c->quota);
 		return ret;
+	}
 	if (c->journal)
 		ret = switch_journalled(c, ino, inode, gained, ngained,
 					released, nreleased);
 	else
 		ret = switch_ordered(c, ino, inode, gained, ngained,
 				     released, nreleased);
+	quotawrite_free(&c->quota);
 	/* libext2fs' inode cache may hold the old inode. */
 	ext2fs_flush_icache(c->fs);
 	if (ret)
@@ -281,6 +329,8 @@ static void ctx_free(struct switch_ctx *c)
 	iowrap_unhook(c->wrapper);
 	journal_free(c->journal);
 	metawrite_groups_free(&c->groups);
+	quotawrite_free(&c->quota);
+	ext2fs_free_mem(&c->old_inode);
 	ext2fs_free_mem(&c->buf);
 	free(c);
 }
@@ -381,6 +431,11 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 	c->fs = fs;
 	c->flags = flags;
 	ret = ext2fs_get_mem(fs->blocksize, &c->buf);
+	if (!ret)
+		ret = ext2fs_get_memzero(EXT2_INODE_SIZE(fs->super) <
+					 sizeof(struct ext2_inode_large) ?
+					 sizeof(struct ext2_inode_large) :
+					 EXT2_INODE_SIZE(fs->super), &c->old_inode);
 	if (ret)
 		goto errout;
 	if (!fs->block_map) {

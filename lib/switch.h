@@ -13,15 +13,18 @@
  * switch_file() then makes the switch durable in one step:
  *   - with an internal journal (ext3, ext4): one JBD2 transaction holding
  *     the inode table block with the new inode, the block bitmap blocks,
- *     group descriptor blocks and superblock that change; data stays out of
- *     the journal (ordered mode).  Committed when switch_file returns;
+ *     group descriptor blocks and superblock that change, and, when the
+ *     file's block count changes on a quota filesystem, the quota file
+ *     blocks holding its user, group and project usage (quotawrite.h);
+ *     data stays out of the journal (ordered mode).  Committed when switch_file returns;
  *     checkpointed in place (as the kernel does) when the log fills up and
  *     at switch_close.  Until then the disk lags behind; reads through
  *     fs->io see the current blocks all the same.  After a cut, replaying
  *     the journal alone (e2fsck, or the kernel) leaves a clean filesystem;
  *   - without a journal (ext2): ordered writes: mark GAINED in the bitmaps
- *     and counts, flush; write the inode, flush; release RELEASED, flush.
- *     A cut leaves at worst leaked blocks and counts that e2fsck fixes.
+ *     and counts, flush; write the inode (and the quota file blocks),
+ *     flush; release RELEASED, flush.  A cut leaves at worst leaked
+ *     blocks and counts (free counts, quota usage) that e2fsck fixes.
  * Superblocks go out as whole blocks through the io channel: never through
  * libext2fs' write_byte path, whose several small writes a cut can tear.
  * A disk writes only its 512-byte sector whole, so any block may also be
@@ -101,7 +104,8 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 /*
  * Whether a failed write stopped C (see above): it then refuses all
  * further work.  A switch_file() that refused its input before changing
- * anything (E2F_ERR_SWITCH_RUNS, E2F_ERR_JOURNAL_FULL) leaves C usable.
+ * anything (E2F_ERR_SWITCH_RUNS, E2F_ERR_JOURNAL_FULL, E2F_ERR_QUOTA_ENTRY:
+ * a quota file without the file's entry) leaves C usable.
  */
 int switch_is_failed(const struct switch_ctx *c);
 

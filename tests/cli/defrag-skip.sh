@@ -1,8 +1,8 @@
 #!/bin/sh
 # What e2defrag never moves, it names with the reason (-v) and leaves
 # exactly where it is: inline-data files, the journal, the resize inode,
-# the bad blocks inode, and on a quota filesystem extent files whose block
-# count would change.
+# the bad blocks inode.  (The quota files: defrag-quota.sh, where the
+# other files of a quota filesystem are moved like any other.)
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 
 # Inline data, named by path; the journal and the resize inode.
@@ -26,18 +26,4 @@ grep -q "bad blocks inode, inode 1>: skipped" "$T/out" || { cat "$T/out"; fail "
 # Files sharing blocks, inodes whose checksums do not match: the whole
 # filesystem is refused as damaged (defrag-damage.sh), not just the file.
 
-# Quota: debugfs does not keep the quota files up to date, e2fsck -fy does.
-make_image "$T/quota.img" ext4 1024 64M -O quota
-printf 'mkdir /rec\n' > "$T/c"
-dbg "$T/quota.img" "$T/c"
-interleave "$T/quota.img" /rec 8192 100 a b c d e f g h
-e2fsck -fy "$T/quota.img" > /dev/null 2>&1
-check_clean "$T/quota.img"
-snapshot "$T/quota.img" "$T/before.json"
-e2defrag -v "$T/quota.img" > "$T/out" 2>&1
-grep -q "quota feature: moving would change its block count" "$T/out" ||
-	{ cat "$T/out"; fail "quota skip not named"; }
-check_clean "$T/quota.img"
-snapshot "$T/quota.img" "$T/after.json"
-same_snapshot "$T/before.json" "$T/after.json"
 exit 0

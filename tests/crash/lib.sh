@@ -348,3 +348,102 @@ PY
 	done
 	dbg "$img" "$cmds"
 }
+
+# make_quota IMG DIR: IMG (mkimg'd with -I 256 -O quota,project and the
+# three quota types) gets files of different users, groups and projects
+# (uid:gid:project), their quota brought up to date by e2fsck -fy:
+#   /g  100 blocks in one piece, extent tree of depth 0   1001:2001:5
+#   /s  6 blocks in one piece, depth 0                    1004:2002:7
+#   /h  30 blocks in 30 pieces, depth 1 (one leaf)        1002:2002:6
+#   /d  sparse: 120 runs of 3 blocks between holes, every
+#       block a piece (360 extents: depth 2)              1003:2001:6
+make_quota() {
+	local img=$1 dir=$2 bs
+	bs=$(blocksize "$img")
+	python3 - "$dir" "$bs" > "$dir/quota.cmds" <<'EOF2'
+import random, sys
+d, bs = sys.argv[1], int(sys.argv[2])
+r = random.Random(61)
+for f, size in (("g", 100), ("s", 6), ("h", 30), ("one", 1)):
+    open("%s/q%s" % (d, f), "wb").write(r.randbytes(size * bs))
+with open("%s/qd" % d, "wb") as f:
+    for i in range(120):
+        f.seek(i * 4 * bs)
+        f.write(r.randbytes(3 * bs))
+n = 2 * (30 + 360) + 2
+print("write %s/qg /g\nwrite %s/qs /s\nmkdir /sp" % (d, d))
+for i in range(n):
+    print("write %s/qone /sp/s%d" % (d, i))
+for i in range(1, n, 2):
+    print("rm /sp/s%d" % i)
+print("write %s/qh /h\nwrite %s/qd /d" % (d, d))
+for i in range(0, n, 2):
+    print("rm /sp/s%d" % i)
+print("rmdir /sp")
+for f, uid, gid, prj in (("g", 1001, 2001, 5), ("h", 1002, 2002, 6),
+                         ("d", 1003, 2001, 6), ("s", 1004, 2002, 7)):
+    print("sif /%s uid %d\nsif /%s gid %d\nsif /%s projid %d" % (f, uid, f, gid, f, prj))
+EOF2
+	dbg "$img" "$dir/quota.cmds"
+	e2fsck -fy "$img" > /dev/null 2>&1
+	clean "$img" || { cat "$WORK/fsck.out"; fail "make_quota: not clean"; }
+}
+
+# scattered_runs IMG N: N single blocks, every other one of the largest
+# free run (a file moved there has an extent per data block), as
+# testmove -t takes them.
+scattered_runs() {
+	dumpe2fs "$1" 2>/dev/null | python3 -c '
+import re, sys
+n, best = int(sys.argv[1]), (0, 0)
+for line in sys.stdin:
+    m = re.match(r"\s*Free blocks: (.*)", line)
+    if not m:
+        continue
+    for part in m.group(1).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        a, _, b = part.partition("-")
+        a, b = int(a), int(b or a)
+        if b - a + 1 > best[1]:
+            best = (a, b - a + 1)
+if best[1] < 2 * n:
+    sys.exit("no free run of %d blocks" % (2 * n))
+print(",".join(str(best[0] + 2 * i) for i in range(n)))' "$2"
+}
+
+# depth IMG PATH: the depth of PATH's extent tree, per debugfs ex.
+depth() {
+	debugfs -R "ex $2" "$1" 2>/dev/null |
+		awk 'NR == 2 { sub(/.*\//, "", $2); print $2 + 0; exit }'
+}
+
+# quota_matches IMG: every id's usage in the quota files (debugfs lq)
+# is what its files' block counts (debugfs stat) add up to.
+quota_matches() {
+	local t f
+	{
+		for t in user group project; do
+			debugfs -R "lq $t" "$1" 2>/dev/null |
+				awk -v t=$t '$1 ~ /^[0-9]+$/ && $1 != 0 { print "quota", t, $1, $2 }'
+		done
+		for f in $(regular_files "$1"); do
+			debugfs -R "stat $f" "$1" 2>/dev/null | awk '
+				/^User:/ { u = $2; g = $4; p = $6 }
+				/Blockcount:/ { b = $NF * 512 }
+				END { print "file user", u, b; print "file group", g, b
+				      print "file project", p, b }'
+		done
+	} | python3 -c '
+import sys
+q, f = {}, {}
+for line in sys.stdin:
+    w = line.split()
+    d = q if w[0] == "quota" else f
+    k = (w[1], int(w[2]))
+    d[k] = d.get(k, 0) + int(w[3])
+for k in sorted(f):
+    print("# %s %d: quota %s, files %d" % (k[0], k[1], q.get(k), f[k]))
+sys.exit(0 if q == f else 1)'
+}
