@@ -180,6 +180,9 @@ static errcode_t write_refusal(ext2_filsys fs, const struct fsopen_info *info,
 	return 0;
 }
 
+/* 2^30 blocks: a bit array of 128 MiB (a 4 TiB disk of 4 KiB blocks). */
+#define FSOPEN_BITARRAY_MAX_BLOCKS (1ULL << 30)
+
 static errcode_t open_checked(const char *device, int flags, io_manager io,
 			      ext2_filsys *ret_fs, struct fsopen_info *info)
 {
@@ -209,6 +212,15 @@ static errcode_t open_checked(const char *device, int flags, io_manager io,
 		ret = E2F_ERR_BUSY;
 	if (ret)
 		return ret;
+	/*
+	 * libext2fs' default block bitmap is a bit array, blocks / 8 bytes
+	 * zeroed at every allocation: 512 MiB each on a filesystem of 2^32
+	 * blocks, and the scan and the planner allocate several.  Large
+	 * filesystems get red-black trees of runs instead, as e2fsck's
+	 * bitmaps are; small ones keep the array, faster to test bit by bit.
+	 */
+	if (ext2fs_blocks_count(fs->super) > FSOPEN_BITARRAY_MAX_BLOCKS)
+		fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 
 	ret = device_bytes(device, &st, fs, &have);
 	if (ret)
