@@ -32,6 +32,7 @@ enum {
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER, OPT_PACK,
+	OPT_VERIFY,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +52,7 @@ static const struct option long_options[] = {
 	{ "track-seek-ms",   required_argument, NULL, OPT_TRACK_SEEK },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
+	{ "verify",	     no_argument,	NULL, OPT_VERIFY },
 	{ "verbose",	     no_argument,	NULL, 'v' },
 	{ "version",	     no_argument,	NULL, 'V' },
 	{ "help",	     no_argument,	NULL, 'h' },
@@ -91,6 +93,8 @@ static void usage(FILE *out, const char *prog)
 "      --buffer SIZE       copy buffer (default 8M)\n"
 "      --pack              join free space into as few runs as possible,\n"
 "                          however much that writes\n"
+"      --verify            read every copy back from the disk (not the\n"
+"                          cache) before switching the file to it\n"
 "\n"
 "Read model for the scores (7200 rpm SATA disk by default):\n"
 "      --rpm N, --mbps N, --seek-ms MS, --track-seek-ms MS\n"
@@ -185,7 +189,7 @@ static int parse_when(const char *s, time_t now, int64_t *out)
 struct cli {
 	struct select_opts sel;
 	struct readmodel model;
-	int		dry_run, json, bar, verbose, force, pack;
+	int		dry_run, json, bar, verbose, force, pack, verify;
 	int		progress_fd;
 	const char	*undo_file;
 	double		max_time;	/* < 0: none */
@@ -262,6 +266,9 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			}
 			break;
 		}
+		case OPT_VERIFY:
+			c->verify = 1;
+			break;
 		case OPT_BUFFER:
 			if (util_parse_size(optarg, &c->buffer) || c->buffer < 4096 ||
 			    c->buffer > (1ULL << 30)) {
@@ -539,6 +546,7 @@ static int run(struct cli *c, const char *prog)
 	ro.max_seconds = c->max_time < 0 ? -1 :
 		c->max_time > now_seconds() - c->start ? c->max_time - (now_seconds() - c->start) : 0;
 	ro.buffer_bytes = c->buffer;
+	ro.verify = c->verify;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
 	progress_end(&pr);
 	if (ret) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "move.h"
+#include "verify.h"
 #include "switch.h"
 #include "dutil.h"
 
@@ -39,6 +40,8 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 void move_fini(struct move_ctx *c)
 {
 	ext2fs_free_mem(&c->buf);
+	verify_close(c->verify);
+	c->verify = NULL;
 }
 
 static int report(struct move_ctx *c)
@@ -126,6 +129,45 @@ static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
 	return flush_batch(c, batch_dst, batch_n);
 }
 
+/*
+ * --verify: what the device now holds where the copies and the new
+ * mapping blocks went, read past the cache, against the source read
+ * again (still the file's, the switch not yet made).  A difference
+ * fails the move before the switch: the file keeps its old blocks, and
+ * the new ones were never marked in use.
+ */
+static errcode_t verify_copy(struct move_ctx *c, const struct rebuild *r)
+{
+	ext2_filsys fs = c->fs;
+	size_t i;
+	errcode_t ret;
+
+	for (i = 0; i < r->ncopies; i++) {
+		blk64_t src = r->copies[i].src, dst = r->copies[i].dst;
+		blk64_t left = r->copies[i].len;
+
+		while (left) {
+			blk64_t n = left < c->buf_blocks ? left : c->buf_blocks;
+
+			ret = io_channel_read_blk64(fs->io, src, (int)n, c->buf);
+			if (!ret)
+				ret = verify_blocks(c->verify, dst, n, c->buf);
+			if (ret)
+				return ret;
+			src += n;
+			dst += n;
+			left -= n;
+		}
+	}
+	for (i = 0; i < r->nwrites; i++) {
+		ret = verify_blocks(c->verify, r->writes[i].pblk, 1,
+				    r->writes[i].buf);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 		    const struct plan_seg *changes, size_t nchanges,
 		    const struct layout_piece *meta, size_t nmeta,
@@ -174,6 +216,8 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 	}
 	/* Everything the new map points at is on disk before the switch. */
 	ret = io_channel_flush(fs->io);
+	if (!ret && c->verify)
+		ret = verify_copy(c, &r);
 	if (ret)
 		goto out;
 

@@ -25,6 +25,15 @@ for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
 	[ -z "$warnings" ] || fail "$name: man page warnings: $warnings"
 	if [ -f "$top_srcdir/completion/$name" ]; then
 		bash -n "$top_srcdir/completion/$name" || fail "$name: completion does not parse"
+		# The completion offers the options --help names.  (e2defrag-offline's
+		# help also names e2defrag options it passes on, which it does not
+		# complete, and completes findmnt's.)
+		if [ "$name" != e2defrag-offline ]; then
+			grep -oE -- '--[a-z][a-z0-9-]+' "$top_srcdir/completion/$name" |
+				sort -u > "$T/comp.opts"
+			missing=$(comm -23 "$T/help.opts" "$T/comp.opts" | tr '\n' ' ')
+			[ -z "$missing" ] || fail "$name: options in --help but not in its completion: $missing"
+		fi
 	fi
 	checked=$((checked + 1))
 done
