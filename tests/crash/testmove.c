@@ -367,7 +367,9 @@ int main(int argc, char **argv)
 			  &info);
 	if (ret) {
 		com_err(prog, ret, "while opening %s", argv[optind]);
-		return 8;
+		fsopen_close(fs, &info);
+		rc = 8;
+		goto out;
 	}
 	ret = ext2fs_read_block_bitmap(fs);
 	if (!ret)
@@ -399,6 +401,7 @@ int main(int argc, char **argv)
 		com_err(prog, ret, "while closing %s", argv[optind]);
 		rc = 8;
 	}
+out:
 	for (i = 0; i < nfixed; i++)
 		free(fixed[i].v);
 	free(fixed);
