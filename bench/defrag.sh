@@ -11,6 +11,8 @@
 # Then e4defrag on a copy of the aged image mounted on a loop device
 # (root only; skipped when mounting is impossible), against e2defrag on
 # another copy: avoidably fragmented files left (per e2frag) and wall time.
+# Then e2defrag with and without --verify on the streams image (alone,
+# on a 1 GiB image, with VERIFY_ONLY=1; see bench_verify).
 # Then the near-full recordings disks of issue 10 (e2fragimg -w nearfull,
 # 2 GiB, 90% and 95% full, ext2/ext3/ext4; see bench_nearfull), also alone
 # with NEARFULL_ONLY=1.
@@ -144,6 +146,51 @@ bench_nearfull() {
 	echo "  rate: $rate"
 }
 
+# bench_verify NAME E2FRAGIMG-ARGS...: e2defrag with and without --verify
+# on two copies of one image, in one run: bytes written per second of the
+# move phase and of the whole run, and what --verify costs (its reads go
+# to the disk past the page cache, O_DIRECT).
+bench_verify() {
+	name=$1
+	shift
+	if [ ! -f "$dir/$name.orig" ]; then
+		echo "building $name: e2fragimg $*"
+		nice -n 10 e2fragimg -q -t "$type" "$@" "$dir/$name.orig"
+	fi
+	for mode in plain verify; do
+		cp "$dir/$name.orig" "$dir/$name.$mode.img"
+		cat "$dir/$name.$mode.img" > /dev/null
+		opt=
+		[ $mode = verify ] && opt=--verify
+		t0=$(now)
+		e2defrag $opt --json "$dir/$name.$mode.img" > "$dir/$name.$mode.json" || true
+		t1=$(now)
+		e2fsck -fn "$dir/$name.$mode.img" > /dev/null 2>&1 || echo "$name $mode: e2fsck -fn NOT CLEAN"
+		rm -f "$dir/$name.$mode.img"
+		eval "wall_$mode=\$(python3 -c \"print('%.2f' % ($t1 - $t0))\")"
+		eval "move_$mode=\$(field \"\$dir/\$name.\$mode.json\" 'j[\"result\"][\"seconds\"]')"
+		eval "written_$mode=\$(field \"\$dir/\$name.\$mode.json\" 'j[\"result\"][\"bytes_written\"]')"
+	done
+	# shellcheck disable=SC2154
+	python3 - "$name" "$written_plain" "$wall_plain" "$move_plain" \
+		"$written_verify" "$wall_verify" "$move_verify" <<'PY'
+import sys
+name = sys.argv[1]
+wp, ap, mp, wv, av, mv = map(float, sys.argv[2:])
+print("%s: %.0f MiB written" % (name, wp / 2**20))
+print("  without --verify: %.2f s wall, move phase %.2f s: %.1f MB/s (move phase %.1f MB/s)"
+      % (ap, mp, wp / 1e6 / ap, wp / 1e6 / mp))
+print("  with --verify:    %.2f s wall, move phase %.2f s: %.1f MB/s (move phase %.1f MB/s)"
+      % (av, mv, wv / 1e6 / av, wv / 1e6 / mv))
+print("  --verify: move phase %.2fx as long, throughput %.2fx" % (mv / mp, (wv / mv) / (wp / mp)))
+PY
+}
+
+if [ -n "${VERIFY_ONLY:-}" ]; then
+	bench_verify streams4-1g -w streams --streams 4 --total 400M -s 1G --seed 1
+	exit 0
+fi
+
 if [ -n "${NEARFULL_ONLY:-}" ]; then
 	for t in ext2 ext3 ext4; do
 		for fill in 90 95; do
@@ -155,6 +202,7 @@ fi
 
 bench_one aged -w aged -s 2G --seed 1
 bench_one streams4 -w streams --streams 4 --total 800M -s 2G --seed 1
+bench_verify streams4 -w streams --streams 4 --total 800M -s 2G --seed 1
 for t in ext2 ext3 ext4; do
 	for fill in 90 95; do
 		bench_nearfull "nearfull-$t-$fill" -w nearfull -t "$t" -s 2G --fill "$fill" --seed 1

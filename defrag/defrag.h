@@ -205,6 +205,7 @@ struct run_opts {
 	void		*progress_priv;
 	double		max_seconds;	/* < 0: no limit; checked between moves */
 	size_t		buffer_bytes;	/* copy buffer; 0: default */
+	int		verify;		/* read every move back past the cache (verify.h) */
 };
 
 struct run_state {

@@ -34,6 +34,7 @@ enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER, OPT_PACK,
 	OPT_SVG_BEFORE, OPT_SVG_AFTER,
+	OPT_VERIFY,
 };
 
 static const struct option long_options[] = {
@@ -55,6 +56,7 @@ static const struct option long_options[] = {
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
 	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
 	{ "svg-after",	     required_argument, NULL, OPT_SVG_AFTER },
+	{ "verify",	     no_argument,	NULL, OPT_VERIFY },
 	{ "verbose",	     no_argument,	NULL, 'v' },
 	{ "version",	     no_argument,	NULL, 'V' },
 	{ "help",	     no_argument,	NULL, 'h' },
@@ -97,6 +99,8 @@ static void usage(FILE *out, const char *prog)
 "                          however much that writes\n"
 "      --svg-before FILE   draw the block map before any move into FILE\n"
 "      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
+"      --verify            read every copy back from the disk (not the\n"
+"                          cache) before switching the file to it\n"
 "\n"
 "Read model for the scores (7200 rpm SATA disk by default):\n"
 "      --rpm N, --mbps N, --seek-ms MS, --track-seek-ms MS\n"
@@ -193,7 +197,7 @@ static int parse_when(const char *s, time_t now, int64_t *out)
 struct cli {
 	struct select_opts sel;
 	struct readmodel model;
-	int		dry_run, json, bar, verbose, force, pack;
+	int		dry_run, json, bar, verbose, force, pack, verify;
 	int		progress_fd;
 	const char	*undo_file;
 	const char	*svg_before, *svg_after;	/* --svg-before, --svg-after */
@@ -272,6 +276,9 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			}
 			break;
 		}
+		case OPT_VERIFY:
+			c->verify = 1;
+			break;
 		case OPT_BUFFER:
 			if (util_parse_size(optarg, &c->buffer) || c->buffer < 4096 ||
 			    c->buffer > (1ULL << 30)) {
@@ -569,6 +576,7 @@ static int run(struct cli *c, const char *prog)
 	ro.max_seconds = c->max_time < 0 ? -1 :
 		c->max_time > now_seconds() - c->start ? c->max_time - (now_seconds() - c->start) : 0;
 	ro.buffer_bytes = c->buffer;
+	ro.verify = c->verify;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
 	progress_end(&pr);
 	if (ret) {

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "move.h"
+#include "verify.h"
 #include "switch.h"
 #include "dutil.h"
 
@@ -39,6 +40,8 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 void move_fini(struct move_ctx *c)
 {
 	ext2fs_free_mem(&c->buf);
+	verify_close(c->verify);
+	c->verify = NULL;
 }
 
 static int report(struct move_ctx *c)
@@ -73,21 +76,38 @@ static int cmp_copy_dst(const void *a, const void *b)
 }
 
 /* Write what the buffer holds for destination DST, N blocks. */
-static errcode_t flush_batch(struct move_ctx *c, blk64_t dst, blk64_t n)
+static errcode_t write_batch(struct move_ctx *c, blk64_t dst, blk64_t n)
 {
 	errcode_t ret;
 
-	if (!n)
-		return 0;
 	ret = io_channel_write_blk64(c->fs->io, dst, (int)n, c->buf);
 	if (ret)
 		return ret;
 	c->done += n;
 	c->written += n;
+	c->copied += n;
 	return report(c) ? E2F_ERR_CANCELLED : 0;
 }
 
-static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
+/*
+ * --verify: what the device holds at DST, read past the cache, against
+ * the source the buffer was filled from (still the file's: the switch
+ * is not made yet).
+ */
+static errcode_t verify_batch(struct move_ctx *c, blk64_t dst, blk64_t n)
+{
+	return verify_blocks(c->verify, dst, n, c->buf);
+}
+
+typedef errcode_t (*batch_fn)(struct move_ctx *c, blk64_t dst, blk64_t n);
+
+/*
+ * Gather the source blocks of R's copies, in destination order, into the
+ * buffer, and hand each run of consecutive destinations to BATCH (one
+ * large I/O however small the source pieces).
+ */
+static errcode_t gather_copies(struct move_ctx *c, struct rebuild *r,
+			       batch_fn batch)
 {
 	ext2_filsys fs = c->fs;
 	blk64_t batch_dst = 0, batch_n = 0;
@@ -104,7 +124,7 @@ static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
 
 			if (batch_n && (batch_dst + batch_n != dst ||
 					batch_n == c->buf_blocks)) {
-				ret = flush_batch(c, batch_dst, batch_n);
+				ret = batch(c, batch_dst, batch_n);
 				if (ret)
 					return ret;
 				batch_n = 0;
@@ -120,10 +140,26 @@ static errcode_t copy_data(struct move_ctx *c, struct rebuild *r)
 			src += n;
 			dst += n;
 			left -= n;
-			c->copied += n;
 		}
 	}
-	return flush_batch(c, batch_dst, batch_n);
+	return batch_n ? batch(c, batch_dst, batch_n) : 0;
+}
+
+/*
+ * --verify: the copies and the new mapping blocks read back.  A
+ * difference fails the move before the switch: the file keeps its old
+ * blocks, and the new ones were never marked in use.
+ */
+static errcode_t verify_copy(struct move_ctx *c, struct rebuild *r)
+{
+	size_t i;
+	errcode_t ret;
+
+	ret = gather_copies(c, r, verify_batch);
+	for (i = 0; i < r->nwrites && !ret; i++)
+		ret = verify_blocks(c->verify, r->writes[i].pblk, 1,
+				    r->writes[i].buf);
+	return ret;
 }
 
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
@@ -162,7 +198,7 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 	if (ret)
 		goto out;
 
-	ret = copy_data(c, &r);
+	ret = gather_copies(c, &r, write_batch);
 	if (ret)
 		goto out;
 	for (i = 0; i < r.nwrites; i++) {
@@ -174,6 +210,8 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 	}
 	/* Everything the new map points at is on disk before the switch. */
 	ret = io_channel_flush(fs->io);
+	if (!ret && c->verify)
+		ret = verify_copy(c, &r);
 	if (ret)
 		goto out;
 

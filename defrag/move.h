@@ -19,6 +19,7 @@ struct move_ctx {
 	void		*progress_priv;
 	blk64_t		done, total;	/* progress, blocks */
 	blk64_t		copied, written;	/* so far, blocks */
+	struct verify	*verify;	/* --verify: read back before each switch; owned */
 };
 
 struct move_stats {

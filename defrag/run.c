@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "move.h"
+#include "verify.h"
 
 static double now_seconds(void)
 {
@@ -42,6 +43,14 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	if (ret) {
 		free(failed_file);
 		return ret;
+	}
+	if (opts->verify) {
+		ret = verify_open(fs, c.buf_blocks * fs->blocksize, &c.verify);
+		if (ret) {
+			move_fini(&c);
+			free(failed_file);
+			return ret;
+		}
 	}
 	c.progress = opts->progress;
 	c.progress_priv = opts->progress_priv;

@@ -188,6 +188,23 @@ errcode_t fsopen_check_opened(ext2_filsys fs, uint64_t bytes,
 	return 0;
 }
 
+/*
+ * A bitmap as a bit array costs blocks / 8 bytes, zeroed whenever one is
+ * made, whatever the disk holds: 32 MiB for 256 GiB of 1 KiB blocks, 512
+ * MiB at 2^32 blocks, and the scan and the planner make several.  As
+ * trees of free and used runs (e2fsck's kind) they cost what the disk
+ * holds, but a test of one bit is slower.  So: an array while it is small
+ * beside what the programs keep per file anyway (16 bytes per inode in
+ * use, within the 200 the programs allow themselves per inode), trees
+ * above that.
+ */
+static int bitarray_is_small(const struct ext2_super_block *sb)
+{
+	uint64_t used = sb->s_inodes_count - sb->s_free_inodes_count;
+
+	return ext2fs_blocks_count(sb) / 8 <= 16 * used + (1u << 20);
+}
+
 static errcode_t open_checked(const char *device, int flags, io_manager io,
 			      ext2_filsys *ret_fs, struct fsopen_info *info)
 {
@@ -218,12 +235,11 @@ static errcode_t open_checked(const char *device, int flags, io_manager io,
 	if (ret)
 		return ret;
 	/*
-	 * Bitmaps as trees of free and used runs, as e2fsck keeps them: a bit
-	 * array costs a bit per block and the time to clear it whatever the
-	 * disk holds (32 MiB for 256 GiB of 1 KiB blocks, 600 MiB at 4.5 TiB,
-	 * for each bitmap a program allocates).
+	 * See bitarray_is_small(): large filesystems with few files get
+	 * their bitmaps as red-black trees of runs.
 	 */
-	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	if (!bitarray_is_small(fs->super))
+		fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 
 	ret = device_bytes(device, &st, fs, &have);
 	if (!ret)

@@ -6,7 +6,8 @@
  *   testmove [-n] [-r N] [-t RUNS] IMAGE PATH...
  *
  * Each PATH is copied to new blocks (the first free run that holds its data
- * and mapping blocks, or the blocks RUNS names, "a-b,c,d-e"), its new map
+ * and mapping blocks, or the blocks RUNS names, "a-b,c,d-e": the Nth -t
+ * for the Nth PATH, one -t per PATH), its new map
  * is written (extent blocks or IND/DIND/TIND blocks, into new blocks),
  * everything is flushed, and switch_file switches the file over.  -r N
  * moves every file N times; -n commits journal transactions without
@@ -320,7 +321,7 @@ errout:
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s [-n] [-r N] [-t RUNS [-u]] IMAGE PATH...\n",
+	fprintf(stderr, "usage: %s [-n] [-r N] [-t RUNS... [-u]] IMAGE PATH...\n",
 		prog);
 	exit(16);
 }
@@ -329,9 +330,9 @@ int main(int argc, char **argv)
 {
 	struct fsopen_info info;
 	struct switch_ctx *sw = NULL;
-	struct runs fixed = { 0 };
+	struct runs *fixed = NULL;
 	ext2_filsys fs = NULL;
-	int opt, flags = 0, repeat = 1, unsafe = 0, r, i, rc = 0;
+	int opt, flags = 0, repeat = 1, unsafe = 0, nfixed = 0, r, i, rc = 0;
 	errcode_t ret;
 
 	initialize_e2f_error_table();
@@ -345,7 +346,11 @@ int main(int argc, char **argv)
 			repeat = atoi(optarg);
 			break;
 		case 't':
-			if (parse_runs(optarg, &fixed))
+			fixed = realloc(fixed, (nfixed + 1) * sizeof(*fixed));
+			if (!fixed)
+				return 8;
+			memset(&fixed[nfixed], 0, sizeof(*fixed));
+			if (parse_runs(optarg, &fixed[nfixed++]))
 				usage();
 			break;
 		case 'u':
@@ -355,14 +360,16 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (argc - optind < 2 || repeat < 1 || (fixed.n && argc - optind != 2) ||
-	    (unsafe && !fixed.n))
+	if (argc - optind < 2 || repeat < 1 ||
+	    (nfixed && argc - optind != nfixed + 1) || (unsafe && !nfixed))
 		usage();
 	ret = fsopen_open(argv[optind], FSOPEN_WRITE | FSOPEN_FORCE, NULL, &fs,
 			  &info);
 	if (ret) {
 		com_err(prog, ret, "while opening %s", argv[optind]);
-		return 8;
+		fsopen_close(fs, &info);
+		rc = 8;
+		goto out;
 	}
 	ret = ext2fs_read_block_bitmap(fs);
 	if (!ret)
@@ -374,7 +381,8 @@ int main(int argc, char **argv)
 	}
 	for (r = 0; r < repeat && !rc; r++) {
 		for (i = optind + 1; i < argc; i++) {
-			ret = move_one(fs, sw, argv[i], fixed.n ? &fixed : NULL,
+			ret = move_one(fs, sw, argv[i],
+				       nfixed ? &fixed[i - optind - 1] : NULL,
 				       unsafe);
 			if (ret) {
 				com_err(prog, ret, "while moving %s", argv[i]);
@@ -393,6 +401,9 @@ int main(int argc, char **argv)
 		com_err(prog, ret, "while closing %s", argv[optind]);
 		rc = 8;
 	}
-	free(fixed.v);
+out:
+	for (i = 0; i < nfixed; i++)
+		free(fixed[i].v);
+	free(fixed);
 	return rc;
 }
