@@ -198,7 +198,7 @@ errcode_t fsopen_check_opened(ext2_filsys fs, uint64_t bytes,
  * use, within the 200 the programs allow themselves per inode), trees
  * above that.
  */
-static int bitarray_is_small(const struct ext2_super_block *sb)
+static int bitarray_is_small(struct ext2_super_block *sb)
 {
 	uint64_t used = sb->s_inodes_count - sb->s_free_inodes_count;
 
