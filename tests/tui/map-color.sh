@@ -6,12 +6,8 @@
 # difference, for red-green colour blindness) and the Okabe-Ito hue of
 # lib/color.c (xterm-256 numbers, read back from tmux capture-pane -e).
 set -u
-command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
-. "$top_srcdir/tests/tui/tmux.sh"
-. "$top_srcdir/tests/tui/images.sh"
-tmp=$(mktemp -d "$TMPDIR/e2fragmap-color.XXXXXX") || exit 1
-trap 'tm_stop; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; tm_screen; exit 1; }
+maptest=color
+. "$top_srcdir/tests/tui/maptest.sh"
 map_image_ext2 "$tmp/e2.img" || fail "cannot build the image"
 
 # show ENV ARGS: run e2fragmap so, capture the screen with its escapes, quit.

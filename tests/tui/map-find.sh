@@ -6,14 +6,8 @@
 # the interleave-set list highlight the file chosen; g goes to a group
 # (dumpe2fs); PgDn scrolls.
 set -u
-command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
-. "$top_srcdir/tests/tui/tmux.sh"
-. "$top_srcdir/tests/tui/images.sh"
-oracle="python3 $top_srcdir/tests/tui/oracle.py"
-screen="python3 $top_srcdir/tests/tui/screen.py"
-tmp=$(mktemp -d "$TMPDIR/e2fragmap-find.XXXXXX") || exit 1
-trap 'tm_stop; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; tm_screen; exit 1; }
+maptest=find
+. "$top_srcdir/tests/tui/maptest.sh"
 
 map_image_ext2 "$tmp/e2.img" || fail "cannot build the image"
 

@@ -8,14 +8,8 @@
 # (tests/tui/oracle.py).  Zooming in goes to the next power of two below,
 # zooming out back to the whole filesystem.
 set -u
-command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
-. "$top_srcdir/tests/tui/tmux.sh"
-. "$top_srcdir/tests/tui/images.sh"
-oracle="python3 $top_srcdir/tests/tui/oracle.py"
-screen="python3 $top_srcdir/tests/tui/screen.py"
-tmp=$(mktemp -d "$TMPDIR/e2fragmap-rows.XXXXXX") || exit 1
-trap 'tm_stop; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; tm_screen; exit 1; }
+maptest=rows
+. "$top_srcdir/tests/tui/maptest.sh"
 
 map_image_ext2 "$tmp/e2.img" 16M || fail "cannot build the image"
 blocks=$(dumpe2fs -h "$tmp/e2.img" 2>/dev/null | sed -n 's/^Block count: *//p')

@@ -5,14 +5,8 @@
 # blocks per cell; a resize redraws within the new size (and a tiny one
 # says so); q exits 0 and gives the shell its screen back.
 set -u
-command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
-. "$top_srcdir/tests/tui/tmux.sh"
-. "$top_srcdir/tests/tui/images.sh"
-oracle="python3 $top_srcdir/tests/tui/oracle.py"
-screen="python3 $top_srcdir/tests/tui/screen.py"
-tmp=$(mktemp -d "$TMPDIR/e2fragmap-screen.XXXXXX") || exit 1
-trap 'tm_stop; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; tm_screen; exit 1; }
+maptest=screen
+. "$top_srcdir/tests/tui/maptest.sh"
 
 map_image_ext2 "$tmp/e2.img" || fail "cannot build the image"
 blocks=$(dumpe2fs -h "$tmp/e2.img" 2>/dev/null | sed -n 's/^Block count: *//p')

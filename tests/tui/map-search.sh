@@ -6,14 +6,8 @@
 # one highlights its blocks, n steps to the next match; a pattern with a
 # '/' matches whole paths; no match says so.
 set -u
-command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
-. "$top_srcdir/tests/tui/tmux.sh"
-. "$top_srcdir/tests/tui/images.sh"
-oracle="python3 $top_srcdir/tests/tui/oracle.py"
-screen="python3 $top_srcdir/tests/tui/screen.py"
-tmp=$(mktemp -d "$TMPDIR/e2fragmap-search.XXXXXX") || exit 1
-trap 'tm_stop; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; tm_screen; exit 1; }
+maptest=search
+. "$top_srcdir/tests/tui/maptest.sh"
 
 # Recordings in two directories, two of them named alike, an empty one
 # (no blocks: never found), and a few others.
