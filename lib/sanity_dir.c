@@ -70,7 +70,8 @@ static errcode_t add_name(struct dir_names *d, const char *name, unsigned len)
 		d->pool = p;
 		d->pool_cap = cap;
 	}
-	memcpy(d->pool + d->pool_len, name, len);
+	if (len)	/* an empty name: POOL may still be NULL */
+		memcpy(d->pool + d->pool_len, name, len);
 	d->v[d->n].off = d->pool_len;
 	d->v[d->n].len = len;
 	d->n++;
