@@ -1,7 +1,9 @@
 #!/bin/sh
 # run.sh DIR SECONDS E2FRAGIMG CORPUS SRCDIR --- `make fuzz`: run the libFuzzer
 # target DIR/e2frag-fuzz (fuzz.mk) for SECONDS, one process at nice 10,
-# and end with the line `fuzz: N runs, C crashes`.
+# and end with the line `fuzz: N runs, C crashes`.  FUZZ_SEED=N fixes
+# libFuzzer's seed (CI's brief run: the same inputs each time, so that a
+# run fails only on a change, not by chance).
 #
 # Seeds: small images made here by E2FRAGIMG (1 KiB blocks, 256 KiB), and
 # the e2fsprogs test images in CORPUS of at most $FUZZ_MAX_LEN bytes
@@ -92,6 +94,7 @@ while :; do
 	# faulting fresh pages in.
 	ASAN_OPTIONS=${ASAN_OPTIONS:-max_malloc_fill_size=0:quarantine_size_mb=16} \
 	nice -n 10 "$fuzzer" -max_total_time="$left" -max_len="$max_len" \
+		${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$dir/crashes/" "$corpus_out" "$@" > "$log" 2>&1
 	rc=$?
