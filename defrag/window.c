@@ -225,21 +225,11 @@ static void sweep_all(struct sweep *s)
 /* Virtual address of physical block BLK; -1 when BLK is in no zone. */
 static int virt_of(const struct sweep *s, blk64_t blk, blk64_t *v)
 {
-	const struct layout *layout = s->p->layout;
-	size_t lo = 0, hi = layout->nzones;
+	int64_t z = planner_zone_of(s->p, blk);
 
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (layout->zones[mid].start <= blk)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (!layout->nzones || blk < layout->zones[lo].start ||
-	    blk >= layout->zones[lo].start + layout->zones[lo].len)
+	if (z < 0)
 		return -1;
-	*v = s->zv[lo] + (blk - layout->zones[lo].start);
+	*v = s->zv[z] + (blk - s->p->layout->zones[z].start);
 	return 0;
 }
 
