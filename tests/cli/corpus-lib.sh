@@ -9,8 +9,8 @@
 #
 #   e2frag --json        exit 0, 1 or 8, valid JSON, the image unchanged
 #                        (and the text report of every second image);
-#   e2fragmap            shows the map and quits on q, or exits 8 (in a
-#                        pty made by script(1));
+#   e2fragmap            shows the map and quits on q, or exits 8 (on a
+#                        pty, q typed once the map is drawn: pty_run.py);
 #   e2defrag -n          exit 0, 1 or 8, the image unchanged;
 #   e2defrag -f          on a copy.  Where e2fsck -fn finds a problem
 #                        (or is one of the two images it does not end
@@ -28,7 +28,6 @@
 
 corpus=${E2F_SHARED:-$top_srcdir/../shared}/corpus/e2fsprogs-images
 [ -d "$corpus" ] || skip "no corpus at $corpus"
-command -v script > /dev/null || skip "no script(1) to give e2fragmap a terminal"
 
 # Sanitizer reports must not hide behind the programs' own exit codes.
 export ASAN_OPTIONS="exitcode=86:detect_leaks=1:abort_on_error=0"
@@ -97,8 +96,9 @@ for f in "$corpus"/*; do
 	done
 
 	# e2fragmap: the map drawn, then q; or one line and exit 8.
-	run_status sh -c 'printf q | TERM=xterm script -qec "timeout $2 e2fragmap \"$1\"" /dev/null' \
-		- "$T/img" "$limit" > "$T/err" 2>&1
+	run_status env TERM=xterm python3 "$top_srcdir/tests/lib/pty_run.py" \
+		--wait '?:keys' --keys q --timeout $limit -- \
+		e2fragmap "$T/img" > "$T/err" 2>&1
 	ran e2fragmap "$status" 0 8
 	if [ "$status" -eq 0 ] && ! grep -q "?:keys" "$T/err"; then
 		problem "e2fragmap: exit 0 without showing the map"

@@ -4,9 +4,22 @@
 # budget is tight, and a CI log is all we see of a run on another machine.
 # (CPU time, of the test and everything it ran, is what a loaded machine
 # does not inflate.)
+#
+# A test that has not ended after E2F_TEST_TIMEOUT seconds (1200 unless
+# set; 0 for none) is killed with everything it started and fails, so that
+# a hang shows as one failed test with its log, not as a CI run that never
+# ends and says nothing.  The slowest test takes under 150 s here.
 start=$(date +%s)
-"$@"
-rc=$?
+limit=${E2F_TEST_TIMEOUT:-1200}
+if [ "$limit" -gt 0 ] 2>/dev/null && command -v timeout > /dev/null; then
+	timeout -k 30 "$limit" "$@"
+	rc=$?
+	[ $rc -ne 124 ] && [ $rc -ne 137 ] ||
+		echo "killed after $limit s (E2F_TEST_TIMEOUT): a hang, or a machine far slower than expected" >&2
+else
+	"$@"
+	rc=$?
+fi
 # (`times` in this shell, not in a $(...) subshell that has no children.)
 tf=$(mktemp "${TMPDIR:-/tmp}/e2frag-times.XXXXXX") && times > "$tf"
 cpu=$(awk 'NR == 2 {
