@@ -1,5 +1,5 @@
 /*
- * json.c --- the DESIGN.md report.  Objects come from the core
+ * json.c --- the doc/design.md report.  Objects come from the core
  * (report_json.c); the files array is written one object at a time so that
  * a filesystem with millions of files needs no report-sized tree in memory.
  */

@@ -3,7 +3,7 @@
  *
  * Parses options, opens the filesystem through the core, scans it into a
  * layout and hands that to the report asked for.  Exit codes are
- * DESIGN.md's: 0 nothing to do, 1 defragmentation recommended,
+ * doc/design.md's: 0 nothing to do, 1 defragmentation recommended,
  * 8 operational error, 16 usage error.
  */
 #include <errno.h>

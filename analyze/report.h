@@ -60,7 +60,7 @@ void table_list_columns(FILE *out);
 uint32_t *table_worst_files(const struct layout *layout, int lossy_only,
 			    uint64_t *n);
 
-/* json.c: the DESIGN.md report, files streamed one at a time. */
+/* json.c: the doc/design.md report, files streamed one at a time. */
 int json_report(FILE *out, const struct layout *layout,
 		const struct report_opts *o);
 

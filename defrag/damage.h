@@ -1,6 +1,6 @@
 /*
  * damage.h --- e2defrag's refusal to write a damaged filesystem
- * (DESIGN.md, Safety): the checks are lib/sanity.c's, the words and the
+ * (doc/design.md, Safety): the checks are lib/sanity.c's, the words and the
  * refusal are here.
  */
 #ifndef DAMAGE_H

@@ -22,7 +22,7 @@ enum fmap_kind { FMAP_DATA, FMAP_IND, FMAP_DIND, FMAP_TIND };
 
 /*
  * One item of the stream: a run of data blocks, or one mapping block.
- * Items are in stream order (DESIGN.md: piece): an indirect block comes
+ * Items are in stream order (doc/design.md: piece): an indirect block comes
  * before the blocks it maps, exactly as blockmap_walk() visits them.
  */
 struct fmap_item {

@@ -4,7 +4,7 @@
  * The front end: parses options, opens the filesystem through the core
  * (which refuses what must not be written), sets up the undo file,
  * signals and progress, and runs the engine: scan, select, plan, move.
- * Exit codes are DESIGN.md's: 0 done or nothing to do, 1 some files could
+ * Exit codes are doc/design.md's: 0 done or nothing to do, 1 some files could
  * not reach best, 4 some files failed to move, 8 operational error or
  * refusal, 16 usage error, 32 cancelled.
  */
@@ -476,7 +476,7 @@ static int run(struct cli *c, const char *prog)
 		open_error(prog, c->spec, ret, &info);
 		goto out;
 	}
-	/* Damaged metadata refuse the run, -n too (DESIGN.md, Safety). */
+	/* Damaged metadata refuse the run, -n too (doc/design.md, Safety). */
 	if (damage_refuse_fs(prog, info.device, fs))
 		goto out;
 

@@ -1,7 +1,7 @@
 /*
  * move.c --- move one file to its planned blocks, crash-safe.
  *
- * The order is DESIGN.md's: the new blocks are chosen free (on disk and in
+ * The order is doc/design.md's: the new blocks are chosen free (on disk and in
  * fs->block_map; switch_file() marks them), the data is copied and the
  * new mapping blocks written into them, everything is flushed, and only
  * then does switch_file() make the file use them and release the old ones

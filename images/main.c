@@ -5,7 +5,7 @@
  * Parses and checks the options, sizes the filesystem, creates the output
  * file (empty and sparse), makes the filesystem (mkfs.c), runs the
  * workload, writes everything out and the manifest beside the image.
- * Exit codes in DESIGN.md's sense: 0 success, 8 operational error (the
+ * Exit codes in doc/design.md's sense: 0 success, 8 operational error (the
  * output cannot be written, the workload does not fit), 16 usage error.
  * 32 interrupted.  A failed or interrupted run leaves no image or manifest
  * behind.

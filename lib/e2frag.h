@@ -9,7 +9,7 @@
  *
  * The central object is the layout: what a scan found out about where every
  * inode's blocks lie.  The scan fills it; the scores, the reports, the
- * planner and the map only read it.  See ../DESIGN.md for the definitions
+ * planner and the map only read it.  See doc/design.md for the definitions
  * of piece, extent, best, interleaving and modeled read time.
  */
 #ifndef E2FRAG_H
@@ -137,8 +137,8 @@ struct layout_file {
 	uint64_t	where;		/* pieces == 1: its first block; else index of its
 					 * first piece in layout->pieces (logical order) */
 	ext2_ino_t	ino;
-	uint32_t	pieces;		/* DESIGN.md: piece */
-	uint32_t	extents;	/* DESIGN.md: extent (filefrag's notion) */
+	uint32_t	pieces;		/* doc/design.md: piece */
+	uint32_t	extents;	/* doc/design.md: extent (filefrag's notion) */
 	uint32_t	etb_blocks;	/* extent tree blocks: owned, not read */
 	uint16_t	links;
 	uint8_t		type;		/* enum layout_type */
@@ -169,7 +169,7 @@ struct layout_aux {
 	uint8_t		kind;	/* enum layout_aux_kind */
 };
 
-/* A group of files written together: DESIGN.md, interleaving. */
+/* A group of files written together: doc/design.md, interleaving. */
 struct layout_set {
 	uint32_t	first_member;	/* layout->set_members[...]: file indexes, path order */
 	uint32_t	members;
@@ -347,10 +347,10 @@ layout_file_piece(const struct layout *layout, const struct layout_file *f,
 	return layout->pieces[f->where + i];
 }
 
-/* Fewest pieces F could have here (DESIGN.md: best). */
+/* Fewest pieces F could have here (doc/design.md: best). */
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f);
 
-/* Modeled and ideal seconds to read F (DESIGN.md: modeled read time). */
+/* Modeled and ideal seconds to read F (doc/design.md: modeled read time). */
 void layout_file_times(const struct layout *layout, const struct layout_file *f,
 		       double *read, double *ideal);
 
@@ -462,7 +462,7 @@ double readmodel_score(double modeled, double ideal);
 /* -------------------------------------------------------------- interleave.c */
 
 /*
- * Find which files interleave (DESIGN.md), fill layout->interleaved with
+ * Find which files interleave (doc/design.md), fill layout->interleaved with
  * each one's partners and alternations, and group them into layout->sets.
  */
 errcode_t interleave_find(struct layout *layout);

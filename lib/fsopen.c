@@ -5,7 +5,7 @@
  * Every program opens through here so that bad input gets the same clear
  * refusal everywhere: a directory, an empty or truncated image, something
  * that is not ext2/3/4, corrupt group descriptors.  For writing (e2defrag)
- * the checks are those of DESIGN.md, Safety: they run on a read-only open,
+ * the checks are those of doc/design.md, Safety: they run on a read-only open,
  * and only when all pass is the filesystem opened read-write.
  */
 #include <errno.h>

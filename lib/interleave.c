@@ -1,7 +1,7 @@
 /*
  * interleave.c --- which files were written into each other's way.
  *
- * The definition (DESIGN.md, e2frag(8)): walk every piece of every file
+ * The definition (doc/design.md, e2frag(8)): walk every piece of every file
  * in physical order.  The stretch between two consecutive pieces of a
  * file is one of its gaps; a gap counts when it is short (at most
  * WINDOW_RUNS pieces inside and one block group of blocks across).  Each

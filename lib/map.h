@@ -27,7 +27,7 @@
 /*
  * The states of a block, from least to most worth seeing: a cell with
  * blocks in several states shows the highest.  Files are FILE when they
- * have no more pieces than they could have (DESIGN.md: best), FRAGMENTED
+ * have no more pieces than they could have (doc/design.md: best), FRAGMENTED
  * when they have more, INTERLEAVED when they interleave with other files
  * (whatever their pieces).  Directories are DIR however they lie.
  */

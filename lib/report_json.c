@@ -1,5 +1,5 @@
 /*
- * report_json.c --- the layout as the JSON objects of DESIGN.md's report.
+ * report_json.c --- the layout as the JSON objects of doc/design.md's report.
  *
  * Each part is its own json_t so that a front end can stream the files
  * array one object at a time instead of holding the whole report.
@@ -94,7 +94,7 @@ json_t *report_json_summary(const struct layout *layout)
 	json_object_set_new(o, "ideal_read_seconds", report_json_real(s->ideal_read_seconds));
 	json_object_set_new(o, "read_efficiency", report_json_real(s->read_efficiency));
 	json_object_set_new(o, "score", report_json_real(s->score));
-	/* Additions to the DESIGN.md contract. */
+	/* Additions to the doc/design.md contract. */
 	json_object_set_new(o, "fragmented_small_files",
 			    json_integer(s->fragmented_small_files));
 	json_object_set_new(o, "blocks", json_integer(s->blocks));
@@ -127,7 +127,7 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	json_object_set_new(o, "read_seconds", report_json_real(read));
 	json_object_set_new(o, "ideal_read_seconds", report_json_real(ideal));
 	json_object_set_new(o, "score", report_json_real(readmodel_score(read, ideal)));
-	/* Additions to the DESIGN.md contract. */
+	/* Additions to the doc/design.md contract. */
 	json_object_set_new(o, "interleave_set", json_integer(il ? il->set : 0));
 	json_object_set_new(o, "mapping", json_string(
 		f->flags & LAYOUT_F_EXTENTS ? "extents" : "blockmap"));

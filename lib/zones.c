@@ -5,7 +5,7 @@
  * that holds no superblock copy, descriptor, reserved GDT block, bitmap,
  * inode table or reserved inode (the journal above all).  Nothing
  * e2defrag does can move those, so the fewest pieces a file can have
- * (DESIGN.md: best) is the fewest zones whose sizes add up to its stream.
+ * (doc/design.md: best) is the fewest zones whose sizes add up to its stream.
  */
 #include <errno.h>
 #include <stdlib.h>

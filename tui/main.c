@@ -4,7 +4,7 @@
  *
  * Opens the filesystem read-only through the core, scans it, builds the
  * map model, then hands the terminal to the views (loop.c).  Exit codes
- * are DESIGN.md's: 0 success, 8 operational error, 16 usage error.
+ * are doc/design.md's: 0 success, 8 operational error, 16 usage error.
  */
 #include <curses.h>
 #include <getopt.h>

@@ -11,7 +11,7 @@ read with debugfs alone (never with e2frag/e2defrag code).
                          snapshots are the same
   pieces IMG             JSON on stdout: {path: pieces} for every regular
                          file and directory, pieces counted from the block
-                         list debugfs stat prints (DESIGN.md: runs of
+                         list debugfs stat prints (doc/design.md: runs of
                          consecutive physical blocks in logical order, with
                          IND/DIND/TIND in their place, extent tree blocks
                          not counted)

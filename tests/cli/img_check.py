@@ -103,7 +103,7 @@ def block_maps(img, paths):
 
 def stream_of(data, meta):
     """The blocks a sequential read touches, in order: data with the
-    indirect blocks where the block iterator visits them (DESIGN.md's
+    indirect blocks where the block iterator visits them (doc/design.md's
     piece); extent tree blocks are left out."""
     out, j = [], 0
     for kind, b, at in meta:

@@ -144,7 +144,7 @@ snapshot() {
 
 # fragmented_files IMG: names of regular files in / with more than one
 # piece of data, from debugfs's block lists.  Data blocks only: the test
-# mover puts indirect blocks apart from the data (DESIGN.md's pieces, which
+# mover puts indirect blocks apart from the data (doc/design.md's pieces, which
 # count them in, are tests/lib/oracle.py's).
 pieces() {
 	debugfs -R "stat $2" "$1" 2>/dev/null | sed -n '/^\(BLOCKS\|EXTENTS\):/,$p' |

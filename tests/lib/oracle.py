@@ -2,7 +2,7 @@
 """oracle.py --- what debugfs says about an image, to check e2frag against.
 
 Every figure here comes from debugfs's own output (ls -p, stat) and the
-definitions in DESIGN.md, never from e2frag:
+definitions in doc/design.md, never from e2frag:
 
   piece   a maximal run of physically consecutive blocks, walking debugfs's
           block list in its order with IND/DIND/TIND blocks in place and

@@ -64,7 +64,7 @@ struct ref_file {
 static const blk64_t zone_len[] = { 50, 30, 20 };
 #define NZONES (sizeof(zone_len) / sizeof(zone_len[0]))
 
-/* The fewest zones that hold N blocks (DESIGN.md: best), by trying. */
+/* The fewest zones that hold N blocks (doc/design.md: best), by trying. */
 static uint32_t ref_best(blk64_t n)
 {
 	blk64_t sum = 0;
