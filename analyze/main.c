@@ -115,17 +115,10 @@ static void usage(FILE *out, const char *prog)
 "8 operational error, 16 usage error.\n", prog);
 }
 
+/* A number option: MIN or more (no option wants more than 1e15). */
 static int parse_double(const char *s, double min, double *out)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min) || v > 1e15)
-		return -1;
-	*out = v;
-	return 0;
+	return util_parse_double(s, min, 1e15, out) ? -1 : 0;
 }
 
 static int progress(void *priv, enum e2f_phase phase, uint64_t done,

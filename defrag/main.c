@@ -116,31 +116,10 @@ static void usage(FILE *out, const char *prog)
 "16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", prog);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
 	cancel_requested = 1;
-}
-
-static int parse_double(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min) || !(v <= max))
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /*
@@ -220,7 +199,7 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 		case 'J': c->json = 1; break;
 		case 'p': c->bar = 1; break;
 		case 'C':
-			if (parse_double(optarg, 0, 1 << 20, &d) || d != (int)d ||
+			if (util_parse_double(optarg, 0, 1 << 20, &d) || d != (int)d ||
 			    fcntl((int)d, F_GETFD) < 0) {
 				fprintf(stderr, "%s: -C wants an open file descriptor, not '%s'\n",
 					prog, optarg);
@@ -238,7 +217,7 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 		case 'f': c->force = 1; break;
 		case 'v': c->verbose = 1; break;
 		case OPT_MIN_SCORE:
-			if (parse_double(optarg, 0, 100, &c->sel.min_score)) {
+			if (util_parse_double(optarg, 0, 100, &c->sel.min_score)) {
 				fprintf(stderr, "%s: --min-score wants a score from 0 to 100, not '%s'\n",
 					prog, optarg);
 				return -1;
@@ -254,7 +233,7 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 		case OPT_INTERLEAVED_ONLY: c->sel.interleaved_only = 1; break;
 		case OPT_PACK: c->pack = 1; break;
 		case OPT_MAX_TIME:
-			if (parse_double(optarg, 0, 1e9, &c->max_time)) {
+			if (util_parse_double(optarg, 0, 1e9, &c->max_time)) {
 				fprintf(stderr, "%s: --max-time wants seconds, not '%s'\n",
 					prog, optarg);
 				return -1;
@@ -268,7 +247,7 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 				opt == OPT_MBPS ? &c->model.mbps :
 				opt == OPT_SEEK ? &c->model.seek_ms : &c->model.track_seek_ms;
 
-			if (parse_double(optarg, opt == OPT_RPM || opt == OPT_MBPS ? 1e-3 : 0,
+			if (util_parse_double(optarg, opt == OPT_RPM || opt == OPT_MBPS ? 1e-3 : 0,
 					 1e9, field)) {
 				fprintf(stderr, "%s: %s wants a positive number, not '%s'\n",
 					prog, argv[optind - 1], optarg);
@@ -574,7 +553,7 @@ static int run(struct cli *c, const char *prog)
 	ro.progress_priv = &pr;
 	/* The limit counts from the start, scanning and planning included. */
 	ro.max_seconds = c->max_time < 0 ? -1 :
-		c->max_time > now_seconds() - c->start ? c->max_time - (now_seconds() - c->start) : 0;
+		c->max_time > util_now_seconds() - c->start ? c->max_time - (util_now_seconds() - c->start) : 0;
 	ro.buffer_bytes = c->buffer;
 	ro.verify = c->verify;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
@@ -655,7 +634,7 @@ int main(int argc, char **argv)
 	memset(&c, 0, sizeof(c));
 	c.progress_fd = -1;
 	c.max_time = -1;
-	c.start = now_seconds();
+	c.start = util_now_seconds();
 	c.sel.newer_than = INT64_MIN;
 	readmodel_defaults(&c.model);
 	if (parse_args(argc, argv, &c, prog))

@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -16,14 +15,6 @@
 /* At most this often, in seconds. */
 #define DRAW_INTERVAL	0.2
 #define BAR_WIDTH	30
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /*
  * The -C phase numbers (documented in e2defrag(8)): 1 scanning, 2 moving,
@@ -91,7 +82,7 @@ int progress_update(void *priv, enum e2f_phase phase, uint64_t done,
 		    uint64_t total)
 {
 	struct progress *p = priv;
-	double t = now_seconds();
+	double t = util_now_seconds();
 	int pct = total ? (int)(100.0 * done / total) : 0;
 
 	if ((int)phase != p->last_phase) {

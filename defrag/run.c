@@ -9,18 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "move.h"
 #include "verify.h"
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		   const struct plan *plan, const struct run_opts *opts,
@@ -28,7 +19,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 {
 	struct move_ctx c;
 	uint8_t *failed_file = NULL;
-	double start = now_seconds();
+	double start = util_now_seconds();
 	uint64_t i;
 	errcode_t ret;
 
@@ -63,7 +54,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		struct move_stats ms;
 
 		st->next = i;
-		if (opts->max_seconds >= 0 && now_seconds() - start >= opts->max_seconds) {
+		if (opts->max_seconds >= 0 && util_now_seconds() - start >= opts->max_seconds) {
 			st->timed_out = 1;
 			break;
 		}
@@ -106,7 +97,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	}
 	st->copied = c.copied;
 	st->written = c.written;
-	st->seconds = now_seconds() - start;
+	st->seconds = util_now_seconds() - start;
 	move_fini(&c);
 	free(failed_file);
 	return 0;

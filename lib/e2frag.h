@@ -529,6 +529,15 @@ static inline const char *util_plural(uint64_t n, const char *one,
 	return n == 1 ? one : many;
 }
 
+/*
+ * Parse S as a decimal number from MIN to MAX into *OUT: EINVAL on junk,
+ * on a number out of range and on NaN, *OUT untouched then.
+ */
+errcode_t util_parse_double(const char *s, double min, double max, double *out);
+
+/* Seconds on the monotonic clock: for durations, never for the date. */
+double util_now_seconds(void);
+
 /* Format BYTES as "4.0 GiB" (or "512 B") into BUF. */
 const char *util_format_size(uint64_t bytes, char *buf, size_t len);
 

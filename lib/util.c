@@ -1,10 +1,12 @@
 /*
- * util.c --- small helpers the front ends share: sizes in and out.
+ * util.c --- small helpers the front ends share: numbers and sizes in
+ * and out, the clock.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "e2frag.h"
 
@@ -131,4 +133,26 @@ const char *util_format_seconds(double s, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.3f s", s > 0 ? s : 0);
 	return buf;
+}
+
+errcode_t util_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	/* (NaN fails both comparisons.) */
+	if (errno || end == s || *end || !(v >= min) || !(v <= max))
+		return EINVAL;
+	*out = v;
+	return 0;
+}
+
+double util_now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }

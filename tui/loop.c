@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <wchar.h>
 
 #include "tui.h"
@@ -179,14 +178,6 @@ static void draw(struct tui *t)
 	refresh();
 }
 
-double tui_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void tui_run(struct tui *t)
 {
 	int errors = 0, key = 0;
@@ -204,7 +195,7 @@ void tui_run(struct tui *t)
 				"first-screen";
 
 			fprintf(t->keylog, "%s %.1f ms\n", name ? name : "?",
-				(tui_clock() - (key ? t0 : t->started)) * 1e3);
+				(util_now_seconds() - (key ? t0 : t->started)) * 1e3);
 			fflush(t->keylog);
 			key = -1;
 		}
@@ -212,7 +203,7 @@ void tui_run(struct tui *t)
 		waiting = !tui_names_ready(t);
 		timeout(waiting ? NAMES_POLL_MS : -1);
 		r = get_wch(&wc);
-		t0 = tui_clock();
+		t0 = util_now_seconds();
 		if (r == ERR) {
 			if (!waiting && ++errors > MAX_READ_ERRORS)
 				break;

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 	initialize_ext2_error_table();
 	memset(&t, 0, sizeof(t));
 	memset(&info, 0, sizeof(info));
-	t.started = tui_clock();
+	t.started = util_now_seconds();
 	t.prog = "e2fragmap";
 
 	while ((opt = getopt_long(argc, argv, "Vh", long_options, NULL)) != -1) {

@@ -50,7 +50,7 @@ static void join(struct tui *t)
 	pthread_join(t->names_thread, NULL);
 	t->names_pending = 0;
 	if (t->keylog)
-		fprintf(t->keylog, "names %.1f ms\n", (tui_clock() - t->started) * 1e3);
+		fprintf(t->keylog, "names %.1f ms\n", (util_now_seconds() - t->started) * 1e3);
 	if (t->keylog)
 		fflush(t->keylog);
 	if (t->names_err && t->names_err != E2F_ERR_CANCELLED)

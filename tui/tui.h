@@ -101,7 +101,7 @@ struct tui {
 	struct map_find_index	*find;		/* for /, built with the names */
 
 	FILE			*keylog;	/* E2FRAGMAP_KEYLOG: how long each key took */
-	double			started;	/* tui_clock() when main() began */
+	double			started;	/* util_now_seconds() when main() began */
 
 	struct tui_frame	stack[TUI_MAX_VIEWS];
 	int			depth;
@@ -119,8 +119,6 @@ static inline uint32_t tui_partners(const struct tui *t, const struct layout_fil
 }
 
 /* loop.c */
-/* Seconds on a monotonic clock. */
-double tui_clock(void);
 int tui_push(struct tui *t, const struct tui_view *view, void *data);
 void tui_run(struct tui *t);
 void tui_message(struct tui *t, const char *fmt, ...)
