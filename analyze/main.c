@@ -124,16 +124,9 @@ static int parse_double(const char *s, double min, double *out)
 static int progress(void *priv, enum e2f_phase phase, uint64_t done,
 		    uint64_t total)
 {
-	static const char *const names[] = {
-		[E2F_PHASE_INODES] = "inodes", [E2F_PHASE_DIRS] = "directories",
-		[E2F_PHASE_BITMAPS] = "bitmaps", [E2F_PHASE_MOVE] = "moving",
-		[E2F_PHASE_PLAN] = "planning",
-	};
-	const char *prog = priv;
-
 	if (total && isatty(STDERR_FILENO))
-		fprintf(stderr, "\r%s: reading %s: %3.0f%%", prog, names[phase],
-			100.0 * done / total);
+		fprintf(stderr, "\r%s: reading %s: %3.0f%%", (const char *)priv,
+			util_phase_name(phase), 100.0 * done / total);
 	return 0;
 }
 

@@ -538,6 +538,9 @@ errcode_t util_parse_double(const char *s, double min, double max, double *out);
 /* Seconds on the monotonic clock: for durations, never for the date. */
 double util_now_seconds(void);
 
+/* What PHASE works on, for a progress line: "inodes", "planning"... */
+const char *util_phase_name(enum e2f_phase phase);
+
 /* Format BYTES as "4.0 GiB" (or "512 B") into BUF. */
 const char *util_format_size(uint64_t bytes, char *buf, size_t len);
 

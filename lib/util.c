@@ -156,3 +156,14 @@ double util_now_seconds(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+const char *util_phase_name(enum e2f_phase phase)
+{
+	static const char *const names[] = {
+		[E2F_PHASE_INODES] = "inodes", [E2F_PHASE_DIRS] = "directories",
+		[E2F_PHASE_BITMAPS] = "bitmaps", [E2F_PHASE_MOVE] = "moving",
+		[E2F_PHASE_PLAN] = "planning",
+	};
+
+	return (unsigned)phase < E2F_PHASE_COUNT ? names[phase] : "?";
+}

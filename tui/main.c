@@ -58,15 +58,9 @@ static void usage(FILE *out, const char *prog)
 static int progress(void *priv, enum e2f_phase phase, uint64_t done,
 		    uint64_t total)
 {
-	static const char *const names[] = {
-		[E2F_PHASE_INODES] = "inodes", [E2F_PHASE_DIRS] = "directories",
-		[E2F_PHASE_BITMAPS] = "bitmaps", [E2F_PHASE_MOVE] = "moving",
-		[E2F_PHASE_PLAN] = "planning",
-	};
-
 	if (total)
 		fprintf(stderr, "\r%s: reading %s: %3.0f%%", (const char *)priv,
-			names[phase], 100.0 * done / total);
+			util_phase_name(phase), 100.0 * done / total);
 	return 0;
 }
 
