@@ -25,6 +25,7 @@
  *     "exit_status": N }
  */
 #include "report.h"
+#include "../lib/report_json.h"
 
 static const char *outcome_name(const struct report *r, uint64_t i)
 {

@@ -97,12 +97,6 @@ errcode_t fsopen_write_refusal(ext2_filsys fs, const struct fsopen_info *info,
 /* Close (flushing when opened for writing) and free info->device. */
 errcode_t fsopen_close(ext2_filsys fs, struct fsopen_info *info);
 
-/*
- * The first feature set in the superblock that e2defrag does not know how
- * to move files on, or NULL.  Exposed for tests and the dry run.
- */
-const char *fsopen_unsupported_feature(ext2_filsys fs);
-
 /* "ext2", "ext3" or "ext4", the way blkid would name the filesystem. */
 const char *fsopen_fs_type(ext2_filsys fs);
 
@@ -413,20 +407,6 @@ ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino);
  */
 errcode_t layout_select_path(struct layout *layout, const char *path);
 
-/* ------------------------------------------------------------------ zones.c */
-
-/*
- * Mark the fixed metadata of the filesystem (superblocks, descriptors,
- * reserved GDT, bitmaps, inode tables, MMP block) and the RESERVED runs
- * (blocks of the journal and the other reserved inodes) in layout->fixed,
- * and derive the zones between them.
- */
-errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved,
-		      uint64_t nreserved);
-
-/* Fewest pieces NBLOCKS could be laid out in, given the zones. */
-uint32_t zones_best(const struct layout *layout, blk64_t nblocks);
-
 /* --------------------------------------------------------------- readmodel.c */
 
 void readmodel_defaults(struct readmodel *m);
@@ -461,18 +441,6 @@ double readmodel_score(double modeled, double ideal);
 
 /* -------------------------------------------------------------- interleave.c */
 
-/*
- * Find which files interleave (doc/design.md), fill layout->interleaved with
- * each one's partners and alternations, and group them into layout->sets.
- */
-errcode_t interleave_find(struct layout *layout);
-
-/*
- * Once names are known: put each set's members in path order and the sets
- * in order of read time lost, worst first.
- */
-void interleave_order_sets(struct layout *layout);
-
 /* Where a set's members are and which of them interleave most. */
 struct layout_set_outline {
 	uint32_t	directories;	/* distinct directories holding members */
@@ -484,27 +452,6 @@ struct layout_set_outline {
 /* Outline S: its top directories by members and its strongest pairs. */
 errcode_t layout_set_outline(const struct layout *layout, const struct layout_set *s,
 			     struct layout_set_outline *o);
-
-/* --------------------------------------------------------------- freespace.c */
-
-/* Free extents, histogram and per-group figures from the block bitmap. */
-errcode_t freespace_scan(struct layout *layout);
-void freespace_free(struct free_space *fsp);
-
-/* -------------------------------------------------------------- report_json.c */
-
-#include <jansson.h>
-
-/* The "filesystem", "summary", one "files" entry, "groups", "free_space". */
-json_t *report_json_filesystem(const struct layout *layout, const char *device);
-json_t *report_json_summary(const struct layout *layout);
-json_t *report_json_file(const struct layout *layout, const struct layout_file *f);
-json_t *report_json_groups(const struct layout *layout);
-json_t *report_json_free_space(const struct layout *layout);
-json_t *report_json_sets(const struct layout *layout);
-
-/* Seconds and ratios rounded to the microsecond: stable, readable output. */
-json_t *report_json_real(double x);
 
 /* ------------------------------------------------------------------- util.c */
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "e2frag.h"
+#include "layout_int.h"
 
 static unsigned bucket_of(blk64_t len)
 {

@@ -18,7 +18,7 @@
 #include <blkid/blkid.h>
 #include <e2p/e2p.h>
 
-#include "e2frag.h"
+#include "layout_int.h"
 #include "iolog.h"
 
 errcode_t fsopen_resolve(const char *spec, char **device)

@@ -1,10 +1,12 @@
 /*
  * layout_int.h --- what the files of the core share among themselves and
- * nobody else: the scan's intermediate results and a growable array.
+ * nobody else (and the unit tests, which test the parts): the scan's
+ * intermediate results and steps, and a growable array.
  */
 #ifndef LAYOUT_INT_H
 #define LAYOUT_INT_H
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +14,8 @@
 
 /*
  * Make room for NEED elements of SIZE bytes in *ARRAY, which has room for
- * *CAP.  Grows geometrically so that appending is amortized O(1).
+ * *CAP.  Grows geometrically so that appending is amortized O(1); ENOMEM,
+ * *ARRAY untouched, when the size in bytes would not fit a size_t.
  */
 static inline errcode_t vec_reserve(void *array, uint64_t *cap, uint64_t need,
 				    size_t size)
@@ -23,8 +26,10 @@ static inline errcode_t vec_reserve(void *array, uint64_t *cap, uint64_t need,
 
 	if (need <= *cap)
 		return 0;
-	while (n < need)
+	while (n < need && n <= SIZE_MAX / 2)
 		n *= 2;
+	if (n < need || n > SIZE_MAX / size)
+		return ENOMEM;
 	q = realloc(*p, n * size);
 	if (!q)
 		return ENOMEM;
@@ -54,5 +59,45 @@ struct scan_extra {
 errcode_t names_build(struct layout *layout, struct scan_extra *extra,
 		      const struct layout_opts *opts);
 void names_free(struct layout *layout);
+
+/* fsopen.c */
+/*
+ * The first feature set in the superblock that e2defrag does not know how
+ * to move files on, or NULL.  Exposed for tests and the dry run.
+ */
+const char *fsopen_unsupported_feature(ext2_filsys fs);
+
+/* ------------------------------------------------------------------ zones.c */
+
+/*
+ * Mark the fixed metadata of the filesystem (superblocks, descriptors,
+ * reserved GDT, bitmaps, inode tables, MMP block) and the RESERVED runs
+ * (blocks of the journal and the other reserved inodes) in layout->fixed,
+ * and derive the zones between them.
+ */
+errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved,
+		      uint64_t nreserved);
+
+/* Fewest pieces NBLOCKS could be laid out in, given the zones. */
+uint32_t zones_best(const struct layout *layout, blk64_t nblocks);
+
+/* interleave.c */
+/*
+ * Find which files interleave (doc/design.md), fill layout->interleaved with
+ * each one's partners and alternations, and group them into layout->sets.
+ */
+errcode_t interleave_find(struct layout *layout);
+
+/*
+ * Once names are known: put each set's members in path order and the sets
+ * in order of read time lost, worst first.
+ */
+void interleave_order_sets(struct layout *layout);
+
+/* --------------------------------------------------------------- freespace.c */
+
+/* Free extents, histogram and per-group figures from the block bitmap. */
+errcode_t freespace_scan(struct layout *layout);
+void freespace_free(struct free_space *fsp);
 
 #endif /* LAYOUT_INT_H */

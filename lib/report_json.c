@@ -10,7 +10,7 @@
 
 #include <e2p/e2p.h>
 
-#include "e2frag.h"
+#include "report_json.h"
 
 json_t *report_json_real(double x)
 {

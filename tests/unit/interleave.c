@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2frag.h"
+#include "layout_int.h"
 #include "../lib/tap.h"
 #include "interleave_ref.h"
 
