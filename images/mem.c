@@ -1,32 +1,27 @@
 /*
- * mem.c --- the one growable-array helper the builder's lists share.
+ * mem.c --- the builder's lists grow with the core's util_grow, and their
+ * new room is zeroed (the lists rely on it).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "e2frag.h"
 #include "img.h"
 
 errcode_t img_grow(void *ptrp, uint32_t *cap, uint32_t need, size_t size)
 {
-	void *p;
-	uint64_t n;
+	uint64_t room = *cap;
+	char *p;
 
 	if (need <= *cap)
 		return 0;
-	n = *cap ? (uint64_t)*cap * 2 : 8;
-	while (n < need)
-		n *= 2;
-	if (n > UINT32_MAX)
-		n = UINT32_MAX;
-	if (n < need || n > SIZE_MAX / size)
+	if (util_grow(ptrp, &room, need, size))
 		return ENOMEM;
+	if (room > UINT32_MAX)
+		room = UINT32_MAX;
 	memcpy(&p, ptrp, sizeof(p));
-	p = realloc(p, n * size);
-	if (!p)
-		return ENOMEM;
-	memset((char *)p + (size_t)*cap * size, 0, (n - *cap) * size);
-	memcpy(ptrp, &p, sizeof(p));
-	*cap = (uint32_t)n;
+	memset(p + (size_t)*cap * size, 0, (size_t)(room - *cap) * size);
+	*cap = (uint32_t)room;
 	return 0;
 }

@@ -485,6 +485,14 @@ errcode_t util_parse_double(const char *s, double min, double max, double *out);
 /* Seconds on the monotonic clock: for durations, never for the date. */
 double util_now_seconds(void);
 
+/*
+ * Make room for NEED elements of SIZE bytes in *ARRAY, which has room for
+ * *CAP: the room doubles (from 16), so that appending is amortized O(1).
+ * ENOMEM, with *ARRAY and *CAP untouched, when the bytes would not fit a
+ * size_t or realloc fails.  The one growable array of the project.
+ */
+errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
+
 /* What PHASE works on, for a progress line: "inodes", "planning"... */
 const char *util_phase_name(enum e2f_phase phase);
 

@@ -476,13 +476,13 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 		return 0;
 	if (!layout->partner_counts_only)
 		sort_u32(t->touched, kept);	/* partners ascend; counts need no order */
-	ret = vec_reserve(&layout->interleaved, &w->interleaved_cap,
+	ret = util_grow(&layout->interleaved, &w->interleaved_cap,
 			  layout->ninterleaved + 1, sizeof(*layout->interleaved));
 	if (!ret && !layout->partner_counts_only)
-		ret = vec_reserve(&layout->partners, &w->partners_cap,
+		ret = util_grow(&layout->partners, &w->partners_cap,
 				  layout->npartners + kept, sizeof(*layout->partners));
 	if (!ret)
-		ret = vec_reserve(&layout->interleave_top, &w->top_cap,
+		ret = util_grow(&layout->interleave_top, &w->top_cap,
 				  (layout->ninterleaved + 1) * LAYOUT_OUTLINE_PAIRS,
 				  sizeof(*layout->interleave_top));
 	if (ret)

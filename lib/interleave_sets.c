@@ -93,7 +93,7 @@ static errcode_t order_members(const struct layout *layout, const struct layout_
 	char path[4096];
 	errcode_t ret;
 
-	ret = vec_reserve(mp, mp_cap, s->members, sizeof(**mp));
+	ret = util_grow(mp, mp_cap, s->members, sizeof(**mp));
 	if (ret)
 		return ret;
 	for (m = 0; m < s->members; m++) {
@@ -102,7 +102,7 @@ static errcode_t order_members(const struct layout *layout, const struct layout_
 
 		if (len >= sizeof(path))
 			len = sizeof(path) - 1;
-		ret = vec_reserve(pool, pool_cap, used + len + 1, 1);
+		ret = util_grow(pool, pool_cap, used + len + 1, 1);
 		if (ret)
 			return ret;
 		memcpy(*pool + used, path, len + 1);

@@ -64,15 +64,8 @@ static errcode_t live_put(struct jlive *l, blk64_t blk, char *image)
 		l->slot[i].image = image;
 		return 0;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct jblock *v = realloc(l->slot, cap * sizeof(*v));
-
-		if (!v)
-			return EXT2_ET_NO_MEMORY;
-		l->slot = v;
-		l->cap = cap;
-	}
+	if (util_grow(&l->slot, &l->cap, l->n + 1, sizeof(*l->slot)))
+		return EXT2_ET_NO_MEMORY;
 	memmove(l->slot + i + 1, l->slot + i, (l->n - i) * sizeof(*l->slot));
 	l->slot[i].blk = blk;
 	l->slot[i].image = image;
@@ -203,15 +196,9 @@ errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
 			memcpy(j->pending[i].image, image, j->bs);
 			return 0;
 		}
-	if (j->npending == j->pending_cap) {
-		size_t cap = j->pending_cap ? 2 * j->pending_cap : 16;
-		struct jblock *v = realloc(j->pending, cap * sizeof(*v));
-
-		if (!v)
-			return EXT2_ET_NO_MEMORY;
-		j->pending = v;
-		j->pending_cap = cap;
-	}
+	if (util_grow(&j->pending, &j->pending_cap, j->npending + 1,
+		      sizeof(*j->pending)))
+		return EXT2_ET_NO_MEMORY;
 	copy = malloc(j->bs);
 	if (!copy)
 		return EXT2_ET_NO_MEMORY;
@@ -254,15 +241,9 @@ errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 				   JBD2_INCOMPAT_REVOKE);
 			j->jsb_dirty = 1;
 		}
-		if (j->nrevokes == j->revokes_cap) {
-			size_t cap = j->revokes_cap ? 2 * j->revokes_cap : 16;
-			blk64_t *v = realloc(j->revokes, cap * sizeof(*v));
-
-			if (!v)
-				return EXT2_ET_NO_MEMORY;
-			j->revokes = v;
-			j->revokes_cap = cap;
-		}
+		if (util_grow(&j->revokes, &j->revokes_cap, j->nrevokes + 1,
+			      sizeof(*j->revokes)))
+			return EXT2_ET_NO_MEMORY;
 		j->revokes[j->nrevokes++] = blk;
 		/* Never checkpoint the stale image over the block's new use. */
 		live_drop(&j->live, blk);

@@ -82,7 +82,7 @@ struct jblock {
  */
 struct jlive {
 	struct jblock	*slot;		/* image NULL: empty */
-	size_t		cap, n;
+	uint64_t	cap, n;
 };
 
 struct journal {
@@ -117,9 +117,9 @@ struct journal {
 
 	/* The transaction being built. */
 	struct jblock	*pending;
-	size_t		npending, pending_cap;
+	uint64_t	npending, pending_cap;
 	blk64_t		*revokes;
-	size_t		nrevokes, revokes_cap;
+	uint64_t	nrevokes, revokes_cap;
 
 	char		*buf;		/* scratch blocks */
 	char		*copy;

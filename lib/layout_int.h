@@ -1,7 +1,7 @@
 /*
  * layout_int.h --- what the files of the core share among themselves and
  * nobody else (and the unit tests, which test the parts): the scan's
- * intermediate results and steps, and a growable array.
+ * intermediate results and steps.
  */
 #ifndef LAYOUT_INT_H
 #define LAYOUT_INT_H
@@ -11,32 +11,6 @@
 #include <string.h>
 
 #include "e2frag.h"
-
-/*
- * Make room for NEED elements of SIZE bytes in *ARRAY, which has room for
- * *CAP.  Grows geometrically so that appending is amortized O(1); ENOMEM,
- * *ARRAY untouched, when the size in bytes would not fit a size_t.
- */
-static inline errcode_t vec_reserve(void *array, uint64_t *cap, uint64_t need,
-				    size_t size)
-{
-	void **p = array;
-	uint64_t n = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need && n <= SIZE_MAX / 2)
-		n *= 2;
-	if (n < need || n > SIZE_MAX / size)
-		return ENOMEM;
-	q = realloc(*p, n * size);
-	if (!q)
-		return ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
 
 /* A run of one directory's data blocks, to be read for names. */
 struct dir_run {

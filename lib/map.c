@@ -209,7 +209,7 @@ static errcode_t add_owned(struct map *map, uint64_t *cap, blk64_t start, blk64_
 	while (len) {
 		blk64_t n = len < OWNED_MAX_LEN ? len : OWNED_MAX_LEN;
 
-		ret = vec_reserve(&map->owned, cap, map->nowned + 1, sizeof(*map->owned));
+		ret = util_grow(&map->owned, cap, map->nowned + 1, sizeof(*map->owned));
 		if (ret)
 			return ret;
 		map->owned[map->nowned++] = (struct owned){ start, ino,
@@ -389,7 +389,7 @@ static void paint_window(const struct map *map, unsigned level, uint64_t first,
 static errcode_t add_run(struct layout_piece **v, uint64_t *n, uint64_t *cap,
 			 blk64_t start, blk64_t len)
 {
-	errcode_t ret = vec_reserve(v, cap, *n + 1, sizeof(**v));
+	errcode_t ret = util_grow(v, cap, *n + 1, sizeof(**v));
 
 	if (ret)
 		return ret;
@@ -651,7 +651,7 @@ static void collect_events(void *priv, blk64_t start, blk64_t len, uint8_t state
 {
 	struct event_list *l = priv;
 
-	if (l->err || (l->err = vec_reserve(&l->v, &l->cap, l->n + 2, sizeof(*l->v))))
+	if (l->err || (l->err = util_grow(&l->v, &l->cap, l->n + 2, sizeof(*l->v))))
 		return;
 	l->v[l->n++] = (struct event){ start, 1, state };
 	l->v[l->n++] = (struct event){ start + len, -1, state };
@@ -720,7 +720,7 @@ errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 
 		if (o->start + owned_len(o) <= start)
 			continue;
-		err = vec_reserve(&inos, &cap, n + 1, sizeof(*inos));
+		err = util_grow(&inos, &cap, n + 1, sizeof(*inos));
 		if (err) {
 			free(inos);
 			return err;

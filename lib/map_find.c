@@ -202,9 +202,9 @@ static errcode_t dir_get(struct map_find_index *x, ext2_ino_t ino, int depth,
 	}
 	if (len >= sizeof(path))
 		len = sizeof(path) - 1;
-	err = vec_reserve(&x->dirs, &x->dirs_cap, x->ndirs + 1, sizeof(*x->dirs));
+	err = util_grow(&x->dirs, &x->dirs_cap, x->ndirs + 1, sizeof(*x->dirs));
 	if (!err)
-		err = vec_reserve(&x->pool, &x->pool_cap, x->pool_len + len + 1, 1);
+		err = util_grow(&x->pool, &x->pool_cap, x->pool_len + len + 1, 1);
 	if (err)
 		return err;
 	x->dirs[x->ndirs] = (struct find_dir){ ino, 0, x->pool_len };
@@ -372,7 +372,7 @@ static int cmp_u32(const void *a, const void *b)
 
 static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
 {
-	errcode_t err = vec_reserve(v, cap, *n + 1, sizeof(**v));
+	errcode_t err = util_grow(v, cap, *n + 1, sizeof(**v));
 
 	if (!err)
 		(*v)[(*n)++] = file;

@@ -33,7 +33,7 @@ static errcode_t hl_add(struct map_highlight *hl, blk64_t start, blk64_t len,
 
 	if (!len)
 		return 0;
-	ret = vec_reserve(&hl->runs, &hl->cap, hl->nruns + 1, sizeof(*hl->runs));
+	ret = util_grow(&hl->runs, &hl->cap, hl->nruns + 1, sizeof(*hl->runs));
 	if (ret)
 		return ret;
 	hl->runs[hl->nruns++] = (struct hl_run){ start, len, mark };

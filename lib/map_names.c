@@ -33,7 +33,7 @@ static errcode_t add_dir_run(struct scan_extra *x, ext2_ino_t ino, blk64_t start
 		last->len += len;
 		return 0;
 	}
-	ret = vec_reserve(&x->dir_runs, &x->dir_runs_cap, x->ndir_runs + 1,
+	ret = util_grow(&x->dir_runs, &x->dir_runs_cap, x->ndir_runs + 1,
 			  sizeof(*x->dir_runs));
 	if (ret)
 		return ret;

@@ -35,15 +35,8 @@ static errcode_t groups_add(struct metawrite_groups *gs, dgrp_t g)
 		else
 			hi = mid;
 	}
-	if (gs->n == gs->cap) {
-		size_t cap = gs->cap ? 2 * gs->cap : 16;
-		dgrp_t *p = realloc(gs->g, cap * sizeof(*p));
-
-		if (!p)
-			return EXT2_ET_NO_MEMORY;
-		gs->g = p;
-		gs->cap = cap;
-	}
+	if (util_grow(&gs->g, &gs->cap, gs->n + 1, sizeof(*gs->g)))
+		return EXT2_ET_NO_MEMORY;
 	memmove(gs->g + lo + 1, gs->g + lo, (gs->n - lo) * sizeof(*gs->g));
 	gs->g[lo] = g;
 	gs->n++;

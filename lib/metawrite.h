@@ -21,7 +21,7 @@
 /* A set of block groups, ascending, no duplicates. */
 struct metawrite_groups {
 	dgrp_t	*g;
-	size_t	n, cap;
+	uint64_t n, cap;
 };
 
 void metawrite_groups_clear(struct metawrite_groups *gs);

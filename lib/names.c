@@ -40,7 +40,7 @@ static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
 
 	if (!n || n->parent || !len || ino == EXT2_ROOT_INO || ino == parent)
 		return 0;
-	ret = vec_reserve(&layout->name_pool, &layout->name_pool_size,
+	ret = util_grow(&layout->name_pool, &layout->name_pool_size,
 			  layout->name_pool_len + len, 1);
 	if (ret)
 		return ret;

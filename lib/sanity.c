@@ -185,15 +185,9 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	ext2fs_mark_inode_bitmap2(n->in_use, ino);
 	if (LINUX_S_ISDIR(inode->i_mode)) {
 		n->dirs[ext2fs_group_of_ino(fs, ino)]++;
-		if (n->ndir_list == n->dir_list_cap) {
-			uint64_t cap = n->dir_list_cap ? 2 * n->dir_list_cap : 64;
-			ext2_ino_t *d = realloc(n->dir_list, cap * sizeof(*d));
-
-			if (!d)
-				return ENOMEM;
-			n->dir_list = d;
-			n->dir_list_cap = cap;
-		}
+		if (util_grow(&n->dir_list, &n->dir_list_cap, n->ndir_list + 1,
+			      sizeof(*n->dir_list)))
+			return ENOMEM;
 		n->dir_list[n->ndir_list++] = ino;
 	}
 	/*

@@ -24,9 +24,9 @@ static void printable_name(const char *name, unsigned len, char *out, size_t out
 
 struct dir_names {
 	char		*pool;		/* the names, back to back */
-	size_t		pool_len, pool_cap;
+	uint64_t	pool_len, pool_cap;
 	struct dir_name { size_t off; unsigned len; } *v;
-	size_t		n, cap;
+	uint64_t	n, cap;
 };
 
 struct dir_walk {
@@ -49,27 +49,9 @@ static int cmp_dir_name(const void *a, const void *b, void *arg)
 
 static errcode_t add_name(struct dir_names *d, const char *name, unsigned len)
 {
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		void *v = realloc(d->v, cap * sizeof(*d->v));
-
-		if (!v)
-			return ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
-	if (d->pool_len + len > d->pool_cap) {
-		size_t cap = d->pool_cap ? 2 * d->pool_cap : 4096;
-		char *p;
-
-		while (cap < d->pool_len + len)
-			cap *= 2;
-		p = realloc(d->pool, cap);
-		if (!p)
-			return ENOMEM;
-		d->pool = p;
-		d->pool_cap = cap;
-	}
+	if (util_grow(&d->v, &d->cap, d->n + 1, sizeof(*d->v)) ||
+	    util_grow(&d->pool, &d->pool_cap, d->pool_len + len, 1))
+		return ENOMEM;
 	if (len)	/* an empty name: POOL may still be NULL */
 		memcpy(d->pool + d->pool_len, name, len);
 	d->v[d->n].off = d->pool_len;

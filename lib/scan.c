@@ -48,7 +48,7 @@ static errcode_t acc_stream(struct file_acc *a, blk64_t pblk, blk64_t len)
 		a->stream_end += len;
 		return 0;
 	}
-	ret = vec_reserve(&layout->pieces, &a->s->pieces_cap, layout->npieces + 1,
+	ret = util_grow(&layout->pieces, &a->s->pieces_cap, layout->npieces + 1,
 			  sizeof(*layout->pieces));
 	if (ret)
 		return ret;
@@ -86,7 +86,7 @@ static errcode_t acc_data(void *priv, blk64_t lblk, blk64_t pblk, blk64_t len,
 		    x->dir_runs[x->ndir_runs - 1].len == pblk) {
 			x->dir_runs[x->ndir_runs - 1].len += len;
 		} else {
-			ret = vec_reserve(&x->dir_runs, &x->dir_runs_cap,
+			ret = util_grow(&x->dir_runs, &x->dir_runs_cap,
 					  x->ndir_runs + 1, sizeof(*x->dir_runs));
 			if (ret)
 				return ret;
@@ -110,7 +110,7 @@ static errcode_t add_aux(struct layout *layout, uint64_t *cap, blk64_t blk,
 	struct layout_aux *x;
 	errcode_t ret;
 
-	ret = vec_reserve(&layout->aux, cap, layout->naux + 1, sizeof(*x));
+	ret = util_grow(&layout->aux, cap, layout->naux + 1, sizeof(*x));
 	if (ret)
 		return ret;
 	x = &layout->aux[layout->naux++];
@@ -183,7 +183,7 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 			memcpy(r->runs, layout->pieces + first,
 			       f->pieces * sizeof(*r->runs));
 	}
-	ret = vec_reserve(&x->reserved_runs, &x->reserved_runs_cap,
+	ret = util_grow(&x->reserved_runs, &x->reserved_runs_cap,
 			  x->nreserved_runs + f->pieces, sizeof(*x->reserved_runs));
 	if (ret)
 		return ret;
@@ -219,7 +219,7 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		if (LINUX_S_ISDIR(inode->i_mode) && !reserved) {
 			struct scan_extra *x = s->extra;
 
-			ret = vec_reserve(&x->inline_dirs, &x->inline_dirs_cap,
+			ret = util_grow(&x->inline_dirs, &x->inline_dirs_cap,
 					  x->ninline_dirs + 1, sizeof(ext2_ino_t));
 			if (ret)
 				return ret;
@@ -229,7 +229,7 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 			return 0;
 	}
 
-	ret = vec_reserve(&layout->files, &s->files_cap, layout->nfiles + 1,
+	ret = util_grow(&layout->files, &s->files_cap, layout->nfiles + 1,
 			  sizeof(*layout->files));
 	if (ret)
 		return ret;
@@ -274,7 +274,7 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 
 		/* Their extent tree and EA blocks are fixed metadata too. */
 		for (i = first_aux; i < layout->naux; i++) {
-			ret = vec_reserve(&s->extra->reserved_runs,
+			ret = util_grow(&s->extra->reserved_runs,
 					  &s->extra->reserved_runs_cap,
 					  s->extra->nreserved_runs + 1,
 					  sizeof(struct layout_piece));
@@ -363,7 +363,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	 * written is ever paged in.
 	 */
 	hint = fs->super->s_inodes_count - fs->super->s_free_inodes_count + 16;
-	ret = vec_reserve(&layout->files, &s.files_cap,
+	ret = util_grow(&layout->files, &s.files_cap,
 			  hint < total ? hint : total, sizeof(*layout->files));
 	if (ret)
 		goto out;

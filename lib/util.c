@@ -167,3 +167,23 @@ const char *util_phase_name(enum e2f_phase phase)
 
 	return (unsigned)phase < E2F_PHASE_COUNT ? names[phase] : "?";
 }
+
+errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size)
+{
+	void **p = array;
+	uint64_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need && n <= UINT64_MAX / 2)
+		n *= 2;
+	if (n < need || n > SIZE_MAX / size)
+		return ENOMEM;
+	q = realloc(*p, n * size);
+	if (!q)
+		return ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}

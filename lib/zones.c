@@ -65,7 +65,7 @@ errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved
 		if (ext2fs_find_first_set_block_bitmap2(layout->fixed, start,
 							last, &end))
 			end = last + 1;
-		ret = vec_reserve(&layout->zones, &cap, layout->nzones + 1,
+		ret = util_grow(&layout->zones, &cap, layout->nzones + 1,
 				  sizeof(*layout->zones));
 		if (ret)
 			return ret;
