@@ -5,6 +5,7 @@
 
 #include "layout_int.h"
 #include "sanity.h"
+#include "lower_bound.h"
 
 void layout_free(struct layout *layout)
 {
@@ -31,21 +32,16 @@ void layout_free(struct layout *layout)
 	free(layout);
 }
 
+static int file_before(const void *files, uint64_t i, const void *ino)
+{
+	return ((const struct layout_file *)files)[i].ino < *(const ext2_ino_t *)ino;
+}
+
 int64_t layout_find(const struct layout *layout, ext2_ino_t ino)
 {
-	uint64_t lo = 0, hi = layout->nfiles;
+	uint64_t i = lower_bound(0, layout->nfiles, file_before, layout->files, &ino);
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (layout->files[mid].ino == ino)
-			return mid;
-		if (layout->files[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < layout->nfiles && layout->files[i].ino == ino ? (int64_t)i : -1;
 }
 
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f)
@@ -60,11 +56,16 @@ void layout_file_times(const struct layout *layout, const struct layout_file *f,
 		       read, ideal);
 }
 
+static int entry_before(const void *entries, uint64_t i, const void *file)
+{
+	return ((const struct layout_interleave *)entries)[i].file < *(const uint32_t *)file;
+}
+
 const struct layout_interleave *
 layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 {
 	uint32_t file = f - layout->files;
-	uint64_t lo = 0, hi = layout->ninterleaved;
+	uint64_t i;
 
 	/* Only files in more than one piece can interleave. */
 	if (f->pieces < 2)
@@ -72,17 +73,9 @@ layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 	if (layout->file_interleave)
 		return layout->file_interleave[file] ?
 			&layout->interleaved[layout->file_interleave[file] - 1] : NULL;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (layout->interleaved[mid].file == file)
-			return &layout->interleaved[mid];
-		if (layout->interleaved[mid].file < file)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	i = lower_bound(0, layout->ninterleaved, entry_before, layout->interleaved, &file);
+	return i < layout->ninterleaved && layout->interleaved[i].file == file ?
+		&layout->interleaved[i] : NULL;
 }
 
 const char *layout_type_name(enum layout_type type)

@@ -22,6 +22,7 @@
 
 #include "layout_int.h"
 #include "map.h"
+#include "lower_bound.h"
 
 /*
  * A run of blocks an inode owns, with the state it shows: all a query
@@ -138,18 +139,11 @@ static uint8_t owned_state(const struct owned *o)
 /* Index of the first owned run that can end after FROM. */
 static uint64_t owned_from(const struct map *map, blk64_t from)
 {
-	uint64_t lo = 0, hi = (map->nowned + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
+	uint64_t chunks = (map->nowned + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
 
 	/* chunk_maxend rises: the first chunk reaching past FROM. */
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (map->chunk_maxend[mid] <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo << CHUNK_SHIFT;
+	return lower_bound(0, chunks, blk_at_or_before, map->chunk_maxend, &from)
+	       << CHUNK_SHIFT;
 }
 
 /*
@@ -282,20 +276,18 @@ static errcode_t build_owned(struct map *map)
 
 /* ---------------------------------------------------------- visiting */
 
+/* lower_bound: piece I of ARRAY ends at or before *KEY. */
+static int piece_ends_before(const void *array, uint64_t i, const void *key)
+{
+	const struct layout_piece *p = (const struct layout_piece *)array + i;
+
+	return p->start + p->len <= *(const blk64_t *)key;
+}
+
 /* Index of the first unknown run ending after FROM (they are disjoint). */
 static uint64_t unknown_from(const struct map *map, blk64_t from)
 {
-	uint64_t lo = 0, hi = map->nunknown;
-
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (map->unknown[mid].start + map->unknown[mid].len <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lower_bound(0, map->nunknown, piece_ends_before, map->unknown, &from);
 }
 
 /* Called for each run in a window, clipped to it, with its state. */

@@ -19,6 +19,7 @@
 
 #include "layout_int.h"
 #include "map.h"
+#include "lower_bound.h"
 
 #define PATH_MAX_LEN	4096
 /* Deeper than this, a directory's path is put together by layout_path() (loops). */
@@ -138,21 +139,16 @@ static errcode_t grow_slots(struct map_find_index *x)
 }
 
 /* Index of INO in layout->names (sorted by inode), or -1. */
+static int name_before(const void *names, uint64_t i, const void *ino)
+{
+	return ((const struct layout_name *)names)[i].ino < *(const ext2_ino_t *)ino;
+}
+
 static int64_t name_index(const struct layout *layout, ext2_ino_t ino)
 {
-	uint64_t lo = 0, hi = layout->nnames;
+	uint64_t i = lower_bound(0, layout->nnames, name_before, layout->names, &ino);
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (layout->names[mid].ino == ino)
-			return mid;
-		if (layout->names[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return i < layout->nnames && layout->names[i].ino == ino ? (int64_t)i : -1;
 }
 
 /*

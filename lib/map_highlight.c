@@ -11,6 +11,7 @@
 
 #include "layout_int.h"
 #include "map.h"
+#include "lower_bound.h"
 
 struct hl_run {
 	blk64_t	start;
@@ -140,7 +141,7 @@ void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 			 uint64_t first, uint64_t count, uint8_t *marks)
 {
 	blk64_t from, to;
-	uint64_t lo = 0, hi = hl->nruns, i, ncells;
+	uint64_t i, ncells;
 
 	memset(marks, MAP_MARK_NONE, count);
 	ncells = map_cells(hl->map, level);
@@ -150,15 +151,8 @@ void map_highlight_cells(const struct map_highlight *hl, unsigned level,
 		count = ncells - first;
 	from = first << level;
 	to = (first + count) << level;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (hl->maxend[mid] <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < hl->nruns && hl->runs[i].start < to; i++) {
+	i = lower_bound(0, hl->nruns, blk_at_or_before, hl->maxend, &from);
+	for (; i < hl->nruns && hl->runs[i].start < to; i++) {
 		const struct hl_run *r = &hl->runs[i];
 		blk64_t a = r->start > from ? r->start : from;
 		blk64_t b = r->start + r->len < to ? r->start + r->len : to;

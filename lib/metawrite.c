@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "metawrite.h"
+#include "lower_bound.h"
 
 void metawrite_groups_clear(struct metawrite_groups *gs)
 {
@@ -21,20 +22,17 @@ void metawrite_groups_free(struct metawrite_groups *gs)
 	memset(gs, 0, sizeof(*gs));
 }
 
+static int group_before(const void *groups, uint64_t i, const void *g)
+{
+	return ((const dgrp_t *)groups)[i] < *(const dgrp_t *)g;
+}
+
 static errcode_t groups_add(struct metawrite_groups *gs, dgrp_t g)
 {
-	size_t lo = 0, hi = gs->n;
+	uint64_t lo = lower_bound(0, gs->n, group_before, gs->g, &g);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (gs->g[mid] == g)
-			return 0;
-		if (gs->g[mid] < g)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (lo < gs->n && gs->g[lo] == g)
+		return 0;
 	if (util_grow(&gs->g, &gs->cap, gs->n + 1, sizeof(*gs->g)))
 		return EXT2_ET_NO_MEMORY;
 	memmove(gs->g + lo + 1, gs->g + lo, (gs->n - lo) * sizeof(*gs->g));

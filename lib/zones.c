@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "layout_int.h"
+#include "lower_bound.h"
 
 static void mark_group_metadata(ext2_filsys fs, dgrp_t g, ext2fs_block_bitmap bm)
 {
@@ -90,22 +91,17 @@ errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved
 	return 0;
 }
 
+static int prefix_below(const void *prefix, uint64_t k, const void *nblocks)
+{
+	return ((const blk64_t *)prefix)[k] < *(const blk64_t *)nblocks;
+}
+
 uint32_t zones_best(const struct layout *layout, blk64_t nblocks)
 {
-	uint64_t lo = 1, hi = layout->nzones;
-
 	if (!nblocks)
 		return 0;
-	if (!layout->nzones || layout->zone_prefix[hi] < nblocks)
+	if (!layout->nzones || layout->zone_prefix[layout->nzones] < nblocks)
 		return layout->nzones ? layout->nzones : 1;
 	/* The smallest k with prefix[k] >= nblocks. */
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (layout->zone_prefix[mid] >= nblocks)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	return lower_bound(1, layout->nzones, prefix_below, layout->zone_prefix, &nblocks);
 }
