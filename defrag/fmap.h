@@ -12,6 +12,7 @@
 #define DEFRAG_FMAP_H
 
 #include "e2frag.h"
+#include "exttree.h"
 
 /* ------------------------------------------------------------------ fmap.c */
 
@@ -72,13 +73,6 @@ struct target {
 	size_t		nruns;
 };
 
-struct mapbuild_extent {
-	blk64_t		lblk;
-	blk64_t		pblk;
-	uint32_t	len;
-	uint8_t		uninit;
-};
-
 /* A copy of LEN data blocks from SRC to DST. */
 struct copy_op {
 	blk64_t		src;
@@ -99,7 +93,7 @@ struct rebuild {
 	blk64_t		copy_blocks;
 	struct map_write *writes;
 	size_t		nwrites, writes_cap;
-	struct mapbuild_extent *extents;	/* extent files: the new extents */
+	struct exttree_extent *extents;	/* extent files: the new extents */
 	size_t		nextents, extents_cap;
 	struct layout_piece *gained;		/* sorted, merged */
 	size_t		ngained, gained_cap;
@@ -119,7 +113,7 @@ uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents);
  * them; *COUNT their number.
  */
 errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
-			   struct mapbuild_extent **out, size_t *count);
+			   struct exttree_extent **out, size_t *count);
 
 /*
  * Work out everything moving M to TARGET takes: the data copies, the new

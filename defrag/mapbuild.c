@@ -77,14 +77,14 @@ uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents)
 }
 
 /* Append LEN blocks at LBLK/PBLK to the extent list, merging as far as allowed. */
-static errcode_t add_extent(struct mapbuild_extent **ext, size_t *n, size_t *cap,
+static errcode_t add_extent(struct exttree_extent **ext, size_t *n, size_t *cap,
 			    blk64_t lblk, blk64_t pblk, blk64_t len, int uninit)
 {
 	blk64_t max = uninit ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN;
 	errcode_t ret;
 
 	while (len) {
-		struct mapbuild_extent *last = *n ? &(*ext)[*n - 1] : NULL;
+		struct exttree_extent *last = *n ? &(*ext)[*n - 1] : NULL;
 		blk64_t take;
 
 		if (last && last->uninit == uninit && last->len < max &&
@@ -110,10 +110,10 @@ static errcode_t add_extent(struct mapbuild_extent **ext, size_t *n, size_t *cap
 }
 
 errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
-			   struct mapbuild_extent **out, size_t *count)
+			   struct exttree_extent **out, size_t *count)
 {
 	struct tcursor c = { t, 0, 0 };
-	struct mapbuild_extent *ext = NULL;
+	struct exttree_extent *ext = NULL;
 	size_t n = 0, cap = 0;
 	uint32_t i;
 	errcode_t ret = 0;

@@ -19,9 +19,6 @@
 
 #include "e2frag.h"
 #include "img.h"
-#include <ext2fs/ext3_extents.h>
-
-#define ROOT_MAX 4	/* entries in the 60-byte i_block after the header */
 
 static errcode_t new_node(struct img *img, struct img_map *m, int level,
 			  uint32_t entries)
@@ -31,7 +28,7 @@ static errcode_t new_node(struct img *img, struct img_map *m, int level,
 	errcode_t ret;
 
 	ret = img_grow(&t->level[level], &t->cap[level], t->nlevel[level] + 1,
-		       sizeof(struct img_enode));
+		       sizeof(struct exttree_node));
 	if (ret)
 		return ret;
 	ret = alloc_meta(img, m, &pblk);
@@ -51,7 +48,7 @@ static errcode_t grow_indepth(struct img *img, struct img_map *m)
 	struct img_etree *t = &m->etree;
 	errcode_t ret;
 
-	if (t->depth >= IMG_MAX_DEPTH)
+	if (t->depth >= EXTTREE_MAX_DEPTH)
 		return EFBIG;
 	ret = new_node(img, m, t->depth, t->root);
 	if (ret)
@@ -61,7 +58,7 @@ static errcode_t grow_indepth(struct img *img, struct img_map *m)
 	return 0;
 }
 
-static struct img_enode *rightmost(struct img_etree *t, int level)
+static struct exttree_node *rightmost(struct img_etree *t, int level)
 {
 	return &t->level[level][t->nlevel[level] - 1];
 }
@@ -74,7 +71,7 @@ errcode_t etree_add(struct img *img, struct img_map *m)
 	int k, l;
 
 	if (t->depth == 0) {
-		if (t->root < ROOT_MAX) {
+		if (t->root < EXTTREE_ROOT_MAX) {
 			t->root++;
 			return 0;
 		}
@@ -90,7 +87,7 @@ errcode_t etree_add(struct img *img, struct img_map *m)
 		for (k = 1; k < t->depth; k++)
 			if (rightmost(t, k)->entries < cap)
 				break;
-		if (k < t->depth || t->root < ROOT_MAX)
+		if (k < t->depth || t->root < EXTTREE_ROOT_MAX)
 			break;
 		ret = grow_indepth(img, m);
 		if (ret)
@@ -128,135 +125,51 @@ void etree_free(struct img_map *m)
 {
 	int l;
 
-	for (l = 0; l < IMG_MAX_DEPTH; l++)
+	for (l = 0; l < EXTTREE_MAX_DEPTH; l++)
 		free(m->etree.level[l]);
 	memset(&m->etree, 0, sizeof(m->etree));
 }
 
-static void put_header(struct ext3_extent_header *eh, uint32_t entries,
-		       uint32_t max, int depth)
+/* Each tree block written as it comes (lib/exttree.c hands it over). */
+static errcode_t write_block(void *priv, blk64_t pblk, char *block)
 {
-	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
-	eh->eh_entries = ext2fs_cpu_to_le16(entries);
-	eh->eh_max = ext2fs_cpu_to_le16(max);
-	eh->eh_depth = ext2fs_cpu_to_le16(depth);
-	eh->eh_generation = 0;
-}
+	struct img *img = priv;
+	errcode_t ret = io_channel_write_blk64(img->fs->io, pblk, 1, block);
 
-static void put_extent(struct ext3_extent *ex, blk64_t lblk,
-		       const struct img_run *r)
-{
-	ex->ee_block = ext2fs_cpu_to_le32((__u32)lblk);
-	ex->ee_len = ext2fs_cpu_to_le16((__u16)r->len);
-	ex->ee_start = ext2fs_cpu_to_le32((__u32)r->pblk);
-	ex->ee_start_hi = ext2fs_cpu_to_le16((__u16)(r->pblk >> 32));
-}
-
-static void put_index(struct ext3_extent_idx *ix, blk64_t lblk, blk64_t pblk)
-{
-	ix->ei_block = ext2fs_cpu_to_le32((__u32)lblk);
-	ix->ei_leaf = ext2fs_cpu_to_le32((__u32)pblk);
-	ix->ei_leaf_hi = ext2fs_cpu_to_le16((__u16)(pblk >> 32));
-	ix->ei_unused = 0;
-}
-
-static errcode_t write_node(struct img *img, ext2_ino_t ino, blk64_t pblk,
-			    char *buf)
-{
-	errcode_t ret;
-
-	ret = ext2fs_extent_block_csum_set(img->fs, ino,
-					   (struct ext3_extent_header *)buf);
-	if (ret)
-		return ret;
-	return io_channel_write_blk64(img->fs->io, pblk, 1, buf);
+	free(block);
+	return ret;
 }
 
 /*
- * Write the tree blocks level by level from the leaves up, and the root
- * into INODE's i_block.  FIRST[i] is the first logical block under node i
- * of the level just written: what the level above indexes by.
+ * Write the tree blocks in the shape grown, and the root into INODE's
+ * i_block: the runs become the extents, logical blocks from 0 on.
  */
 errcode_t etree_write(struct img *img, struct img_map *m, ext2_ino_t ino,
 		      struct ext2_inode *inode)
 {
 	struct img_etree *t = &m->etree;
-	struct ext3_extent_header *eh;
-	blk64_t *first = NULL, *upper = NULL, lblk = 0;
-	uint32_t i, j, e = 0, child = 0;
-	char *buf = img->scratch;
-	errcode_t ret = 0;
+	struct exttree_shape shape = { .depth = t->depth, .root = t->root };
+	struct exttree_extent *x;
+	blk64_t lblk = 0;
+	errcode_t ret;
+	uint32_t i;
 	int l;
 
-	if (t->depth == 0) {
-		if (t->root != m->nruns)
-			return EXT2_ET_EXTENT_HEADER_BAD;
-		eh = (struct ext3_extent_header *)inode->i_block;
-		put_header(eh, t->root, ROOT_MAX, 0);
-		for (i = 0; i < t->root; i++) {
-			put_extent((struct ext3_extent *)(eh + 1) + i, lblk,
-				   &m->runs[i]);
-			lblk += m->runs[i].len;
-		}
-		return 0;
+	x = calloc(m->nruns + 1, sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	for (i = 0; i < m->nruns; i++) {
+		x[i].lblk = lblk;
+		x[i].pblk = m->runs[i].pblk;
+		x[i].len = m->runs[i].len;
+		lblk += m->runs[i].len;
 	}
 	for (l = 0; l < t->depth; l++) {
-		upper = calloc(t->nlevel[l], sizeof(*upper));
-		if (!upper) {
-			ret = ENOMEM;
-			goto out;
-		}
-		child = 0;
-		for (i = 0; i < t->nlevel[l]; i++) {
-			struct img_enode *n = &t->level[l][i];
-
-			memset(buf, 0, img->bs);
-			eh = (struct ext3_extent_header *)buf;
-			put_header(eh, n->entries, img->ext_per_block, l);
-			for (j = 0; j < n->entries; j++) {
-				if (l == 0) {
-					if (e >= m->nruns)
-						goto bad;
-					if (j == 0)
-						upper[i] = lblk;
-					put_extent((struct ext3_extent *)(eh + 1) + j,
-						   lblk, &m->runs[e]);
-					lblk += m->runs[e++].len;
-				} else {
-					if (child >= t->nlevel[l - 1])
-						goto bad;
-					if (j == 0)
-						upper[i] = first[child];
-					put_index((struct ext3_extent_idx *)(eh + 1) + j,
-						  first[child],
-						  t->level[l - 1][child].pblk);
-					child++;
-				}
-			}
-			ret = write_node(img, ino, n->pblk, buf);
-			if (ret)
-				goto out;
-		}
-		if ((l == 0 && e != m->nruns) ||
-		    (l > 0 && child != t->nlevel[l - 1]))
-			goto bad;
-		free(first);
-		first = upper;
-		upper = NULL;
+		shape.level[l] = t->level[l];
+		shape.nlevel[l] = t->nlevel[l];
 	}
-	if (t->root != t->nlevel[t->depth - 1])
-		goto bad;
-	eh = (struct ext3_extent_header *)inode->i_block;
-	put_header(eh, t->root, ROOT_MAX, t->depth);
-	for (i = 0; i < t->root; i++)
-		put_index((struct ext3_extent_idx *)(eh + 1) + i, first[i],
-			  t->level[t->depth - 1][i].pblk);
-	goto out;
-bad:
-	/* The shape and the extents disagree: a bug here, not bad input. */
-	ret = EXT2_ET_EXTENT_HEADER_BAD;
-out:
-	free(first);
-	free(upper);
+	ret = exttree_write(img->fs, ino, x, m->nruns, &shape, inode->i_block,
+			    write_block, img);
+	free(x);
 	return ret;
 }

@@ -22,6 +22,7 @@
 #include <ext2fs/ext2fs.h>
 #include <openssl/evp.h>
 
+#include "exttree.h"
 #include "rng.h"
 
 /* ------------------------------------------------------------- options */
@@ -68,25 +69,18 @@ struct img_run {
 	blk64_t	len;
 };
 
-/* One extent-tree block being planned: where it is, how full. */
-struct img_enode {
-	blk64_t		pblk;
-	uint32_t	entries;
-};
-
-#define IMG_MAX_DEPTH 5
-
 /*
  * An extent tree grown the way the kernel grows it by appending (ext4's
  * ext4_ext_insert_extent, split and grow_indepth): level[0] holds the
  * leaves, level[depth-1] the blocks the in-inode root points to.  Only
- * the shape is kept; the entries are derived from the runs when written.
+ * the shape is kept (each block: where it is, how full); the entries are
+ * derived from the runs when written (lib/exttree.c).
  */
 struct img_etree {
 	int		depth;
 	uint32_t	root;		/* entries in the in-inode root (max 4) */
-	struct img_enode *level[IMG_MAX_DEPTH];
-	uint32_t	nlevel[IMG_MAX_DEPTH], cap[IMG_MAX_DEPTH];
+	struct exttree_node *level[EXTTREE_MAX_DEPTH];
+	uint32_t	nlevel[EXTTREE_MAX_DEPTH], cap[EXTTREE_MAX_DEPTH];
 };
 
 /* The block map of one inode while it grows (map.c). */
