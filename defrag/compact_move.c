@@ -99,9 +99,10 @@ out:
 /*
  * A file with no place of its own that no free run holds whole: into the
  * fewest runs where free space stays, if that is fewer pieces than it has
- * (then it is not touched again).  *OK: 1 done, 2 not possible.
+ * (then it is not touched again).  *DONE: 1 moved so, 0 not possible (no
+ * runs that few, or no room for its tree): the caller clears it bit by bit.
  */
-static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *ok)
+static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 {
 	const struct layout_piece *cur;
 	struct layout_piece sole;
@@ -110,7 +111,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *ok)
 	uint32_t ncur, need = 0;
 	errcode_t ret;
 
-	*ok = 2;
+	*done = 0;
 	cur = planner_runs(c->p, f, &ncur, &sole);
 	if (plan_pieces(cur, ncur) < 2)
 		return 0;
@@ -158,7 +159,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *ok)
 	if (ret == E2D_ERR_PLAN_CONFLICT)
 		ret = 0;
 	else if (!ret)
-		*ok = 1;
+		*done = 1;
 out:
 	free(runs);
 	free(meta);
@@ -176,7 +177,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j;
 	uint32_t ncur, nmeta, i;
 	blk64_t off = 0, left;
-	int meta_inside = 0;
+	int meta_inside = 0, done;
 	errcode_t ret = 0;
 
 	*ok = 1;
@@ -202,13 +203,9 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		}
 		if (ret)
 			return ret;
-		ret = clear_in_fewer_pieces(c, f, ok);
-		if (ret || *ok != 2) {
-			if (*ok == 2)
-				*ok = 1;
+		ret = clear_in_fewer_pieces(c, f, &done);
+		if (ret || done)
 			return ret;
-		}
-		*ok = 1;
 	}
 	cur = planner_runs(c->p, f, &ncur, &sole);
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
