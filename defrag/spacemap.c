@@ -426,11 +426,71 @@ static errcode_t push_gap(struct sm_seg **v, size_t *n, size_t *cap,
 	return 0;
 }
 
-static int cmp_seg(const void *a, const void *b)
+/*
+ * Sort V (N segments) by start, then owner, keeping the order of equal
+ * ones: an LSD radix sort by start, 12 bits a pass, as many passes as the
+ * largest start needs, then owners put in order among equal starts (few,
+ * next to each other).  Linear: qsort of a few hundred thousand segments
+ * was a tenth of planning.
+ */
+errcode_t spacemap_sort(struct sm_seg *v, size_t n)
 {
-	const struct sm_seg *x = a, *y = b;
+	enum { BITS = 12, BUCKETS = 1 << BITS };
+	struct sm_seg *tmp, *src = v, *dst;
+	size_t *count, i, j;
+	blk64_t max = 0;
+	unsigned shift;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (n < 2)
+		return 0;
+	for (i = 1; i < n && v[i - 1].start <= v[i].start; i++)
+		;
+	if (i < n) {
+		tmp = malloc(n * sizeof(*tmp));
+		count = malloc(BUCKETS * sizeof(*count));
+		if (!tmp || !count) {
+			free(tmp);
+			free(count);
+			return ENOMEM;
+		}
+		for (i = 0; i < n; i++)
+			if (v[i].start > max)
+				max = v[i].start;
+		dst = tmp;
+		for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
+			size_t sum = 0;
+			struct sm_seg *t;
+
+			memset(count, 0, BUCKETS * sizeof(*count));
+			for (i = 0; i < n; i++)
+				count[(src[i].start >> shift) & (BUCKETS - 1)]++;
+			for (i = 0; i < BUCKETS; i++) {
+				size_t c = count[i];
+
+				count[i] = sum;
+				sum += c;
+			}
+			for (i = 0; i < n; i++)
+				dst[count[(src[i].start >> shift) & (BUCKETS - 1)]++] = src[i];
+			t = src;
+			src = dst;
+			dst = t;
+		}
+		if (src != v)
+			memcpy(v, src, n * sizeof(*v));
+		free(tmp);
+		free(count);
+	}
+	/* Equal starts by owner: an insertion sort, stable. */
+	for (i = 1; i < n; i++) {
+		struct sm_seg x = v[i];
+
+		for (j = i; j > 0 && v[j - 1].start == x.start &&
+			    v[j - 1].owner > x.owner; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return 0;
 }
 
 errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
@@ -446,7 +506,9 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	sm->first = first;
 	sm->end = end;
 	sm->fseed = 2463534242u;
-	sort_n(runs, nruns, sizeof(*runs), cmp_seg);
+	ret = spacemap_sort(runs, nruns);
+	if (ret)
+		return ret;
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
 			ret = E2F_ERR_CORRUPT_INODE;

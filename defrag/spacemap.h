@@ -95,6 +95,9 @@ static inline struct sm_seg *spacemap_seg(const struct spacemap *sm, size_t i)
 }
 #define SM_SEG(sm, i)	(*spacemap_seg((sm), (i)))
 
+/* Sort V by start, then owner, stably (in linear time). */
+errcode_t spacemap_sort(struct sm_seg *v, size_t n);
+
 /*
  * Build SM over [FIRST, END) from RUNS (any order, not overlapping: the
  * caller resolved shared blocks); blocks in no run are free when clear in
