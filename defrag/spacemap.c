@@ -20,8 +20,8 @@
 #include "dutil.h"
 
 /* Segments a chunk holds at most, and fills when built. */
-#define SM_CHUNK	512
-#define SM_CHUNK_FILL	384
+#define SM_CHUNK	128
+#define SM_CHUNK_FILL	96
 
 /* ---------------------------------------------------------- free treap */
 
