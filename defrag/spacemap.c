@@ -619,19 +619,23 @@ void spacemap_release(struct spacemap *sm, size_t mark)
 
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 {
-	size_t lo = 0, hi = sm->nchunks;
-	const struct sm_chunk *c;
+	size_t lo = sm->hint, hi = sm->nchunks;
+	const struct sm_chunk *c = &sm->chunk[lo];
 
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
+	/* Lookups come in pairs and runs close together: the last chunk first. */
+	if (!c->n || c->seg[0].start > blk ||
+	    (lo + 1 < hi && sm->chunk[lo + 1].seg[0].start <= blk)) {
+		for (lo = 0; hi - lo > 1;) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (sm->chunk[mid].seg[0].start <= blk)
-			lo = mid;
-		else
-			hi = mid;
+			if (sm->chunk[mid].seg[0].start <= blk)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		c = &sm->chunk[lo];
+		set_hint((struct spacemap *)sm, lo);	/* a cache, not the map's state */
 	}
-	c = &sm->chunk[lo];
-	set_hint((struct spacemap *)sm, lo);	/* a cache, not the map's state */
 	for (hi = c->n, lo = 0; hi - lo > 1;) {
 		size_t mid = lo + (hi - lo) / 2;
 
