@@ -111,6 +111,9 @@ static errcode_t walk_ind(struct fwalk *w, int level, blk64_t blk, blk64_t lblk,
 	ret = io_channel_read_blk64(fs->io, blk, 1, entries);
 	if (ret)
 		return ret;
+	/* Small files use the first few entries: the zeros after, in a tight loop. */
+	while (per_block && !entries[per_block - 1])
+		per_block--;
 	for (i = 0; i < per_block; i++) {
 		blk64_t child = ext2fs_le32_to_cpu(entries[i]);
 
