@@ -1,7 +1,7 @@
 /*
  * spacemap.c --- the planner's picture of who owns which blocks.
  *
- * The segments, in address order, are kept in chunks of at most SM_CHUNK
+ * The segments, in address order, are kept in chunks of at most chunk_max
  * of them: a change (a move's few segments replaced) shifts the rest of
  * one chunk and updates a Fenwick tree of where chunks start, never the
  * whole map, so a plan of many moves over a map of many files stays
@@ -20,8 +20,16 @@
 #include "dutil.h"
 
 /* Segments a chunk holds at most, and fills when built. */
-#define SM_CHUNK	128
-#define SM_CHUNK_FILL	96
+/*
+ * Segments a chunk holds at most (sm->chunk_max): at least SM_CHUNK_MIN,
+ * and more on a larger map.  A change shifts up to a chunk's segments;
+ * a split (every chunk_max / 2 insertions in a chunk at most) rebuilds
+ * the Fenwick tree over all the chunks: with chunks of about the cube
+ * root of the segments, both cost that per change, instead of the rebuilds
+ * growing with the square of the map (at 2,000,000 files).  Chunks are
+ * built three quarters full.
+ */
+#define SM_CHUNK_MIN	128
 
 /* ---------------------------------------------------------- free treap */
 
@@ -222,7 +230,7 @@ struct sm_seg *spacemap_seg_slow(const struct spacemap *sm, size_t i)
 /* A new empty chunk at index K (the Fenwick tree is left to rebuild). */
 static errcode_t chunk_insert(struct spacemap *sm, size_t k)
 {
-	struct sm_seg *seg = malloc(SM_CHUNK * sizeof(*seg));
+	struct sm_seg *seg = malloc(sm->chunk_max * sizeof(*seg));
 
 	if (!seg || grow_n(&sm->chunk, &sm->chunk_cap, sm->nchunks + 1,
 			   sizeof(*sm->chunk)) ||
@@ -300,21 +308,23 @@ static errcode_t seg_insert(struct spacemap *sm, size_t i,
 
 		locate(sm, i, &k, &o);
 		c = &sm->chunk[k];
-		if (c->n == SM_CHUNK) {
+		if (c->n == sm->chunk_max) {
+			size_t half = sm->chunk_max / 2;
+
 			/* Full: its upper half to a new chunk after it. */
 			ret = chunk_insert(sm, k + 1);
 			if (ret)
 				return ret;
 			c = &sm->chunk[k];
-			copy_n(sm->chunk[k + 1].seg, c->seg + SM_CHUNK / 2,
-			       (SM_CHUNK - SM_CHUNK / 2) * sizeof(*c->seg));
-			sm->chunk[k + 1].n = SM_CHUNK - SM_CHUNK / 2;
-			c->n = SM_CHUNK / 2;
+			copy_n(sm->chunk[k + 1].seg, c->seg + half,
+			       (sm->chunk_max - half) * sizeof(*c->seg));
+			sm->chunk[k + 1].n = sm->chunk_max - half;
+			c->n = half;
 			fen_rebuild(sm);
 			set_hint(sm, k);
 			continue;
 		}
-		m = SM_CHUNK - c->n < cnt ? SM_CHUNK - c->n : cnt;
+		m = sm->chunk_max - c->n < cnt ? sm->chunk_max - c->n : cnt;
 		move_n(c->seg + o + m, c->seg + o, (c->n - o) * sizeof(*c->seg));
 		copy_n(c->seg + o, segs, m * sizeof(*segs));
 		c->n += m;
@@ -498,7 +508,7 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 			 ext2fs_block_bitmap used)
 {
 	struct sm_seg *v = NULL;
-	size_t nv = 0, cap = 0, i, k;
+	size_t nv = 0, cap = 0, i, k, fill;
 	blk64_t pos = first;
 	errcode_t ret;
 
@@ -526,8 +536,12 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	if (ret)
 		goto errout;
 	/* Chunks filled part way, so that the first changes split none. */
+	for (sm->chunk_max = SM_CHUNK_MIN;
+	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (uint64_t)nv;)
+		sm->chunk_max *= 2;
+	fill = sm->chunk_max * 3 / 4;
 	for (i = 0, k = 0; !i || i < nv; k++) {
-		size_t m = nv - i < SM_CHUNK_FILL ? nv - i : SM_CHUNK_FILL;
+		size_t m = nv - i < fill ? nv - i : fill;
 
 		ret = chunk_insert(sm, k);
 		if (ret)

@@ -28,7 +28,7 @@ struct sm_seg {
 	uint32_t	owner;
 };
 
-/* A run of consecutive segments (spacemap.c keeps each at most SM_CHUNK). */
+/* A run of consecutive segments (spacemap.c keeps each at most chunk_max). */
 struct sm_chunk {
 	uint32_t	n;
 	struct sm_seg	*seg;
@@ -61,6 +61,7 @@ struct spacemap {
 	blk64_t		first, end;	/* the block space */
 	struct sm_chunk	*chunk;
 	size_t		nchunks, chunk_cap;
+	size_t		chunk_max;	/* segments a chunk holds at most */
 	/*
 	 * Where each chunk starts, as a Fenwick tree of their counts
 	 * (fen[1..nchunks]): a change updates it in log time, where
