@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -628,6 +631,15 @@ int main(int argc, char **argv)
 	const char *prog = "e2defrag";
 	struct cli c;
 
+#ifdef M_MMAP_THRESHOLD
+	/*
+	 * Blocks of 128 KiB and more mapped on their own, always: glibc
+	 * otherwise raises the threshold each time such a block is freed, and
+	 * the planner's many-megabyte arrays, grown and freed, then stay in a
+	 * fragmented heap (peak RSS 52 MiB instead of 45 on a 200,000-file tree).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 	initialize_e2f_error_table();
 	initialize_e2d_error_table();
 	initialize_ext2_error_table();

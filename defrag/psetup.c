@@ -12,21 +12,14 @@
 #include "plan_int.h"
 #include "dutil.h"
 
-static int cmp_seg_owner(const void *a, const void *b)
-{
-	const struct sm_seg *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->owner < y->owner ? -1 : x->owner > y->owner;
-}
-
 /* Sort RUNS and clip overlaps among unmovable owners (EA blocks shared by inodes). */
 static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 {
 	size_t i, o = 0;
+	errcode_t ret = spacemap_sort(runs, *n);
 
-	sort_n(runs, *n, sizeof(*runs), cmp_seg_owner);
+	if (ret)
+		return ret;
 	for (i = 0; i < *n; i++) {
 		struct sm_seg r = runs[i];
 

@@ -28,9 +28,8 @@ struct sm_seg {
 	uint32_t	owner;
 };
 
-/* A run of consecutive segments (spacemap.c keeps each at most SM_CHUNK). */
+/* A run of consecutive segments (spacemap.c keeps each at most chunk_max). */
 struct sm_chunk {
-	size_t		first;		/* index of seg[0] in the whole map */
 	uint32_t	n;
 	struct sm_seg	*seg;
 };
@@ -62,7 +61,14 @@ struct spacemap {
 	blk64_t		first, end;	/* the block space */
 	struct sm_chunk	*chunk;
 	size_t		nchunks, chunk_cap;
-	size_t		hint;		/* chunk of the last lookup */
+	size_t		chunk_max;	/* segments a chunk holds at most */
+	/*
+	 * Where each chunk starts, as a Fenwick tree of their counts
+	 * (fen[1..nchunks]): a change updates it in log time, where
+	 * renumbering every chunk after it made a plan quadratic.
+	 */
+	size_t		*fen, fen_cap;
+	size_t		hint, hint_first; /* chunk of the last lookup, index of its seg[0] */
 	/* free segments */
 	struct sm_fnode	*fnode;
 	uint32_t	nfnodes, fnode_cap, froot, ffree, fseed;
@@ -84,11 +90,14 @@ static inline struct sm_seg *spacemap_seg(const struct spacemap *sm, size_t i)
 {
 	const struct sm_chunk *c = &sm->chunk[sm->hint];
 
-	if (i - c->first < c->n)
-		return &c->seg[i - c->first];
+	if (i - sm->hint_first < c->n)
+		return &c->seg[i - sm->hint_first];
 	return spacemap_seg_slow(sm, i);
 }
 #define SM_SEG(sm, i)	(*spacemap_seg((sm), (i)))
+
+/* Sort V by start, then owner, stably (in linear time). */
+errcode_t spacemap_sort(struct sm_seg *v, size_t n);
 
 /*
  * Build SM over [FIRST, END) from RUNS (any order, not overlapping: the

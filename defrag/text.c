@@ -38,7 +38,48 @@ static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
 	fputs(shown, out);
 }
 
-/* One line per file the plan touches or skips. */
+/* S (N bytes) at P in a field of WIDTH, right-aligned or (LEFT) left-aligned. */
+static char *field(char *p, const char *s, size_t n, size_t width, int left)
+{
+	size_t pad = n < width ? width - n : 0;
+
+	if (!left) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	memcpy(p, s, n);
+	p += n;
+	if (left) {
+		memset(p, ' ', pad);
+		p += pad;
+	}
+	return p;
+}
+
+static char *field_u32(char *p, uint32_t v, size_t width, int left)
+{
+	char d[12];
+	size_t n = sizeof(d);
+
+	do {
+		d[--n] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return field(p, d + n, sizeof(d) - n, width, left);
+}
+
+static char *field_secs(char *p, double v, size_t width, int left)
+{
+	char d[64];
+
+	return field(p, d, util_format_fixed(d, sizeof(d), v, 3), width, left);
+}
+
+/*
+ * One line per file the plan touches or skips.  The line's figures are
+ * put together by hand, as fprintf's "%6u -> %-6u (%u)  %8.3f -> %-8.3f
+ * %10s  " would (a tenth of planning went to fprintf for a million files).
+ */
 static void file_lines(FILE *out, const struct report *r)
 {
 	const struct layout *layout = r->layout;
@@ -49,7 +90,7 @@ static void file_lines(FILE *out, const struct report *r)
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct plan_file *pf = plan_file(r->plan, i);
 		const struct layout_file *f = &layout->files[i];
-		char size[32];
+		char size[32], line[256], *p;
 
 		if (pf->outcome == OUT_NONE)
 			continue;
@@ -59,11 +100,24 @@ static void file_lines(FILE *out, const struct report *r)
 			header = 1;
 		}
 		util_format_size(layout_stream_blocks(f) * (uint64_t)bs, size, sizeof(size));
-		fprintf(out, "  %6u -> %-6u (%u)  %8.3f -> %-8.3f %10s  ",
-			pf->pieces_before, pf->pieces_after, pf->best,
-			pf->read_before, pf->read_after, size);
+		p = field(line, "  ", 2, 0, 0);
+		p = field_u32(p, pf->pieces_before, 6, 0);
+		p = field(p, " -> ", 4, 0, 0);
+		p = field_u32(p, pf->pieces_after, 6, 1);
+		p = field(p, " (", 2, 0, 0);
+		p = field_u32(p, pf->best, 0, 0);
+		p = field(p, ")  ", 3, 0, 0);
+		p = field_secs(p, pf->read_before, 8, 0);
+		p = field(p, " -> ", 4, 0, 0);
+		p = field_secs(p, pf->read_after, 8, 1);
+		p = field(p, " ", 1, 0, 0);
+		p = field(p, size, strlen(size), 10, 0);
+		p = field(p, "  ", 2, 0, 0);
+		fwrite(line, 1, p - line, out);
 		print_path(out, layout, f->ino);
-		fprintf(out, ": %s\n", outcome_word(r, i));
+		fputs(": ", out);
+		fputs(outcome_word(r, i), out);
+		fputc('\n', out);
 	}
 	for (i = 0; r->verbose && i < r->sel->nextra; i++) {
 		char shown[1024];

@@ -344,21 +344,29 @@ static errcode_t runs_index(struct runs *r)
 	return 0;
 }
 
-/* The first leaf in [LO, HI] under NODE (covering [NL, NR]) with a key below THR. */
-static uint32_t first_leaf_below(const uint32_t *t, uint32_t node, uint32_t nl,
-				 uint32_t nr, uint32_t lo, uint32_t hi, uint32_t thr)
+/*
+ * The first leaf in [LO, HI] with a key below THR, in the tree T over
+ * SIZE leaves: up from leaf LO to the first subtree to its right whose
+ * least key is below THR, then down to that subtree's first such leaf.
+ * Iterative and O(log distance): the searches make millions of calls.
+ */
+static uint32_t first_leaf_below(const uint32_t *t, uint32_t size, uint32_t lo,
+				 uint32_t hi, uint32_t thr)
 {
-	uint32_t mid, found;
+	uint32_t node = size + lo;
 
-	if (nr < lo || nl > hi || t[node] >= thr)
+	if (lo > hi)
 		return NO_RUN;
-	if (nl == nr)
-		return nl;
-	mid = nl + (nr - nl) / 2;
-	found = first_leaf_below(t, 2 * node, nl, mid, lo, hi, thr);
-	if (found != NO_RUN)
-		return found;
-	return first_leaf_below(t, 2 * node + 1, mid + 1, nr, lo, hi, thr);
+	while (t[node] >= thr) {
+		while (node & 1)	/* a right child (or the root): up */
+			node >>= 1;
+		if (!node)
+			return NO_RUN;	/* nothing to the right */
+		node++;			/* the subtree right of the ones passed */
+	}
+	while (node < size)
+		node = t[2 * node] < thr ? 2 * node : 2 * node + 1;
+	return node - size <= hi ? node - size : NO_RUN;
 }
 
 /* What one file's gaps have found so far: its count per other file. */
@@ -411,8 +419,11 @@ static void tally_found(struct tally *t, enum search s, uint32_t q)
 			       r->next[q]);
 }
 
-/* Every position in [LO, HI] whose key for S is below THR. */
-static void search(struct tally *t, enum search s, uint32_t lo, uint32_t hi,
+/*
+ * Every position in [LO, HI] whose key for S is below THR.  Inlined with
+ * S a constant at each call, so that run_key's switch leaves the loop.
+ */
+static inline __attribute__((always_inline)) void search(struct tally *t, enum search s, uint32_t lo, uint32_t hi,
 		   uint32_t thr)
 {
 	const struct runs *r = t->r;
@@ -420,8 +431,7 @@ static void search(struct tally *t, enum search s, uint32_t lo, uint32_t hi,
 
 	leaf = lo / LEAF_RUNS;
 	while (leaf != NO_RUN && leaf * LEAF_RUNS <= hi) {
-		leaf = first_leaf_below(r->tree[s], 1, 0, r->size - 1, leaf,
-					hi / LEAF_RUNS, thr);
+		leaf = first_leaf_below(r->tree[s], r->size, leaf, hi / LEAF_RUNS, thr);
 		if (leaf == NO_RUN)
 			break;
 		q = leaf * LEAF_RUNS > lo ? leaf * LEAF_RUNS : lo;
@@ -451,8 +461,13 @@ static void tally_file(struct tally *t, uint32_t x)
 			continue;	/* nothing inside */
 		t->counts = !!(r->prev[t->v] & COUNTS);
 		/* A gap that does not count only credits the gaps crossing it that do. */
-		search(t, t->counts ? PREV_ANY : PREV_COUNTING, t->u + 1, t->v - 1, t->u);
-		search(t, t->counts ? NEXT_ANY : NEXT_COUNTING, t->u + 1, t->v - 1, ~t->v);
+		if (t->counts) {
+			search(t, PREV_ANY, t->u + 1, t->v - 1, t->u);
+			search(t, NEXT_ANY, t->u + 1, t->v - 1, ~t->v);
+		} else {
+			search(t, PREV_COUNTING, t->u + 1, t->v - 1, t->u);
+			search(t, NEXT_COUNTING, t->u + 1, t->v - 1, ~t->v);
+		}
 	}
 }
 

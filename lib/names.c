@@ -182,7 +182,11 @@ errcode_t names_build(struct layout *layout, struct scan_extra *x,
 	for (i = 0; i < x->ninline_dirs; i++)
 		layout->names[n++].ino = x->inline_dirs[i];
 	layout->nnames = n;
-	qsort(layout->names, n, sizeof(*layout->names), cmp_name_ino);
+	/* Files come in inode order: sort only when inline directories follow. */
+	for (i = 1; i < n && layout->names[i - 1].ino <= layout->names[i].ino; i++)
+		;
+	if (i < n)
+		qsort(layout->names, n, sizeof(*layout->names), cmp_name_ino);
 	if (opts->names == LAYOUT_NAMES_NONE)
 		return 0;
 

@@ -49,11 +49,55 @@ errcode_t util_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+size_t util_format_fixed(char *buf, size_t len, double v, unsigned decimals)
+{
+	static const uint64_t scale[] = { 1, 10, 100, 1000 };
+	char digits[24];
+	uint64_t bits, k = 0;
+	unsigned e, n = 0, i;
+	int w;
+
+	memcpy(&bits, &v, sizeof(bits));
+	e = (bits >> 52) & 0x7ff;
+	/* Negative (and -0), infinite, NaN, 2^52 and more: printf's. */
+	if (decimals > 3 || bits >> 63 || e >= 1075 || len < sizeof(digits) + 2) {
+		w = snprintf(buf, len, "%.*f", (int)decimals, v);
+		return w < 0 ? 0 : (size_t)w < len ? (size_t)w : len - 1;
+	}
+	if (e) {
+		/* V = M * 2^-SH exactly; M * 10^DECIMALS < 2^63, then rounded to
+		 * the nearest integer, half to even, as printf rounds. */
+		uint64_t m = ((bits & ((1ULL << 52) - 1)) | (1ULL << 52)) * scale[decimals];
+		unsigned sh = 1075 - e;
+
+		if (sh < 64) {	/* else below one half: 0 */
+			uint64_t r = m & ((1ULL << sh) - 1), half = 1ULL << (sh - 1);
+
+			k = m >> sh;
+			if (r > half || (r == half && (k & 1)))
+				k++;
+		}
+	}	/* else zero or subnormal: 0 */
+	for (i = 0; i < decimals; i++, k /= 10)
+		digits[n++] = '0' + k % 10;
+	if (decimals)
+		digits[n++] = '.';
+	do {
+		digits[n++] = '0' + k % 10;
+		k /= 10;
+	} while (k);
+	for (i = 0; i < n; i++)
+		buf[i] = digits[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
 const char *util_format_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
 	int u = -1;
+	size_t n;
 
 	if (bytes < 1024) {
 		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
@@ -63,7 +107,14 @@ const char *util_format_size(uint64_t bytes, char *buf, size_t len)
 		v /= 1024;
 		u++;
 	}
-	snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+	if (len < 32) {
+		snprintf(buf, len, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+		return buf;
+	}
+	/* The same, without printf's floating-point path: plans print one a file. */
+	n = util_format_fixed(buf, len, v, v < 10 ? 1 : 0);
+	buf[n] = ' ';
+	memcpy(buf + n + 1, units[u], 4);
 	return buf;
 }
 
