@@ -79,6 +79,12 @@ struct planner {
 	uint32_t	*member_at;	/* per file: its index in members, or NO_MEMBER */
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
+	/*
+	 * A packing may leave a file still pending in more pieces than it
+	 * had (it gets more turns); plan_build keeps such a plan only when
+	 * no selected file ends worse.
+	 */
+	int		lenient;
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
