@@ -21,6 +21,12 @@
 
 /* Candidates for keeping a piece in place: the longest few pieces. */
 #define IN_PLACE_CANDIDATES 8
+/*
+ * Step 4's windows: at most this many zones, cleared for at most this
+ * share of the file's blocks (its own staged out of the way).
+ */
+#define PARTIAL_WINDOW_ZONES	4
+#define PARTIAL_WINDOW_SHARE	0.5
 
 errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
 {
@@ -423,63 +429,108 @@ static uint32_t pick_runs(const struct layout_piece *f, size_t nf, blk64_t left,
 }
 
 /*
- * Step 4: the fewest free runs that hold FILE, largest first and the last
- * one a best fit, in address order so that reading runs forward; its
- * extent tree at the start of the largest.  Only when that means fewer
- * pieces than it has and a shorter modeled read.
+ * Step 4, by free runs: the fewest that hold FILE (fewer than BEFORE),
+ * largest first and the last one a best fit, in address order so that
+ * reading runs forward; its extent tree at the start of the largest.
+ * *NRUNS 0: none that reads faster than READ_NOW.
  */
-errcode_t place_partial(struct planner *p, uint32_t file)
+static errcode_t partial_runs(struct planner *p, uint32_t file, uint32_t before,
+			      double read_now, struct layout_piece *runs,
+			      uint32_t *nruns, struct layout_piece *meta)
 {
-	struct layout_piece *f = NULL, *runs = NULL, meta = { 0, 0 };
+	struct layout_piece *f = NULL;
 	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
-	uint32_t before = p->layout->files[file].pieces, nruns = 0, need = 0;
-	uint32_t reserve = 0, tries;
+	uint32_t need = 0, reserve = 0, tries;
 	size_t nf;
 	errcode_t ret;
 
+	*nruns = 0;
 	ret = free_stretches(&p->sm, planner_limit(p, file), &f, &nf);
-	if (ret)
-		return ret;
-	runs = malloc(((size_t)before + 1) * sizeof(*runs));
-	if (!runs || !nf) {
-		ret = runs ? 0 : ENOMEM;
+	if (ret || !nf || before < 2)
 		goto out;
-	}
 	/* Room for the tree in the largest stretch; its size depends on the runs. */
 	for (tries = 0; tries < 4; tries++) {
 		if (f[0].len <= reserve)
-			goto out;
+			goto none;
 		f[0].start += reserve;
 		f[0].len -= reserve;
-		nruns = pick_runs(f, nf, n, runs, before - 1);
+		*nruns = pick_runs(f, nf, n, runs, before - 1);
 		f[0].start -= reserve;
 		f[0].len += reserve;
-		if (!nruns)
+		if (!*nruns)
 			goto out;	/* no fewer pieces than now: leave it */
-		sort_n(runs, nruns, sizeof(*runs), runs_cmp_start);
-		ret = tree_need(p, file, runs, nruns, &need);
+		sort_n(runs, *nruns, sizeof(*runs), runs_cmp_start);
+		ret = tree_need(p, file, runs, *nruns, &need);
 		if (ret)
-			goto out;
+			goto none;
 		if (need <= reserve)
 			break;
 		reserve = need + 1;
 	}
 	if (need > reserve)
-		goto out;
+		goto none;
 	/* Fewer pieces further apart can read slower: only if it reads faster. */
-	if (plan_read_seconds(p->layout, runs, nruns) >=
-	    file_read_seconds(p, file))
-		goto out;
-	meta.start = f[0].start;
-	meta.len = need;
-	ret = planner_commit(p, file, MOVE_PARTIAL, runs, nruns, &meta, need ? 1 : 0);
-	if (ret == E2D_ERR_PLAN_CONFLICT)
-		ret = 0;
+	if (plan_read_seconds(p->layout, runs, *nruns) >= read_now)
+		goto none;
+	*meta = (struct layout_piece){ f[0].start, need };
+	goto out;
+none:
+	*nruns = 0;
 out:
-	free(runs);
 	free(f);
 	return ret;
 }
+
+/*
+ * Step 4: fewer pieces than FILE had (as the scan found it), where best
+ * is out of reach.  First a window of as few consecutive zones as take
+ * it, holding nothing but free blocks and, for an extent-mapped file, its
+ * own, which are staged out first (a write of at most
+ * PARTIAL_WINDOW_SHARE of it): the pieces it leaves behind then join the
+ * free space around the window instead of cutting it.  Else the largest
+ * free runs (partial_runs), when that is fewer pieces.  A file the plan
+ * put in fewer pieces already (compaction's turn for it) moves again only
+ * into fewer still: the same number elsewhere would be a move for nothing.
+ */
+errcode_t place_partial(struct planner *p, uint32_t file)
+{
+	const struct plan_file *r = plan_file(p->plan, file);
+	struct layout_piece *runs = NULL, meta = { 0, 0 };
+	blk64_t stream = layout_stream_blocks(&p->layout->files[file]), need;
+	uint32_t before = p->layout->files[file].pieces, nruns = 0, most;
+	int m, placed = 0;
+	errcode_t ret;
+
+	runs = malloc(((size_t)before + 1) * sizeof(*runs));
+	if (!runs)
+		return ENOMEM;
+	ret = partial_runs(p, file, before, file_read_seconds(p, file), runs,
+			   &nruns, &meta);
+	most = nruns ? nruns : before;
+	if (r->moves && r->pieces_after < before) {
+		if (nruns >= r->pieces_after)
+			nruns = 0;
+		if (most > r->pieces_after)
+			most = r->pieces_after;
+	}
+	for (m = 1; !ret && !placed && m + 1 < (int)most &&
+	     m <= PARTIAL_WINDOW_ZONES - 1; m++) {
+		ret = place_need(p, file, m, &need);
+		if (!ret)
+			ret = window_partial(p, file, need, m,
+					     (blk64_t)(stream * PARTIAL_WINDOW_SHARE),
+					     &placed);
+	}
+	if (!ret && !placed && nruns) {
+		ret = planner_commit(p, file, MOVE_PARTIAL, runs, nruns, &meta,
+				     meta.len ? 1 : 0);
+		if (ret == E2D_ERR_PLAN_CONFLICT)
+			ret = 0;
+	}
+	free(runs);
+	return ret;
+}
+
 
 /* One file, all steps. */
 static errcode_t place_single(struct planner *p, const struct unit *u)

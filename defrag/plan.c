@@ -257,7 +257,8 @@ static errcode_t compact_once(struct planner *p, const struct unit *u,
 			err = place_partial(p, left[i]);
 	}
 	free(left);
-	*keep = !err && complete && !psnap_any_worse(p) && psnap_gain(p);
+	*keep = !err && complete && (p->lenient || !psnap_any_worse(p)) &&
+		psnap_gain(p);
 	*stuck = !err && !complete;
 	return err;
 }
@@ -445,7 +446,7 @@ static blk64_t needed_blocks(const struct planner *p)
 /* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
 static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			   const struct plan_opts *opts, int pack_first,
-			   struct plan **ret)
+			   int lenient, struct plan **ret)
 {
 	struct planner p;
 	struct plan *plan;
@@ -462,6 +463,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	p.fs = layout->fs;
 	p.sel = sel;
 	p.plan = plan;
+	p.lenient = lenient;
 	if (opts) {
 		p.progress = opts->progress;
 		p.progress_priv = opts->progress_priv;
@@ -554,6 +556,18 @@ out:
 	return 0;
 }
 
+/* Whether PLAN leaves a file it moves in more pieces than it had. */
+static int plan_any_worse(const struct plan *plan)
+{
+	uint64_t i;
+
+	for (i = 0; i < plan->nfiles; i++)
+		if (plan->files[i].moves &&
+		    plan->files[i].pieces_after > plan->files[i].pieces_before)
+			return 1;
+	return 0;
+}
+
 /*
  * Placing files one by one into the best free run can leave free space cut
  * so that the last ones find no room where packing them all together
@@ -568,17 +582,37 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	struct plan *a, *b = NULL;
 	errcode_t err;
 
-	err = plan_once(layout, sel, opts, 0, &a);
+	err = plan_once(layout, sel, opts, 0, 0, &a);
 	if (err)
 		return err;
 	if (a->partial || a->no_room) {
-		err = plan_once(layout, sel, opts, 1, &b);
+		err = plan_once(layout, sel, opts, 1, 0, &b);
 		if (err) {
 			plan_free(a);
 			return err;
 		}
 		if (b->best > a->best ||
 		    (b->best == a->best && b->copy_blocks < a->copy_blocks)) {
+			plan_free(a);
+			a = b;
+		} else {
+			plan_free(b);
+		}
+	}
+	/*
+	 * Still short: packings were taken back because a file they moved
+	 * out of the way would have been left in more pieces, though later
+	 * turns may place it (what a second run then does).  So plan once
+	 * more letting them stand, and keep that plan if it brings more
+	 * files to best and leaves no selected file worse than it was.
+	 */
+	if (a->partial || a->no_room) {
+		err = plan_once(layout, sel, opts, 0, 1, &b);
+		if (err) {
+			plan_free(a);
+			return err;
+		}
+		if (b->best > a->best && !plan_any_worse(b)) {
 			plan_free(a);
 			a = b;
 		} else {

@@ -79,6 +79,12 @@ struct planner {
 	uint32_t	*member_at;	/* per file: its index in members, or NO_MEMBER */
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
+	/*
+	 * A packing may leave a file still pending in more pieces than it
+	 * had (it gets more turns); plan_build keeps such a plan only when
+	 * no selected file ends worse.
+	 */
+	int		lenient;
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
@@ -316,11 +322,28 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 		       int maxcross, int *placed);
 /*
+ * Window_place for FILE alone, a candidate with no room for its best, in
+ * 1 + MAXCROSS pieces: its own blocks in the window are staged out first
+ * when it is extent-mapped (selfstage.c), and windows whose clearing
+ * writes more than BUDGET blocks are not tried.
+ */
+errcode_t window_partial(struct planner *p, uint32_t file, blk64_t need,
+			 int maxcross, blk64_t budget, int *placed);
+/*
  * Clear the cheapest window of NEED blocks within a zone, moving the
  * files in it (writing at most BUDGET blocks) out, into free space
  * elsewhere: a free run of NEED blocks.  *cleared 0: no window works.
  */
 errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
 		       int *cleared);
+
+/* selfstage.c */
+/*
+ * Stage FILE's blocks in [LO, HI) (its stream and its extent tree) out
+ * to free space outside, in one MOVE_STAGE: a window there is then clear
+ * for its own move.  *OK 0: not possible (block-mapped, no room).
+ */
+errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
+			blk64_t hi, int *ok);
 
 #endif /* DEFRAG_PLAN_INT_H */

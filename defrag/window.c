@@ -49,6 +49,9 @@ struct sweep {
 	blk64_t		need;
 	int		maxcross;
 	enum plan_move_kind kind;	/* of the moves out of the way */
+	int		self_stage;	/* the unit's own blocks may be staged out */
+	int		partial;	/* window_partial: no other file moves */
+	uint64_t	budget;		/* candidates costing more are not tried (0: any) */
 	struct cand	cand[WINDOW_CANDIDATES];
 	int		ncand;
 	/* window state */
@@ -136,11 +139,32 @@ static size_t vzone(const struct sweep *s, blk64_t x)
 	return lo;
 }
 
+/* Whether G is the unit's own, to be staged out of the window (selfstage.c). */
+static int own_staged(const struct sweep *s, const struct vseg *g)
+{
+	return s->self_stage && g->owner >= SM_FILE0 &&
+		(s->p->pf[g->owner - SM_FILE0].flags & PF_IN_UNIT);
+}
+
+/*
+ * What window [X, X+NEED) costs for segment G: owner_cost, but for a
+ * partial window (window_partial) only free blocks and the unit's own
+ * (staged out, when it may be) are no obstacle.
+ */
+static uint64_t seg_cost(const struct sweep *s, const struct vseg *g)
+{
+	if (s->partial && g->owner != SM_FREE && !own_staged(s, g))
+		return COST_INF;
+	return owner_cost(s->p, g->owner, s->need);
+}
+
 static void seg_enter(struct sweep *s, const struct vseg *g)
 {
-	uint64_t c = owner_cost(s->p, g->owner, s->need);
+	uint64_t c = seg_cost(s, g);
 
-	if (c == COST_INF)
+	if (own_staged(s, g))
+		s->cost += g->len;
+	else if (c == COST_INF)
 		s->blocked++;
 	else if (g->owner != SM_FREE && s->p->owner_count[g->owner]++ == 0)
 		s->cost += c;
@@ -148,9 +172,11 @@ static void seg_enter(struct sweep *s, const struct vseg *g)
 
 static void seg_leave(struct sweep *s, const struct vseg *g)
 {
-	uint64_t c = owner_cost(s->p, g->owner, s->need);
+	uint64_t c = seg_cost(s, g);
 
-	if (c == COST_INF)
+	if (own_staged(s, g))
+		s->cost -= g->len;
+	else if (c == COST_INF)
 		s->blocked--;
 	else if (g->owner != SM_FREE && --s->p->owner_count[g->owner] == 0)
 		s->cost -= c;
@@ -475,6 +501,11 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		if (ret || !ok)
 			goto out;
 	}
+	if (s->self_stage) {
+		ret = selfstage_out(p, p->members[u->first], excl_s, excl_e, &ok);
+		if (ret || !ok)
+			goto out;
+	}
 	for (i = 0; i < nruns; i++)
 		if (!clear_but_unit(p, &runs[i]))
 			goto out;
@@ -493,8 +524,10 @@ out:
 	return ret;
 }
 
-errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
-		       int maxcross, int *placed)
+/* window_place, and (PARTIAL) window_partial with SELF_STAGE and BUDGET. */
+static errcode_t place_in_window(struct planner *p, const struct unit *u,
+				 blk64_t need, int maxcross, int partial,
+				 int self_stage, uint64_t budget, int *placed)
 {
 	struct sweep s;
 	uint32_t k;
@@ -507,18 +540,24 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 	s.need = need;
 	s.maxcross = maxcross;
 	s.kind = MOVE_EVACUATE;
+	s.partial = partial;
+	s.self_stage = self_stage;
+	s.budget = budget;
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags |= PF_IN_UNIT;
 	ret = build_virtual(&s);
 	if (!ret) {
 		sweep_all(&s);
-		aligned_candidates(&s, u);
+		if (!self_stage)
+			aligned_candidates(&s, u);
 	}
 	/*
 	 * A window that cannot be finished is taken back, the files moved
 	 * out of it included: they would have moved for nothing.
 	 */
 	for (i = 0; !ret && i < s.ncand && !*placed; i++) {
+		if (budget && s.cand[i].cost > budget)
+			continue;
 		ret = psnap_take(p);
 		if (ret)
 			break;
@@ -533,6 +572,27 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 	free(s.v);
 	free(s.zv);
 	return ret;
+}
+
+errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
+		       int maxcross, int *placed)
+{
+	return place_in_window(p, u, need, maxcross, 0, 0, 0, placed);
+}
+
+errcode_t window_partial(struct planner *p, uint32_t file, blk64_t need,
+			 int maxcross, blk64_t budget, int *placed)
+{
+	struct unit one = { p->member_at[file], 1,
+		layout_stream_blocks(&p->layout->files[file]) };
+
+	*placed = 0;
+	if (p->member_at[file] == NO_MEMBER || !budget)
+		return 0;
+	/* A block-mapped file's own blocks stay in the way (selfstage.c). */
+	return place_in_window(p, &one, need, maxcross, 1,
+			       !!(p->layout->files[file].flags & LAYOUT_F_EXTENTS),
+			       budget, placed);
 }
 
 errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,

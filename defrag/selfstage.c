@@ -1,0 +1,157 @@
+/*
+ * selfstage.c --- a file's own blocks out of the window it is to go to.
+ *
+ * A file cannot be copied onto its own blocks in one move: its old copy
+ * must stay whole until the switch.  So when the window chosen for a file
+ * holds some of its blocks elsewhere than the window puts them (a file
+ * with no room for its best, whose pieces lie in the zones it could use
+ * best), one MOVE_STAGE first sends those blocks, and its extent tree if
+ * that lies in the window, to free space outside; the file's own move
+ * into the window follows.  Without it such a file could only take the
+ * free runs around its pieces, and the pieces it leaves would cut free
+ * space into more runs than before.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_int.h"	/* stage_cmp_seg_off */
+#include "dutil.h"
+
+/* Free stretches of P's space map below LIMIT and outside [LO, HI), longest first. */
+static errcode_t free_outside(const struct planner *p, blk64_t limit,
+			      blk64_t lo, blk64_t hi,
+			      struct layout_piece **out, size_t *n)
+{
+	const struct spacemap *sm = &p->sm;
+	struct layout_piece *f;
+	size_t i;
+
+	*n = 0;
+	f = malloc((2 * sm->n + 1) * sizeof(*f));
+	if (!f)
+		return ENOMEM;
+	for (i = 0; i < sm->n && SM_SEG(sm, i).start < limit; i++) {
+		const struct sm_seg *g = &SM_SEG(sm, i);
+		blk64_t a = g->start, b = g->start + g->len;
+
+		if (g->owner != SM_FREE)
+			continue;
+		if (b > limit)
+			b = limit;
+		if (a < lo)
+			f[(*n)++] = (struct layout_piece){ a, (b < lo ? b : lo) - a };
+		if (b > hi)
+			f[(*n)++] = (struct layout_piece){ a > hi ? a : hi,
+							   b - (a > hi ? a : hi) };
+	}
+	sort_n(f, *n, sizeof(*f), runs_cmp_len_desc);
+	*out = f;
+	return 0;
+}
+
+/* Take LEN blocks from the stretches F (cursor *FI, *FO) as changes from stream OFF. */
+static int take_segs(const struct layout_piece *f, size_t nf, size_t *fi,
+		     blk64_t *fo, blk64_t off, blk64_t len,
+		     struct plan_seg **segs, size_t *nsegs, size_t *cap)
+{
+	while (len) {
+		blk64_t n;
+
+		while (*fi < nf && *fo >= f[*fi].len) {
+			(*fi)++;
+			*fo = 0;
+		}
+		if (*fi >= nf || grow_n(segs, cap, *nsegs + 1, sizeof(**segs)))
+			return -1;
+		n = f[*fi].len - *fo < len ? f[*fi].len - *fo : len;
+		(*segs)[(*nsegs)++] = (struct plan_seg){ off, n, f[*fi].start + *fo };
+		*fo += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
+			blk64_t hi, int *ok)
+{
+	const struct layout_piece *cur, *meta;
+	struct layout_piece sole, *f = NULL, *after = NULL, *tree = NULL;
+	struct plan_seg *segs = NULL;
+	size_t nf = 0, fi = 0, nsegs = 0, cap = 0, nafter = 0, next = 0, ntree = 0;
+	blk64_t fo = 0, off = 0;
+	uint32_t ncur, nmeta, need, i;
+	int tree_inside = 0;
+	struct target t;
+	struct fmap *m;
+	errcode_t ret;
+
+	*ok = 0;
+	ret = planner_fmap(p, file, &m);
+	if (ret || !m->extents)
+		return ret;	/* (block-mapped: its indirect blocks would move too) */
+	meta = planner_meta(p, file, &nmeta);
+	for (i = 0; i < nmeta; i++)
+		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)
+			tree_inside = 1;
+	ret = free_outside(p, planner_limit(p, file), lo, hi, &f, &nf);
+	if (ret)
+		return ret;
+	cur = planner_runs(p, file, &ncur, &sole);
+	for (i = 0; i < ncur; off += cur[i].len, i++) {
+		blk64_t a = cur[i].start > lo ? cur[i].start : lo;
+		blk64_t b = cur[i].start + cur[i].len < hi ?
+			cur[i].start + cur[i].len : hi;
+
+		if (a < b && take_segs(f, nf, &fi, &fo, off + (a - cur[i].start),
+				       b - a, &segs, &nsegs, &cap))
+			goto out;	/* no room outside */
+	}
+	if (!nsegs && !tree_inside) {
+		*ok = 1;	/* nothing of it in the way */
+		goto out;
+	}
+	sort_n(segs, nsegs, sizeof(*segs), stage_cmp_seg_off);
+	/* Its tree is rebuilt by the move: in the room left outside. */
+	ret = runs_apply(cur, ncur, segs, nsegs, &after, &nafter);
+	if (ret)
+		goto out;
+	t.runs = after;
+	t.nruns = nafter;
+	ret = mapbuild_extents(m, &t, NULL, &next);
+	if (ret)
+		goto out;
+	need = mapbuild_tree_blocks(p->fs, next);
+	if (need) {
+		struct plan_seg *ts = NULL;
+		size_t nts = 0, tcap = 0, k;
+
+		/* A separate cursor would do as well: the tree takes what is left. */
+		if (take_segs(f, nf, &fi, &fo, 0, need, &ts, &nts, &tcap)) {
+			free(ts);
+			goto out;
+		}
+		tree = malloc(nts * sizeof(*tree));
+		if (!tree) {
+			free(ts);
+			ret = ENOMEM;
+			goto out;
+		}
+		for (k = 0; k < nts; k++)
+			tree[k] = (struct layout_piece){ ts[k].pblk, ts[k].len };
+		ntree = nts;
+		free(ts);
+	}
+	ret = planner_commit_changes(p, file, MOVE_STAGE, segs, nsegs, tree, ntree);
+	if (ret == E2D_ERR_PLAN_CONFLICT)
+		ret = 0;
+	else if (!ret)
+		*ok = 1;
+out:
+	free(f);
+	free(after);
+	free(tree);
+	free(segs);
+	return ret;
+}
