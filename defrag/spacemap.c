@@ -13,11 +13,13 @@
  * replaced segments rather than copying the map.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "spacemap.h"
 #include "dutil.h"
+#include "radix_sort.h"
 
 /* Segments a chunk holds at most, and fills when built. */
 /*
@@ -438,58 +440,29 @@ static errcode_t push_gap(struct sm_seg **v, size_t *n, size_t *cap,
 
 /*
  * Sort V (N segments) by start, then owner, keeping the order of equal
- * ones: an LSD radix sort by start, 12 bits a pass, as many passes as the
- * largest start needs, then owners put in order among equal starts (few,
- * next to each other).  Linear: qsort of a few hundred thousand segments
- * was a tenth of planning.
+ * ones: by start in linear time (lib/radix_sort.h; qsort of a few hundred
+ * thousand segments was a tenth of planning), then owners put in order
+ * among equal starts (few, next to each other).
  */
 errcode_t spacemap_sort(struct sm_seg *v, size_t n)
 {
-	enum { BITS = 12, BUCKETS = 1 << BITS };
-	struct sm_seg *tmp, *src = v, *dst;
-	size_t *count, i, j;
+	size_t i, j;
 	blk64_t max = 0;
-	unsigned shift;
 
 	if (n < 2)
 		return 0;
 	for (i = 1; i < n && v[i - 1].start <= v[i].start; i++)
 		;
 	if (i < n) {
-		tmp = malloc(n * sizeof(*tmp));
-		count = malloc(BUCKETS * sizeof(*count));
-		if (!tmp || !count) {
-			free(tmp);
-			free(count);
-			return ENOMEM;
-		}
+		errcode_t ret;
+
 		for (i = 0; i < n; i++)
 			if (v[i].start > max)
 				max = v[i].start;
-		dst = tmp;
-		for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
-			size_t sum = 0;
-			struct sm_seg *t;
-
-			memset(count, 0, BUCKETS * sizeof(*count));
-			for (i = 0; i < n; i++)
-				count[(src[i].start >> shift) & (BUCKETS - 1)]++;
-			for (i = 0; i < BUCKETS; i++) {
-				size_t c = count[i];
-
-				count[i] = sum;
-				sum += c;
-			}
-			for (i = 0; i < n; i++)
-				dst[count[(src[i].start >> shift) & (BUCKETS - 1)]++] = src[i];
-			t = src;
-			src = dst;
-			dst = t;
-		}
-		if (src != v)
-			memcpy(v, src, n * sizeof(*v));
-		free(tmp);
-		free(count);
+		ret = radix_sort_by_start(v, n, sizeof(*v),
+					  offsetof(struct sm_seg, start), max);
+		if (ret)
+			return ret;
 	}
 	/* Equal starts by owner: an insertion sort, stable. */
 	for (i = 1; i < n; i++) {

@@ -17,12 +17,14 @@
  * one pass over every run, and the coarser ones are folded from it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout_int.h"
 #include "map.h"
 #include "lower_bound.h"
+#include "radix_sort.h"
 
 /*
  * A run of blocks an inode owns, with the state it shows: all a query
@@ -146,54 +148,6 @@ static uint64_t owned_from(const struct map *map, blk64_t from)
 	       << CHUNK_SHIFT;
 }
 
-/*
- * Sort V (N runs) by start: an LSD radix sort, 12 bits a pass, as many
- * passes as MAX needs.  Stable, and linear: a comparison sort of
- * millions of runs costs more than the scan that found them.
- */
-static errcode_t sort_owned(struct owned *v, uint64_t n, blk64_t max)
-{
-	enum { BITS = 12, BUCKETS = 1 << BITS };
-	struct owned *tmp, *src = v, *dst;
-	uint64_t *count;
-	unsigned shift;
-
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	count = malloc(BUCKETS * sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return ENOMEM;
-	}
-	dst = tmp;
-	for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
-		uint64_t i, sum = 0;
-		struct owned *t;
-
-		memset(count, 0, BUCKETS * sizeof(*count));
-		for (i = 0; i < n; i++)
-			count[(src[i].start >> shift) & (BUCKETS - 1)]++;
-		for (i = 0; i < BUCKETS; i++) {
-			uint64_t c = count[i];
-
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i].start >> shift) & (BUCKETS - 1)]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(count);
-	return 0;
-}
-
 /* Room for one more run, and it (cut into runs of at most OWNED_MAX_LEN). */
 static errcode_t add_owned(struct map *map, uint64_t *cap, blk64_t start, blk64_t len,
 			   ext2_ino_t ino, uint8_t state)
@@ -256,7 +210,8 @@ static errcode_t build_owned(struct map *map)
 	for (i = 0; i < n; i++)
 		if (map->owned[i].start > max)
 			max = map->owned[i].start;
-	ret = sort_owned(map->owned, n, max);
+	ret = radix_sort_by_start(map->owned, n, sizeof(*map->owned),
+				  offsetof(struct owned, start), max);
 	if (ret)
 		return ret;
 	nchunks = (n + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;

@@ -1,0 +1,81 @@
+/*
+ * radix_sort.h --- sorting runs by their start block in linear time.
+ *
+ * The map sorts every run every inode owns, the planner every segment of
+ * its space map: millions of them, where a comparison sort costs more
+ * than the scan that found them.  An LSD radix sort by the start, 12 bits
+ * a pass, as many passes as the largest start needs, stable.  Inline, so
+ * that each caller's element size and key offset are constants and the
+ * copies compile to moves.
+ */
+#ifndef RADIX_SORT_H
+#define RADIX_SORT_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+
+/* The blk64_t at offset KEY in the element at P. */
+static inline blk64_t radix_key(const char *p, size_t key)
+{
+	blk64_t k;
+
+	memcpy(&k, p + key, sizeof(k));
+	return k;
+}
+
+/*
+ * Sort the N elements of SIZE bytes at V by the blk64_t at offset KEY in
+ * each, keeping the order of equal ones.  MAX is the largest key (or
+ * more).  ENOMEM, V unchanged, when the scratch space cannot be had.
+ */
+static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
+					    size_t key, blk64_t max)
+{
+	enum { BITS = 12, BUCKETS = 1 << BITS };
+	char *tmp, *src = v, *dst;
+	uint64_t *count;
+	unsigned shift;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * size);
+	count = malloc(BUCKETS * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return ENOMEM;
+	}
+	dst = tmp;
+	for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
+		uint64_t i, sum = 0;
+		char *t;
+
+		memset(count, 0, BUCKETS * sizeof(*count));
+		for (i = 0; i < n; i++)
+			count[(radix_key(src + i * size, key) >> shift) & (BUCKETS - 1)]++;
+		for (i = 0; i < BUCKETS; i++) {
+			uint64_t c = count[i];
+
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			memcpy(dst + size * count[(radix_key(src + i * size, key) >> shift) &
+						  (BUCKETS - 1)]++,
+			       src + i * size, size);
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != (char *)v)
+		memcpy(v, src, n * size);
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+#endif /* RADIX_SORT_H */
