@@ -111,14 +111,7 @@ static errcode_t walk_ind(struct fwalk *w, int level, blk64_t blk, blk64_t lblk,
 	ret = io_channel_read_blk64(fs->io, blk, 1, entries);
 	if (ret)
 		return ret;
-	/* Small files use the first few entries: the zeros after, eight at a time. */
-	while (per_block >= 8 &&
-	       !(entries[per_block - 1] | entries[per_block - 2] | entries[per_block - 3] |
-		 entries[per_block - 4] | entries[per_block - 5] | entries[per_block - 6] |
-		 entries[per_block - 7] | entries[per_block - 8]))
-		per_block -= 8;
-	while (per_block && !entries[per_block - 1])
-		per_block--;
+	per_block = blockmap_entries_used(entries, per_block);
 	for (i = 0; i < per_block; i++) {
 		blk64_t child = ext2fs_le32_to_cpu(entries[i]);
 

@@ -13,6 +13,18 @@
 
 #include <ext2fs/ext3_extents.h>	/* needs the types e2frag.h brings */
 
+unsigned blockmap_entries_used(const __u32 *entries, unsigned n)
+{
+	/* Small files use the first few entries: the zeros after, eight at a time. */
+	while (n >= 8 &&
+	       !(entries[n - 1] | entries[n - 2] | entries[n - 3] | entries[n - 4] |
+		 entries[n - 5] | entries[n - 6] | entries[n - 7] | entries[n - 8]))
+		n -= 8;
+	while (n && !entries[n - 1])
+		n--;
+	return n;
+}
+
 struct walk {
 	ext2_filsys	fs;
 	const struct blockmap_visitor *v;
@@ -63,14 +75,7 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 	ret = io_channel_read_blk64(fs->io, blk, 1, entries);
 	if (ret)
 		return ret;
-	/* Small files use the first few entries: the zeros after, eight at a time. */
-	while (per_block >= 8 &&
-	       !(entries[per_block - 1] | entries[per_block - 2] | entries[per_block - 3] |
-		 entries[per_block - 4] | entries[per_block - 5] | entries[per_block - 6] |
-		 entries[per_block - 7] | entries[per_block - 8]))
-		per_block -= 8;
-	while (per_block && !entries[per_block - 1])
-		per_block--;
+	per_block = blockmap_entries_used(entries, per_block);
 	for (i = 0; i < per_block; i++) {
 		blk64_t child = ext2fs_le32_to_cpu(entries[i]);
 		blk64_t child_l = lblk + i * span;

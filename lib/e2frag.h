@@ -381,6 +381,13 @@ struct blockmap_visitor {
 errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
 			const struct blockmap_visitor *v, void *priv, char *buf);
 
+/*
+ * How many of an indirect block's N entries come before its trailing
+ * zeros (a small file's block uses its first few): the walkers of a block
+ * map, here and e2defrag's, look at no more.
+ */
+unsigned blockmap_entries_used(const __u32 *entries, unsigned n);
+
 /* ------------------------------------------------------------------ names.c */
 
 struct layout_name {
