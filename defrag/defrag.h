@@ -1,7 +1,7 @@
 /*
  * defrag.h --- e2defrag's engine: which files to move (select.c), where
- * to put them (plan.c, place.c, window.c), and moving them (move.c,
- * run.c).  Like resize2fs' engine it prints nothing and exits nowhere: it
+ * to put them (the planner: plan.c and the files plan_int.h lists), and
+ * moving them (move.c, run.c).  Like resize2fs' engine it prints nothing and exits nowhere: it
  * returns errcode_t, keeps its state in the structs below, and reports
  * progress through a callback.  main.c and the report files are the front
  * end.

@@ -1,6 +1,25 @@
 /*
- * plan_int.h --- what the planner's files (plan.c, place.c, window.c)
- * share: the planner's state while it decides one move after another.
+ * plan_int.h --- what the planner's files share: the planner's state
+ * while it decides one move after another, and each file's entry points.
+ * The planner is (doc/planner.md tells the steps):
+ *
+ *   plan.c           the frame: set-up, the order of the steps, the plans
+ *                    tried and the figures of the one kept
+ *   psetup.c         the space map, the candidates, the units
+ *   pstate.c         where each file is now, and recording a move
+ *   psnap.c          snapshots: a series of moves taken back whole
+ *   place.c          where one unit goes (free run, own piece, window)
+ *   window.c         making room: the cheapest window, cleared
+ *   selfstage.c      a file's own blocks out of its window
+ *   zonewalk.c       a stream laid across zones
+ *   compact.c        packing a nearly full disk (compact_stage.c: where
+ *                    what must leave goes; compact_move.c: the moves;
+ *                    compact_int.h: their shared state)
+ *   consolidate.c    free space in few large runs
+ *   mapclose.c       indirect blocks that must move with a partial move
+ *
+ * and below it spacemap.c (who owns which block) and fmap.c, mapbuild.c
+ * (a file's map read, and rebuilt at new places).
  */
 #ifndef DEFRAG_PLAN_INT_H
 #define DEFRAG_PLAN_INT_H
@@ -117,7 +136,7 @@ static inline struct pstate *planner_state_if(const struct planner *p,
 	return s ? &p->states[(s - 1) / PSTATE_CHUNK][(s - 1) % PSTATE_CHUNK] : NULL;
 }
 
-/* FILE's state, made (as the scan found it) when it has none yet. */
+/* pstate.c: FILE's state, made (as the scan found it) when it has none yet. */
 errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret);
 
 void planner_free_states(struct planner *p);
@@ -164,6 +183,8 @@ errcode_t planner_build_units(struct planner *p);
  * long plan promptly (nothing is written while planning).
  */
 errcode_t planner_check(struct planner *p);
+
+/* pstate.c */
 /*
  * FILE's stream runs now, *N of them.  SOLE is room for the piece of a
  * file in one piece that has no state (the pointer may be to it).
