@@ -1,10 +1,11 @@
 /*
- * defrag.h --- e2defrag's engine: which files to move (select.c), where
- * to put them (the planner: plan.c and the files plan_int.h lists), and
- * moving them (move.c, run.c).  Like resize2fs' engine it prints nothing and exits nowhere: it
- * returns errcode_t, keeps its state in the structs below, and reports
- * progress through a callback.  main.c and the report files are the front
- * end.
+ * defrag.h --- e2defrag's engine: which files to move (select.c, here),
+ * where to put them (the planner, planner/: plan.c and the files
+ * planner_int.h lists), and moving them (execute.c: the plan's moves in
+ * order; move.c: one file, crash-safe, through writer/).  Like resize2fs'
+ * engine it prints nothing and exits nowhere: it returns errcode_t, keeps
+ * its state in the structs below, and reports progress through a
+ * callback.  main.c and the report files are the front end.
  */
 #ifndef DEFRAG_DEFRAG_H
 #define DEFRAG_DEFRAG_H
@@ -188,7 +189,7 @@ double plan_read_seconds(const struct layout *layout,
 /* Pieces RUNS make: runs that continue each other count once. */
 uint32_t plan_pieces(const struct layout_piece *runs, size_t nruns);
 
-/* ------------------------------------------------------------------- run.c */
+/* ------------------------------------------------------------------- execute.c */
 
 struct switch_ctx;
 

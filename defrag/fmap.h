@@ -6,13 +6,13 @@
  * need more: every data run with its logical address, every mapping block
  * (IND/DIND/TIND) with the pointer slot that refers to it, and the extent
  * tree blocks.  With that the map can be rebuilt with the same shape at
- * new locations (mapbuild.c).
+ * new locations (fmap_build.c).
  */
 #ifndef DEFRAG_FMAP_H
 #define DEFRAG_FMAP_H
 
 #include "e2frag.h"
-#include "exttree.h"
+#include "writer.h"
 
 /* ------------------------------------------------------------------ fmap.c */
 
@@ -61,7 +61,7 @@ struct fmap {
 errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m);
 void fmap_free(struct fmap *m);
 
-/* ---------------------------------------------------------------- mapbuild.c */
+/* ---------------------------------------------------------------- fmap_build.c */
 
 /*
  * Where the stream goes: runs of new physical blocks covering stream
@@ -152,7 +152,7 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
 			 const struct target *t);
 
-/* ------------------------------------------------------------------ runs.c */
+/* ------------------------------------------------------------------ fmap_runs.c */
 
 /*
  * A change to where a stream lies: stream positions [off, off+len) go to

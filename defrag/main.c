@@ -26,7 +26,7 @@
 #include "../analyze/svg.h"
 #include "damage.h"
 #include "report.h"
-#include "switch.h"
+#include "writer.h"
 
 enum {
 	EXIT_OK = 0, EXIT_NOT_BEST = 1, EXIT_FAILED = 4, EXIT_OPERATIONAL = 8,
@@ -447,6 +447,14 @@ static int run(struct cli *c, const char *prog)
 	}
 	install_signals();
 	ret = fsopen_open(c->spec, flags, io, &fs, &info);
+	/* Builds for the power-cut tests log the writes (--enable-iolog). */
+	if (!ret && (fs->flags & EXT2_FLAG_RW)) {
+		ret = iolog_attach_env(fs);
+		if (ret) {
+			fs->flags &= ~EXT2_FLAG_DIRTY;
+			ext2fs_close_free(&fs);
+		}
+	}
 	if (ret) {
 		open_error(prog, c->spec, ret, &info);
 		fsopen_close(NULL, &info);

@@ -20,7 +20,7 @@
 
 #include "move.h"
 #include "verify.h"
-#include "switch.h"
+#include "writer.h"
 #include "dutil.h"
 
 errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
@@ -162,82 +162,124 @@ static errcode_t verify_copy(struct move_ctx *c, struct rebuild *r)
 	return ret;
 }
 
+/*
+ * Step 1, reserve: read INO's map as it is on disk, rebuild it at its
+ * target (its pieces after CHANGES, META for its new mapping blocks) and
+ * check that every block it gains is free.  Nothing is marked: the
+ * bitmap changes only in the switch.
+ */
+static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
+			      const struct plan_seg *changes, size_t nchanges,
+			      const struct layout_piece *meta, size_t nmeta,
+			      struct fmap *m, struct rebuild *r)
+{
+	struct layout_piece *now = NULL, *to = NULL;
+	size_t nnow = 0, nto = 0;
+	struct target t;
+	errcode_t ret;
+
+	ret = fmap_read(fs, ino, m);
+	if (ret)
+		return ret;
+	ret = runs_of_fmap(m, &now, &nnow);
+	if (!ret)
+		ret = runs_apply(now, nnow, changes, nchanges, &to, &nto);
+	if (!ret) {
+		t.runs = to;
+		t.nruns = nto;
+		ret = mapbuild_rebuild(fs, m, &t, meta, nmeta, r);
+	}
+	if (!ret && (r->ngained || r->nreleased))
+		ret = check_free(fs, r);
+	free(now);
+	free(to);
+	return ret;
+}
+
+/* Step 2, copy: the data, then the new mapping blocks, into new blocks. */
+static errcode_t move_copy(struct move_ctx *c, struct rebuild *r)
+{
+	errcode_t ret;
+	size_t i;
+
+	ret = gather_copies(c, r, write_batch);
+	for (i = 0; !ret && i < r->nwrites; i++) {
+		ret = io_channel_write_blk64(c->fs->io, r->writes[i].pblk, 1,
+					     r->writes[i].buf);
+		if (!ret)
+			c->written++;
+	}
+	return ret;
+}
+
+/*
+ * Step 3, flush: everything the new map points at is on disk before the
+ * switch (and, with --verify, read back and compared).
+ */
+static errcode_t move_flush(struct move_ctx *c, struct rebuild *r)
+{
+	errcode_t ret = io_channel_flush(c->fs->io);
+
+	if (!ret && c->verify)
+		ret = verify_copy(c, r);
+	return ret;
+}
+
+/*
+ * Step 4, switch; step 5, free: the inode takes its new map and the old
+ * blocks are released, in the one durable step switch_file() makes.
+ */
+static errcode_t move_switch(struct move_ctx *c, ext2_ino_t ino,
+			     struct fmap *m, struct rebuild *r,
+			     struct move_stats *st)
+{
+	ext2_filsys fs = c->fs;
+	struct ext2_inode_large *inode = (struct ext2_inode_large *)m->inode;
+	errcode_t ret;
+
+	copy_n(inode->i_block, r->i_block, sizeof(inode->i_block));
+	ret = ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)inode,
+				     r->released_blocks);
+	if (!ret)
+		ret = ext2fs_iblk_add_blocks(fs, (struct ext2_inode *)inode,
+					     r->gained_blocks);
+	if (ret)
+		return ret;
+	ret = switch_file(c->sw, ino, inode, r->gained, r->ngained,
+			  r->released, r->nreleased);
+	if (ret)
+		/* A refusal before anything changed fails this file only. */
+		st->switch_failed = switch_is_failed(c->sw);
+	else
+		st->switched = 1;
+	return ret;
+}
+
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 		    const struct plan_seg *changes, size_t nchanges,
 		    const struct layout_piece *meta, size_t nmeta,
 		    struct move_stats *st)
 {
-	ext2_filsys fs = c->fs;
+	blk64_t copied0 = c->copied, written0 = c->written;
 	struct fmap m;
 	struct rebuild r;
-	struct ext2_inode_large *inode;
-	struct layout_piece *now = NULL, *to = NULL;
-	struct target t;
-	size_t nnow = 0, nto = 0, i;
-	blk64_t copied0 = c->copied, written0 = c->written;
 	errcode_t ret;
 
 	memset(st, 0, sizeof(*st));
 	memset(&r, 0, sizeof(r));
-	ret = fmap_read(fs, ino, &m);
-	if (ret)
-		return ret;
-	ret = runs_of_fmap(&m, &now, &nnow);
+	memset(&m, 0, sizeof(m));
+	ret = move_reserve(c->fs, ino, changes, nchanges, meta, nmeta, &m, &r);
+	if (ret || (!r.ngained && !r.nreleased))
+		goto out;	/* failed, or already there */
+	ret = move_copy(c, &r);
 	if (!ret)
-		ret = runs_apply(now, nnow, changes, nchanges, &to, &nto);
-	if (ret)
-		goto out;
-	t.runs = to;
-	t.nruns = nto;
-	ret = mapbuild_rebuild(fs, &m, &t, meta, nmeta, &r);
-	if (ret)
-		goto out;
-	if (!r.ngained && !r.nreleased)
-		goto out;	/* already there */
-	ret = check_free(fs, &r);
-	if (ret)
-		goto out;
-
-	ret = gather_copies(c, &r, write_batch);
-	if (ret)
-		goto out;
-	for (i = 0; i < r.nwrites; i++) {
-		ret = io_channel_write_blk64(fs->io, r.writes[i].pblk, 1,
-					     r.writes[i].buf);
-		if (ret)
-			goto out;
-		c->written++;
-	}
-	/* Everything the new map points at is on disk before the switch. */
-	ret = io_channel_flush(fs->io);
-	if (!ret && c->verify)
-		ret = verify_copy(c, &r);
-	if (ret)
-		goto out;
-
-	inode = (struct ext2_inode_large *)m.inode;
-	copy_n(inode->i_block, r.i_block, sizeof(inode->i_block));
-	ret = ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)inode,
-				     r.released_blocks);
+		ret = move_flush(c, &r);
 	if (!ret)
-		ret = ext2fs_iblk_add_blocks(fs, (struct ext2_inode *)inode,
-					     r.gained_blocks);
-	if (ret)
-		goto out;
-	ret = switch_file(c->sw, ino, inode, r.gained, r.ngained,
-			  r.released, r.nreleased);
-	if (ret) {
-		/* A refusal before anything changed fails this file only. */
-		st->switch_failed = switch_is_failed(c->sw);
-		goto out;
-	}
-	st->switched = 1;
+		ret = move_switch(c, ino, &m, &r, st);
 out:
 	st->copied = c->copied - copied0;
 	st->written = c->written - written0;
 	rebuild_free(&r);
 	fmap_free(&m);
-	free(now);
-	free(to);
 	return ret;
 }

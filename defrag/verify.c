@@ -128,7 +128,7 @@ errcode_t verify_blocks(struct verify *v, blk64_t blk, blk64_t n,
 	while (n) {
 		blk64_t k = n < per ? n : per;
 		size_t len = (size_t)k * v->blocksize;
-		char *at;
+		char *at = NULL;
 		errcode_t ret;
 
 		ret = read_span(v, (uint64_t)blk * v->blocksize, len, &at);

@@ -130,7 +130,7 @@ void etree_free(struct img_map *m)
 	memset(&m->etree, 0, sizeof(m->etree));
 }
 
-/* Each tree block written as it comes (lib/exttree.c hands it over). */
+/* Each tree block written as it comes (writer/exttree.c hands it over). */
 static errcode_t write_block(void *priv, blk64_t pblk, char *block)
 {
 	struct img *img = priv;

@@ -22,7 +22,7 @@
 #include <ext2fs/ext2fs.h>
 #include <openssl/evp.h>
 
-#include "exttree.h"
+#include "writer.h"
 #include "rng.h"
 
 /* ------------------------------------------------------------- options */
@@ -74,7 +74,7 @@ struct img_run {
  * ext4_ext_insert_extent, split and grow_indepth): level[0] holds the
  * leaves, level[depth-1] the blocks the in-inode root points to.  Only
  * the shape is kept (each block: where it is, how full); the entries are
- * derived from the runs when written (lib/exttree.c).
+ * derived from the runs when written (writer/exttree.c).
  */
 struct img_etree {
 	int		depth;

@@ -19,7 +19,6 @@
 #include <e2p/e2p.h>
 
 #include "layout_int.h"
-#include "iolog.h"
 
 errcode_t fsopen_resolve(const char *spec, char **device)
 {
@@ -291,9 +290,6 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 		return ret;
 	/* The state may have changed between the two opens. */
 	ret = fsopen_write_refusal(fs, info, flags);
-	/* Builds for the power-cut tests log the writes (--enable-iolog, iolog.h). */
-	if (!ret)
-		ret = iolog_attach_env(fs);
 	if (ret) {
 		fs->flags &= ~EXT2_FLAG_DIRTY;
 		ext2fs_close_free(&fs);

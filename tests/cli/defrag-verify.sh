@@ -59,7 +59,7 @@ check_clean "$T/bad.img"
 snapshot "$T/bad.img" "$T/bad.snap"
 same_snapshot "$T/before.snap" "$T/bad.snap"
 # The file whose copy was spoiled kept its blocks; so did any move that
-# counted on them (run.c: each move checks its blocks are free), each
+# counted on them (execute.c: each move checks its blocks are free), each
 # named as failed; the others moved.
 bad=$(sed -n 's/^e2defrag: \(.*\) (inode [0-9]*) not moved: Copy read back.*/\1/p' "$T/out")
 [ -n "$bad" ] || { cat "$T/out" >&2; fail "no file named for the mismatch"; }

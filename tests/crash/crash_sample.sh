@@ -28,7 +28,7 @@ sweep() {
 left = [f["path"] for f in json.load(sys.stdin).values() if f["type"] == "f" and f["pieces"] > 1]
 sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag left files in pieces"
 	# With metadata_csum every superblock write keeps the checksum that
-	# is on disk (lib/supersector.c), so that a tear cannot break it: the
+	# is on disk (writer/supersector.c), so that a tear cannot break it: the
 	# run changed the superblock's first sector, not its second (where
 	# the checksum is), and e2fsck finds the superblock right.
 	if dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*metadata_csum'; then

@@ -5,7 +5,7 @@
 #
 # Runs WORKLOAD, a shell command that writes to the image named by $IMAGE
 # (testmove "$IMAGE" /a /b, or e2defrag "$IMAGE"), on a copy of IMAGE with
-# every write and flush logged (E2FRAG_IOLOG, lib/iolog.h).  Then, for
+# every write and flush logged (E2FRAG_IOLOG, writer/writer.h).  Then, for
 # each cut point, rebuilds the image a power cut there would leave
 # (iolog_replay): at every flush boundary, at RANDOM seeded random subsets
 # of the writes between two flushes (a disk cache reorders writes between
@@ -176,7 +176,7 @@ while read -r epoch mode arg tseed kind; do
 		cp --sparse=always "$WORK/cut.img" "$WORK/jo.img"
 		# A transaction whose commit block fails its checksum is not
 		# replayed, and recovery says it was corrupt: a torn commit
-		# the writer could have avoided (lib/journal.c).
+		# the writer could have avoided (writer/journal.c).
 		if ! e2fsck -y -E journal_only "$WORK/jo.img" > "$WORK/jo.out" 2>&1 ||
 		   grep 'was corrupt' "$WORK/jo.out" > "$WORK/fsck.out" ||
 		   ! e2fsck -fn "$WORK/jo.img" > "$WORK/fsck.out" 2>&1; then

@@ -1,6 +1,6 @@
 /*
  * iolog_replay.c --- rebuild an image as a power cut would leave it, from
- * the write log of a run (lib/iolog.h).  Test-only.
+ * the write log of a run (writer/writer.h).  Test-only.
  *
  *   iolog_replay info LOG
  *	"flushes F writes W", then one line per epoch: "epoch K writes N".
@@ -36,7 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "iolog.h"
+#include "writer.h"
 
 #define SECTOR 512	/* what a disk writes whole */
 #define JBD2_MAGIC 0xc03b3998U

@@ -1,5 +1,5 @@
 /*
- * jtool.c --- drive the journal writer (lib/journal.h) directly, for what
+ * jtool.c --- drive the journal writer (writer/writer_int.h) directly, for what
  * a file switch never does on its own: a block logged by one transaction
  * and freed by the next, then reused for data.  Test-only.
  *
@@ -14,7 +14,7 @@
  *   jtool IMAGE stamp TIME       record a last error at TIME in the
  *                                superblock: a write that changes both of
  *                                its sectors (the checksum follows), which
- *                                lib/supersector.c leaves alone because an
+ *                                writer/supersector.c leaves alone because an
  *                                error is recorded: the harness's control
  *                                for torn writes (it must catch the tear).
  *   jtool IMAGE fill BLOCK       on a journal with a fast-commit area (the
@@ -33,10 +33,9 @@
 #include <string.h>
 
 #include "e2frag.h"
-#include "iowrap.h"
-#include "journal.h"
+#include "writer.h"
+#include "writer_int.h"
 #include "journal_int.h"
-#include "metawrite.h"
 
 static const char *prog = "jtool";
 
@@ -166,6 +165,9 @@ int main(int argc, char **argv)
 	}
 	blk = strtoull(argv[3], NULL, 0);
 	ret = fsopen_open(argv[1], FSOPEN_WRITE | FSOPEN_FORCE, NULL, &fs, &info);
+	/* Logged for the power-cut harness, as e2defrag's writes are. */
+	if (!ret)
+		ret = iolog_attach_env(fs);
 	if (ret) {
 		com_err(prog, ret, "while opening %s", argv[1]);
 		return 8;

@@ -1,6 +1,6 @@
 /*
  * testmove.c --- a minimal, test-only file mover that drives switch_file
- * (lib/switch.h), so that the metadata writer and the power-cut harness
+ * (writer/writer.h), so that the metadata writer and the power-cut harness
  * can be tested without e2defrag.
  *
  *   testmove [-n] [-r N] [-t RUNS] IMAGE PATH...
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "e2frag.h"
-#include "switch.h"
+#include "writer.h"
 #include "testmove.h"
 
 static const char *prog = "testmove";
@@ -367,6 +367,14 @@ int main(int argc, char **argv)
 			  &info);
 	if (ret) {
 		com_err(prog, ret, "while opening %s", argv[optind]);
+		fsopen_close(fs, &info);
+		rc = 8;
+		goto out;
+	}
+	/* Logged for the power-cut harness, as e2defrag's writes are. */
+	ret = iolog_attach_env(fs);
+	if (ret) {
+		com_err(prog, ret, "while logging the writes to %s", argv[optind]);
 		fsopen_close(fs, &info);
 		rc = 8;
 		goto out;

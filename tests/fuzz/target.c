@@ -26,7 +26,7 @@
 #include "memio.h"
 #include "map.h"
 #include "sanity.h"
-#include "switch.h"
+#include "writer.h"
 #include "../../analyze/report.h"
 #include "../../analyze/svg.h"
 #include "../../defrag/report.h"

@@ -1,5 +1,5 @@
 /*
- * spacemap.c --- e2defrag's space map (defrag/spacemap.c) against a
+ * spacemap.c --- e2defrag's space map (planner/spacemap.c) against a
  * brute-force reference kept here: one owner per block, changed block by
  * block, with free runs, best fits and figures worked out by plain loops
  * over every block.  The map gets there by chunks of segments, a treap of

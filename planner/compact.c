@@ -1,0 +1,547 @@
+/*
+ * compact.c --- defragmenting a nearly full filesystem: when the files
+ * left over by place.c have no free run to go to, not even after smaller
+ * files move out of the way (typically recordings interleaved all over a
+ * disk that is 90% full), pack them instead.
+ *
+ * A gap is a maximal run of blocks that hold nothing but free space and
+ * blocks of these files.  The files are assigned places in the gaps,
+ * packed from each gap's start (first fit, largest first, an interleave
+ * set one file after another); what remains of each gap is where free
+ * space will be at the end.  Then a frontier walks each gap from its
+ * start, one chunk at a time, the chunk no larger than the free space:
+ *   1. clear: blocks in the chunk that are not already in their final
+ *      place are moved out, into free space outside it (where free space
+ *      will remain at the end, if possible, so they need not move again);
+ *   2. fill: the parts of the files whose final place is in the chunk are
+ *      moved there.
+ * Each of these is an ordinary crash-safe move of one file; a file in
+ * the middle of this is in more pieces than before for a while, never
+ * incomplete.  A block-mapped file's indirect blocks move with every part
+ * of it whose addresses they hold (fmap_close.c); one whose final place is
+ * already behind the frontier while it still maps blocks ahead of it is
+ * kept elsewhere, its final place reserved, until the file's last part
+ * is filled in.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_int.h"
+#include "dutil.h"
+
+static int is_member(const struct compact *c, uint32_t owner)
+{
+	return owner >= SM_FILE0 && c->member[owner - SM_FILE0];
+}
+
+/*
+ * Gaps: runs of free blocks and members' blocks, within a zone, or (span)
+ * on across the metadata between zones.
+ */
+static errcode_t find_gaps(struct compact *c)
+{
+	const struct spacemap *sm = &c->p->sm;
+	size_t i, cap = 0;
+	blk64_t last_end = 0;	/* where the last gap ends (past metadata, span) */
+
+	for (i = 0; i < sm->n; i++) {
+		const struct sm_seg *s = &SM_SEG(sm, i);
+		int in = s->owner == SM_FREE || is_member(c, s->owner);
+
+		if (c->span && s->owner == SM_META && c->ngaps && s->start == last_end) {
+			last_end = s->start + s->len;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (c->ngaps && last_end == s->start) {
+			c->gaps[c->ngaps - 1].len += s->len;
+			last_end = s->start + s->len;
+			continue;
+		}
+		if (grow_n(&c->gaps, &cap, c->ngaps + 1, sizeof(*c->gaps)))
+			return ENOMEM;
+		c->gaps[c->ngaps++] = (struct gap){ s->start, s->len, 0 };
+		last_end = s->start + s->len;
+	}
+	return 0;
+}
+
+struct cunit {
+	uint32_t	first, n;	/* planner->members[...] */
+	blk64_t		need;
+};
+
+static int cmp_cunit(const void *a, const void *b)
+{
+	const struct cunit *x = a, *y = b;
+
+	if (x->need != y->need)
+		return x->need > y->need ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static blk64_t file_need(const struct compact *c, uint32_t f)
+{
+	if (c->need[f])
+		return c->need[f];
+	return layout_stream_blocks(&c->p->layout->files[f]) + planner_etb_contig(c->p, f);
+}
+
+/*
+ * Where in gap G, from offset *AT on, F goes: the first offset whose
+ * place crosses no more zone boundaries than its best allows (a file
+ * that fits a zone stays in one).  *AT is moved there and past it; -1
+ * when it does not fit.
+ */
+static int fit_file(const struct compact *c, const struct gap *g, uint32_t f,
+		    blk64_t *at)
+{
+	blk64_t need = file_need(c, f), pos = *at, left;
+	uint32_t best = planner_best(c->p, f) ? planner_best(c->p, f) : 1;
+
+	while (pos + need <= g->len) {
+		blk64_t b = zonewalk_blk(c->p, g->start, pos, &left);
+
+		if (!c->span || zonewalk_cross(c->p, b, need) <= best - 1) {
+			*at = pos + need;
+			return 0;
+		}
+		if (!left)
+			break;
+		pos += left;	/* on at the next zone's start */
+	}
+	return -1;
+}
+
+/* Whether FILES[0..N) fit one after another in gap I; *END where they end. */
+static int fit_files(const struct compact *c, size_t i, const uint32_t *files,
+		     uint32_t n, blk64_t *end)
+{
+	blk64_t at = c->gaps[i].used;
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (fit_file(c, &c->gaps[i], files[k], &at))
+			return -1;
+	*end = at;
+	return 0;
+}
+
+/* First gap (address order) with room for FILES[0..N) after what it holds, or -1. */
+static int64_t first_fit(struct compact *c, const uint32_t *files, uint32_t n)
+{
+	blk64_t end;
+	size_t i;
+
+	for (i = 0; i < c->ngaps; i++)
+		if (!fit_files(c, i, files, n, &end)) {
+			c->gaps[i].used = end;
+			return i;
+		}
+	return -1;
+}
+
+/* F after what gap G holds (fit_file found room): its final place. */
+static int assign(struct compact *c, size_t g, uint32_t f)
+{
+	blk64_t at = c->gaps[g].used, start;
+
+	start = at;
+	if (fit_file(c, &c->gaps[g], f, &at))
+		return -1;
+	start = at - file_need(c, f);
+	c->final[f] = zonewalk_blk(c->p, c->gaps[g].start, start, NULL);
+	c->gaps[g].used = at;
+	return 0;
+}
+
+/* Mean block address of the streams of FILES[0..N). */
+static double centroid(const struct compact *c, const uint32_t *files, uint32_t n)
+{
+	double sum = 0, blocks = 0;
+	struct layout_piece sole;
+	uint32_t nr, i, k;
+
+	for (k = 0; k < n; k++) {
+		const struct layout_piece *r = planner_runs(c->p, files[k], &nr, &sole);
+
+		for (i = 0; i < nr; i++) {
+			sum += ((double)r[i].start + r[i].len / 2.0) * r[i].len;
+			blocks += r[i].len;
+		}
+	}
+	return blocks ? sum / blocks : 0;
+}
+
+/* What goes into a gap as one: a whole set (path order) or one file. */
+struct item {
+	uint32_t	first, n;	/* mem[...] */
+	int64_t		gap;
+	double		centroid;
+	size_t		order;		/* when first fit placed it */
+};
+
+static int cmp_item_order(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? -1 : 1;
+	if (x->centroid != y->centroid)
+		return x->centroid < y->centroid ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int cmp_need_desc(const void *a, const void *b, void *arg)
+{
+	const struct compact *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	blk64_t nx = file_need(c, x), ny = file_need(c, y);
+
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Final places.  Which gap: first fit, largest first, a set whole if it
+ * fits anywhere, else file by file.  Where in the gap: those whose blocks
+ * lie first come first, so that fewer blocks must move out of the way
+ * twice.
+ */
+static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits,
+		      const uint32_t *extra, size_t nextra)
+{
+	struct cunit *cu;
+	struct item *it;
+	uint32_t *mem, nmem = 0;
+	size_t i, n = 0, nit = 0;
+	uint32_t k;
+
+	cu = malloc((nunits + nextra + 1) * sizeof(*cu));
+	mem = malloc((c->p->nmembers + nextra + 1) * sizeof(*mem));
+	it = malloc((c->p->nmembers + nextra + 1) * sizeof(*it));
+	if (!cu || !mem || !it) {
+		free(cu);
+		free(mem);
+		free(it);
+		return ENOMEM;
+	}
+	/* Only the files that take part. */
+	for (i = 0; i < nunits; i++) {
+		cu[n].first = nmem;
+		cu[n].n = 0;
+		cu[n].need = 0;
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = c->p->members[units[i].first + k];
+
+			if (c->member[f] != 1)
+				continue;
+			mem[nmem++] = f;
+			cu[n].n++;
+			cu[n].need += file_need(c, f);
+		}
+		if (cu[n].n)
+			n++;
+	}
+	for (i = 0; i < nextra; i++) {
+		if (c->member[extra[i]] != 1)
+			continue;
+		cu[n].first = nmem;
+		cu[n].n = 1;
+		cu[n++].need = file_need(c, extra[i]);
+		mem[nmem++] = extra[i];
+	}
+	sort_n(cu, n, sizeof(*cu), cmp_cunit);
+	for (i = 0; i < n; i++) {
+		int64_t g = first_fit(c, mem + cu[i].first, cu[i].n);
+
+		if (g >= 0) {
+			it[nit] = (struct item){ cu[i].first, cu[i].n, g, 0, nit };
+			nit++;
+			continue;
+		}
+		sort_n_r(mem + cu[i].first, cu[i].n, sizeof(*mem), cmp_need_desc, c);
+		for (k = 0; k < cu[i].n; k++) {
+			uint32_t f = mem[cu[i].first + k];
+
+			g = first_fit(c, &f, 1);
+			if (g < 0) {
+				c->member[f] = 2;	/* takes part, but has no place */
+				continue;
+			}
+			it[nit] = (struct item){ cu[i].first + k, 1, g, 0, nit };
+			nit++;
+		}
+	}
+	for (i = 0; i < nit; i++)
+		it[i].centroid = centroid(c, mem + it[i].first, it[i].n);
+	sort_n(it, nit, sizeof(*it), cmp_item);
+	for (i = 0; i < c->ngaps; i++)
+		c->gaps[i].used = 0;
+	/*
+	 * A gap whose items do not fit in that order (zone boundaries fall
+	 * elsewhere) takes them in the order first fit found room for them.
+	 */
+	for (i = 0; i < nit;) {
+		size_t j = i, e;
+		int bad = 0;
+
+		while (j < nit && it[j].gap == it[i].gap)
+			j++;
+		for (e = i; e < j && !bad; e++)
+			for (k = 0; k < it[e].n && !bad; k++)
+				bad = assign(c, it[e].gap, mem[it[e].first + k]);
+		if (bad) {
+			c->gaps[it[i].gap].used = 0;
+			sort_n(it + i, j - i, sizeof(*it), cmp_item_order);
+			for (e = i; e < j; e++)
+				for (k = 0; k < it[e].n; k++)
+					assign(c, it[e].gap, mem[it[e].first + k]);
+		}
+		i = j;
+	}
+	free(cu);
+	free(mem);
+	free(it);
+	return 0;
+}
+
+static blk64_t total_free(const struct spacemap *sm)
+{
+	uint64_t ext;
+	blk64_t blocks, largest;
+
+	spacemap_free_stats(sm, &ext, &blocks, &largest);
+	return blocks;
+}
+
+/* Owners of blocks in [LO, HI), each once, in order of first appearance. */
+static errcode_t owners_in(struct compact *c, blk64_t lo, blk64_t hi,
+			   uint32_t **out, size_t *nout)
+{
+	const struct spacemap *sm = &c->p->sm;
+	uint32_t *o = NULL;
+	size_t n = 0, cap = 0, i;
+
+	for (i = spacemap_find(sm, lo); i < sm->n && SM_SEG(sm, i).start < hi; i++) {
+		uint32_t w = SM_SEG(sm, i).owner;
+
+		if (w < SM_FILE0 || c->p->owner_count[w])
+			continue;
+		c->p->owner_count[w] = 1;
+		if (grow_n(&o, &cap, n + 1, sizeof(*o))) {
+			free(o);
+			return ENOMEM;
+		}
+		o[n++] = w - SM_FILE0;
+	}
+	for (i = 0; i < n; i++)
+		c->p->owner_count[o[i] + SM_FILE0] = 0;
+	*out = o;
+	*nout = n;
+	return 0;
+}
+
+/* Walk one gap's packed part chunk by chunk.  *stuck: ran out of room. */
+static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
+{
+	struct planner *p = c->p;
+	blk64_t front = g->start;
+	blk64_t end = g->used ? zonewalk_blk(p, g->start, g->used - 1, NULL) + 1 : front;
+	errcode_t ret = 0;
+
+	while (front < end && !*stuck) {
+		blk64_t avail = total_free(&p->sm), slack, len;
+		uint32_t *own = NULL;
+		size_t nown = 0, i;
+		uint64_t f;
+		int ok = 1;
+
+		/* Little free space makes many small chunks: a long walk. */
+		ret = planner_check(p);
+		if (ret)
+			break;
+		slack = avail / 8 + TREE_SLACK_MIN;
+		if (avail <= slack + 1) {
+			*stuck = 1;
+			break;
+		}
+		len = (avail - slack) / (p->chunk_div > 1 ? (blk64_t)p->chunk_div : 1);
+		if (len > end - front)
+			len = end - front;
+		if (!len) {
+			*stuck = 1;
+			break;
+		}
+		/* Never end a chunk inside a file's tree blocks: take them all. */
+		for (i = 0; i < c->nplaced; i++) {
+			blk64_t s, tree;
+
+			f = c->placed[i];
+
+			if (c->member[f] != 1 || !c->final[f])
+				continue;
+			tree = file_need(c, f) - layout_stream_blocks(&p->layout->files[f]);
+			s = compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]), NULL);
+			if (s <= front + len && s + tree > front + len)
+				len = s + tree - front;
+		}
+		c->chunk_start = front;
+		ret = stage_gather(c, front, front + len);
+		if (!ret)
+			ret = owners_in(c, front, front + len, &own, &nown);
+		for (i = 0; !ret && ok && i < nown; i++)
+			ret = cmove_clear(c, own[i], front, front + len, &ok);
+		free(own);
+		for (i = 0; !ret && ok && i < c->nplaced; i++)
+			if (c->member[f = c->placed[i]] == 1 && c->final[f] < front + len &&
+			    compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]) - 1,
+					NULL) >= front)
+				ret = cmove_fill(c, f, front, front + len, &ok);
+		if (!ok)
+			*stuck = 1;
+		front += len;
+	}
+	return ret;
+}
+
+/* Whether every block FILE owns lies in zone Z. */
+static int within_zone(const struct planner *p, uint32_t file, int64_t z)
+{
+	const struct layout_piece *r;
+	struct layout_piece sole;
+	uint32_t n, i;
+
+	r = planner_runs(p, file, &n, &sole);
+	for (i = 0; i < n; i++)
+		if (planner_zone_of(p, r[i].start) != z ||
+		    planner_zone_of(p, r[i].start + r[i].len - 1) != z)
+			return 0;
+	r = planner_meta(p, file, &n);
+	for (i = 0; i < n; i++)
+		if (planner_zone_of(p, r[i].start) != z)
+			return 0;
+	return 1;
+}
+
+/* Files of zone Z that are fine where they are but may move to make room. */
+static errcode_t zone_files(struct compact *c, int64_t z, uint32_t **out,
+			    size_t *nout)
+{
+	struct planner *p = c->p;
+	uint32_t *x;
+	uint64_t f;
+	size_t n = 0;
+	blk64_t need;
+
+	x = malloc((p->layout->nfiles + 1) * sizeof(*x));
+	if (!x)
+		return ENOMEM;
+	for (f = 0; f < p->layout->nfiles; f++) {
+		if (c->member[f] || (p->pf[f].flags & (PF_UNMOVABLE | PF_PENDING)) ||
+		    planner_best(p, f) > 1 || !within_zone(p, f, z))
+			continue;
+		/* A file whose tree would shrink is in pieces: not one of these. */
+		if (place_need(p, f, 0, &need) ||
+		    planner_etb_contig(p, f) != planner_etb_now(p, f))
+			continue;
+		c->member[f] = 1;
+		x[n++] = f;
+	}
+	*out = x;
+	*nout = n;
+	return 0;
+}
+
+errcode_t compact_place(struct planner *p, const struct unit *units, size_t nunits,
+			int64_t zone, int *complete)
+{
+	struct compact c;
+	uint32_t *extra = NULL;
+	size_t i, nextra = 0;
+	uint32_t k;
+	int stuck = 0;
+	errcode_t ret = 0;
+
+	*complete = 1;
+	if (!nunits && zone < 0)
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.member = calloc(p->layout->nfiles + 1, 1);
+	c.final = calloc(p->layout->nfiles + 1, sizeof(*c.final));
+	c.need = calloc(p->layout->nfiles + 1, sizeof(*c.need));
+	c.span = zone < 0;
+	if (!c.member || !c.final || !c.need) {
+		ret = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t file = p->members[units[i].first + k];
+			const struct layout_file *lf = &p->layout->files[file];
+			blk64_t need;
+
+			/*
+			 * Files with a readable map (block-mapped ones where
+			 * any block is addressable) that fit in a zone, or,
+			 * packing across zones, in as many as their best.
+			 */
+			if (((lf->flags & LAYOUT_F_EXTENTS) ||
+			     ext2fs_blocks_count(p->fs->super) <= (1ULL << 32)) &&
+			    (planner_best(p, file) <= 1 || c.span) &&
+			    (p->pf[file].flags & PF_PENDING) &&
+			    !place_need(p, file, planner_best(p, file) > 1 ?
+					(int)planner_best(p, file) - 1 : 0, &need)) {
+				c.member[file] = 1;
+				if (planner_best(p, file) > 1)
+					c.need[file] = need;
+			}
+		}
+	if (zone >= 0)
+		ret = zone_files(&c, zone, &extra, &nextra);
+	if (!ret)
+		ret = find_gaps(&c);
+	/* Making room in one zone: only its gaps. */
+	for (i = 0; !ret && zone >= 0 && i < c.ngaps; i++)
+		if (planner_zone_of(p, c.gaps[i].start) != zone)
+			c.gaps[i].len = 0;
+	if (!ret)
+		ret = pack(&c, units, nunits, extra, nextra);
+	/* The files packed, listed once: each chunk looks at them, not at every file. */
+	if (!ret && !(c.placed = malloc((p->layout->nfiles + 1) * sizeof(*c.placed))))
+		ret = ENOMEM;
+	for (i = 0; !ret && i < p->layout->nfiles; i++)
+		if (c.member[i] == 1)
+			c.placed[c.nplaced++] = i;
+	for (i = 0; !ret && i < c.ngaps && !stuck; i++)
+		if (c.gaps[i].used)
+			ret = run_gap(&c, &c.gaps[i], &stuck);
+	if (!ret)
+		ret = stage_unreserve(&c, UINT32_MAX);
+	*complete = !stuck;
+out:
+	free(extra);
+	free(c.member);
+	free(c.placed);
+	free(c.final);
+	free(c.need);
+	free(c.gaps);
+	free(c.cand);
+	free(c.res);
+	free(c.want);
+	free(c.held);
+	return ret;
+}

@@ -1,0 +1,105 @@
+/*
+ * compact_int.h --- what the files of compaction (compact.c,
+ * compact_stage.c, compact_move.c) share.
+ */
+#ifndef DEFRAG_COMPACT_INT_H
+#define DEFRAG_COMPACT_INT_H
+
+#include "planner_int.h"
+
+/* Free space kept back from a chunk for the new extent trees of staged files. */
+#define TREE_SLACK_MIN	64
+
+/*
+ * A gap starts at a physical block; its length and what is packed in it
+ * count blocks as zonewalk.c walks them (a gap of a whole-space packing
+ * runs on past the metadata between zones).
+ */
+struct gap {
+	blk64_t		start, len;
+	blk64_t		used;		/* packed from start */
+};
+
+/* Final places of indirect blocks, kept free until their file is complete. */
+struct reserved {
+	uint32_t	file;
+	blk64_t		blk;
+};
+
+struct compact {
+	struct planner	*p;
+	uint8_t		*member;	/* per file: takes part */
+	uint32_t	*placed;	/* files with member 1 once packed, in order */
+	size_t		nplaced;
+	blk64_t		*final;		/* per file: where its stream goes, or 0 */
+	blk64_t		*need;		/* per file: blocks it takes packed, or 0: its own */
+	int		span;		/* gaps run on across zones (zonewalk.c) */
+	struct reserved	*res;		/* reserved slots */
+	size_t		nres, res_cap;
+	blk64_t		*want;		/* slots to reserve after the move at hand */
+	size_t		nwant, want_cap;
+	struct layout_piece *held;	/* final places the move at hand takes directly */
+	size_t		nheld, held_cap;
+	blk64_t		chunk_start;	/* the chunk at hand */
+	struct gap	*gaps;
+	size_t		ngaps;
+	/* Staging candidates for the chunk at hand: free runs, best first. */
+	struct layout_piece *cand;
+	size_t		ncand, cand_cap, cand_next;
+	size_t		cand_out;	/* the first cand_out are where free space stays */
+	blk64_t		cand_off;
+};
+
+
+/* Block of F's stream position OFF in its final place; *LEFT to its zone's end. */
+static inline blk64_t compact_fin(const struct compact *c, uint32_t f,
+				  blk64_t off, blk64_t *left)
+{
+	return zonewalk_blk(c->p, c->final[f], off, left);
+}
+
+/* compact_stage.c */
+errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
+			   blk64_t a, blk64_t b);
+errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
+			 blk64_t off, blk64_t len, blk64_t pblk);
+int stage_cmp_seg_off(const void *a, const void *b);
+/* List the free runs outside [LO, HI) to stage into, best first. */
+errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi);
+/*
+ * A free run of LEN blocks where free space will stay (best fit), for a
+ * whole file that has no place of its own; -1 when there is none.
+ */
+int stage_whole(struct compact *c, blk64_t len, blk64_t *at);
+/*
+ * The fewest (at most MAX_RUNS) free runs where free space will stay that
+ * hold LEN blocks, largest first, the last a best fit, in address order;
+ * *NOUT 0 when they do not.
+ */
+errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
+		       struct layout_piece **out, size_t *nout);
+/* Take LEN staging blocks into *OUT (from index *NOUT); -1: too few. */
+int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
+	       size_t *nout, size_t *cap);
+/* Split positions leaving [LO, HI) into direct moves (*CH) and the rest. */
+errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
+			     blk64_t len, blk64_t lo, blk64_t hi,
+			     struct plan_seg **ch, size_t *nch, size_t *chcap,
+			     struct plan_seg **rest, size_t *nrest,
+			     size_t *restcap);
+/* Mark the held final places with OWNER; give them back (and forget them). */
+errcode_t stage_hold(struct compact *c, uint32_t owner);
+errcode_t stage_release(struct compact *c);
+errcode_t stage_want_slot(struct compact *c, blk64_t blk);
+/* mapclose_alloc_fn for compaction's moves. */
+int stage_mapping(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk);
+errcode_t stage_reserve_wanted(struct compact *c, uint32_t f);
+errcode_t stage_unreserve(struct compact *c, uint32_t f);
+
+/* compact_move.c */
+errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+		      int *ok);
+errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+		     int *ok);
+
+#endif /* DEFRAG_COMPACT_INT_H */

@@ -1,0 +1,463 @@
+/*
+ * filestate.c --- the planner's picture of where each file is: its stream
+ * and tree blocks now, its map, and recording a move (the changes to its
+ * stream, checked against the space map and applied to it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_int.h"
+#include "dutil.h"
+
+errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
+{
+	const struct layout_file *lf = &p->layout->files[file];
+	struct pstate *st = planner_state_if(p, file);
+	uint32_t i = p->nstates;
+
+	if (!st) {
+		if (i % PSTATE_CHUNK == 0) {
+			if (grow_n(&p->states, &p->states_cap, i / PSTATE_CHUNK + 1,
+				   sizeof(*p->states)))
+				return ENOMEM;
+			p->states[i / PSTATE_CHUNK] =
+				malloc(PSTATE_CHUNK * sizeof(**p->states));
+			if (!p->states[i / PSTATE_CHUNK])
+				return ENOMEM;
+		}
+		st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+		memset(st, 0, sizeof(*st));
+		st->nruns = lf->pieces;
+		if (lf->pieces == 1)
+			st->one = layout_file_piece(p->layout, lf, 0);
+		p->pf[file].st = ++p->nstates;
+	}
+	*ret = st;
+	return 0;
+}
+
+void planner_free_states(struct planner *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nstates; i++) {
+		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+
+		free(st->runs);
+		free(st->meta);
+		if (st->fmap) {
+			fmap_free(st->fmap);
+			free(st->fmap);
+		}
+	}
+	for (i = 0; p->states && i < (p->nstates + PSTATE_CHUNK - 1) / PSTATE_CHUNK; i++)
+		free(p->states[i]);
+	free(p->states);
+	p->states = NULL;
+	p->nstates = 0;
+}
+
+const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
+					uint32_t *n, struct layout_piece *sole)
+{
+	const struct pstate *st = planner_state_if(p, file);
+	const struct layout_file *lf = &p->layout->files[file];
+
+	if (!st) {
+		*n = lf->pieces;
+		if (lf->pieces != 1)
+			return p->layout->pieces + lf->where;
+		*sole = layout_file_piece(p->layout, lf, 0);
+		return sole;
+	}
+	*n = st->nruns;
+	if (st->runs)
+		return st->runs;
+	return st->nruns == 1 ? &st->one : p->layout->pieces + lf->where;
+}
+
+const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
+					uint32_t *n)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	if (!st) {
+		*n = 0;
+		return p->etb;
+	}
+	*n = st->nmeta;
+	return st->meta ? st->meta : p->etb + st->meta_off;
+}
+
+blk64_t planner_limit(const struct planner *p, uint32_t file)
+{
+	blk64_t end = ext2fs_blocks_count(p->fs->super);
+
+	if (!(p->layout->files[file].flags & LAYOUT_F_EXTENTS) && end > (1ULL << 32))
+		return 1ULL << 32;
+	return end;
+}
+
+int64_t planner_zone_of(const struct planner *p, blk64_t blk)
+{
+	uint64_t lo = 0, hi = p->layout->nzones;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		const struct layout_zone *z = &p->layout->zones[mid];
+
+		if (blk < z->start)
+			hi = mid;
+		else if (blk >= z->start + z->len)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+/* Segments an edge looks past, at most: a bound on the work, not a policy. */
+#define EDGE_LOOK	256
+
+/* Whether OWNER's blocks are free or will be: GOING's, or a pending file's. */
+static int will_be_free(const struct planner *p, uint32_t owner,
+			const uint32_t *going, uint32_t ngoing)
+{
+	uint32_t f, k;
+
+	if (owner == SM_FREE)
+		return 1;
+	if (owner < SM_FILE0)
+		return 0;
+	f = owner - SM_FILE0;
+	for (k = 0; k < ngoing; k++)
+		if (going[k] == f)
+			return 1;
+	return (p->pf[f].flags & (PF_PENDING | PF_UNMOVABLE)) == PF_PENDING;
+}
+
+/* Blocks free or to be freed that lie next to [START, END), before and after it. */
+static void edge_reach(const struct planner *p, const struct spacemap *sm,
+		       blk64_t start, blk64_t end, const uint32_t *going,
+		       uint32_t ngoing, blk64_t *before, blk64_t *after)
+{
+	size_t i, k;
+
+	*before = *after = 0;
+	if (start > sm->first) {
+		i = spacemap_find(sm, start - 1);
+		for (k = 0; k < EDGE_LOOK; k++, i--) {
+			const struct sm_seg *g = &SM_SEG(sm, i);
+
+			if (!will_be_free(p, g->owner, going, ngoing))
+				break;
+			*before += (g->start + g->len < start ? g->start + g->len : start) -
+				g->start;
+			if (!i)
+				break;
+		}
+	}
+	if (end < sm->end) {
+		i = spacemap_find(sm, end);
+		for (k = 0; k < EDGE_LOOK && i < sm->n; k++, i++) {
+			const struct sm_seg *g = &SM_SEG(sm, i);
+
+			if (!will_be_free(p, g->owner, going, ngoing))
+				break;
+			*after += g->start + g->len - (g->start > end ? g->start : end);
+		}
+	}
+}
+
+blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
+		     blk64_t start, blk64_t len, blk64_t need,
+		     const uint32_t *going, uint32_t ngoing)
+{
+	blk64_t before, after;
+
+	if (len <= need)
+		return start;
+	edge_reach(p, sm, start, start + len, going, ngoing, &before, &after);
+	return before > after ? start + len - need : start;
+}
+
+errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
+{
+	struct pstate *f;
+	struct fmap *m;
+	size_t n;
+	errcode_t err;
+
+	err = planner_state(p, file, &f);
+	if (err)
+		return err;
+	if (f->fmap) {
+		*ret = f->fmap;
+		return 0;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return ENOMEM;
+	err = fmap_read(p->fs, p->layout->files[file].ino, m);
+	if (!err && m->stream_blocks != layout_stream_blocks(&p->layout->files[file]))
+		err = E2D_ERR_CHANGED;
+	if (!err && m->extents) {
+		struct layout_piece one = { p->fs->super->s_first_data_block,
+					    m->stream_blocks };
+		struct target t = { &one, 1 };
+
+		err = mapbuild_extents(m, &t, NULL, &n);
+		if (!err) {
+			f->extents_contig = n;
+			f->etb_contig = mapbuild_tree_blocks(p->fs, n);
+		}
+	}
+	if (err) {
+		fmap_free(m);
+		free(m);
+		return err;
+	}
+	/* The planner keeps many maps and needs only the flags of the inode. */
+	free(m->inode);
+	m->inode = NULL;
+	f->fmap = m;
+	f->map_ok = 1;
+	f->extents = !!m->extents;
+	*ret = m;
+	return 0;
+}
+
+static int cmp_sm_seg(const void *a, const void *b)
+{
+	const struct sm_seg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * What a move does to the space map: the stretches where OLD and NEW
+ * differ are released and gained, all old tree blocks released and the
+ * new ones gained.  Every gained block must be free now.
+ */
+static errcode_t move_changes(const struct planner *p, uint32_t file,
+			      const struct layout_piece *old, size_t nold,
+			      const struct layout_piece *new, size_t nnew,
+			      const struct layout_piece *meta, size_t nmeta,
+			      struct sm_seg **out, size_t *nout, blk64_t *copy)
+{
+	const struct layout_piece *om;
+	struct sm_seg *ch = NULL;
+	size_t n = 0, i = 0, j = 0;
+	size_t cap = 0;
+	blk64_t io = 0, jo = 0;
+	uint32_t nom, k;
+	errcode_t ret = 0;
+
+	*copy = 0;
+	om = planner_meta(p, file, &nom);
+	while (i < nold && j < nnew && !ret) {
+		blk64_t x = old[i].start + io, y = new[j].start + jo;
+		blk64_t len = old[i].len - io < new[j].len - jo ?
+			old[i].len - io : new[j].len - jo;
+
+		if (x != y) {
+			if (!spacemap_is(&p->sm, y, len, SM_FREE))
+				ret = E2D_ERR_PLAN_CONFLICT;
+			else
+				ret = grow_n(&ch, &cap, n + 2, sizeof(*ch));
+			if (!ret) {
+				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
+				ch[n++] = (struct sm_seg){ y, len, SM_FILE0 + file };
+				*copy += len;
+			}
+		}
+		io += len;
+		jo += len;
+		if (io == old[i].len) {
+			i++;
+			io = 0;
+		}
+		if (jo == new[j].len) {
+			j++;
+			jo = 0;
+		}
+	}
+	if (!ret && (i < nold || j < nnew))
+		ret = E2D_ERR_PLAN_CONFLICT;	/* lengths differ */
+	for (k = 0; k < nom && !ret; k++) {
+		ret = grow_n(&ch, &cap, n + 1, sizeof(*ch));
+		if (!ret)
+			ch[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
+	}
+	for (k = 0; k < nmeta && !ret; k++) {
+		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
+			ret = E2D_ERR_PLAN_CONFLICT;
+		else
+			ret = grow_n(&ch, &cap, n + 1, sizeof(*ch));
+		if (!ret) {
+			ch[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
+						   SM_FILE0 + file };
+			*copy += meta[k].len;
+		}
+	}
+	if (ret) {
+		free(ch);
+		return ret;
+	}
+	sort_n(ch, n, sizeof(*ch), cmp_sm_seg);
+	for (i = 1; i < n; i++)
+		if (ch[i - 1].start + ch[i - 1].len > ch[i].start) {
+			free(ch);
+			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */
+		}
+	*out = ch;
+	*nout = n;
+	return 0;
+}
+
+errcode_t planner_commit_changes(struct planner *p, uint32_t file,
+				 enum plan_move_kind kind,
+				 const struct plan_seg *segs, size_t nsegs,
+				 const struct layout_piece *meta, size_t nmeta)
+{
+	struct plan *plan = p->plan;
+	struct pstate *f;
+	struct plan_file *pfr;
+	const struct layout_piece *old;
+	struct layout_piece *new = NULL, *newmeta = NULL, sole;
+	struct sm_seg *ch = NULL;
+	struct plan_move *mv;
+	size_t nnew = 0, nch = 0;
+	blk64_t copy;
+	uint32_t nold, i;
+	errcode_t ret;
+
+	ret = psnap_touch(p, file);
+	if (ret)
+		return ret;
+	pfr = planner_record(p, file);
+	if (!pfr)
+		return ENOMEM;
+	ret = planner_state(p, file, &f);	/* made by psnap_touch when saved */
+	if (ret)
+		return ret;
+	old = planner_runs(p, file, &nold, &sole);
+	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
+	if (ret)
+		return ret;
+	if (nnew) {
+		/* Kept for every file moved: no room to spare. */
+		struct layout_piece *fit = realloc(new, nnew * sizeof(*new));
+
+		if (fit)
+			new = fit;
+	}
+	ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch, &nch,
+			   &copy);
+	if (!ret && nmeta) {
+		newmeta = malloc(nmeta * sizeof(*newmeta));
+		if (!newmeta)
+			ret = ENOMEM;
+	}
+	if (!ret)
+		ret = grow_n(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
+			   sizeof(*plan->moves));
+	if (!ret)
+		ret = grow_n(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
+			   sizeof(*plan->segs));
+	if (!ret)
+		ret = grow_n(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
+			   sizeof(*plan->meta));
+	if (!ret)
+		ret = spacemap_apply(&p->sm, ch, nch);
+	free(ch);
+	if (ret) {
+		free(new);
+		free(newmeta);
+		return ret;
+	}
+	free(f->runs);
+	f->runs = new;
+	f->nruns = nnew;
+	if (nnew == 1) {
+		/* In one piece, as most moved files end: no array of its own. */
+		f->one = new[0];
+		free(new);
+		f->runs = NULL;
+		new = &f->one;
+	}
+	free(f->meta);
+	if (nmeta)
+		copy_n(newmeta, meta, nmeta * sizeof(*meta));
+	f->meta = newmeta;	/* NULL: no tree now (planner_meta: none) */
+	f->nmeta = nmeta;
+	f->etb_now = 0;
+	for (i = 0; i < nmeta; i++)
+		f->etb_now += meta[i].len;
+	p->pf[file].flags |= PF_PLACED;
+	if (kind != MOVE_STAGE)
+		p->pf[file].flags &= ~PF_PENDING;
+	/* Most files move once: the map is read again if this one moves again. */
+	if (f->fmap) {
+		fmap_free(f->fmap);
+		free(f->fmap);
+		f->fmap = NULL;
+	}
+
+	mv = &plan->moves[plan->nmoves++];
+	memset(mv, 0, sizeof(*mv));
+	mv->file = file;
+	mv->kind = kind;
+	mv->first_seg = plan->nsegs;
+	mv->nsegs = nsegs;
+	/* The arrays stay NULL until something goes in: no arithmetic on them
+	 * before (NULL + 0 is undefined; clang's UBSan says so). */
+	if (nsegs)
+		copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
+	plan->nsegs += nsegs;
+	mv->first_meta = plan->nmeta;
+	mv->nmeta = nmeta;
+	if (nmeta)
+		copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
+	plan->nmeta += nmeta;
+	mv->copy_blocks = copy;
+	plan->copy_blocks += copy;
+	pfr->moves++;
+	pfr->moved_blocks += copy;
+	if (p->consolidating) {
+		pfr->consolidate_moves++;
+		plan->consolidate_blocks += copy;
+	}
+	pfr->pieces_after = plan_pieces(new, nnew);
+	pfr->read_after = plan_read_seconds(p->layout, new, nnew);
+	return 0;
+}
+
+errcode_t planner_commit(struct planner *p, uint32_t file,
+			 enum plan_move_kind kind,
+			 const struct layout_piece *runs, size_t nruns,
+			 const struct layout_piece *meta, size_t nmeta)
+{
+	struct plan_seg *segs;
+	blk64_t off = 0;
+	size_t i;
+	errcode_t ret;
+
+	segs = malloc((nruns ? nruns : 1) * sizeof(*segs));
+	if (!segs)
+		return ENOMEM;
+	for (i = 0; i < nruns; i++) {
+		segs[i].off = off;
+		segs[i].len = runs[i].len;
+		segs[i].pblk = runs[i].start;
+		off += runs[i].len;
+	}
+	if (off != layout_stream_blocks(&p->layout->files[file]))
+		ret = E2D_ERR_PLAN_CONFLICT;
+	else
+		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
+	free(segs);
+	return ret;
+}
+

@@ -1,0 +1,639 @@
+/*
+ * plan.c --- the planner's frame: its setup (the space map, the
+ * candidates, the units), the order of the steps, and the figures of the
+ * finished plan.  Each move it records goes through filestate.c.
+ *
+ * The plan is a list of moves carried out in order.  Planning simulates
+ * them on a space map (spacemap.c): a move's new blocks must be free when
+ * it is planned, and its old blocks are free for the moves after it, as
+ * they will be on disk once its switch is durable.  So executing the
+ * moves in order never writes over a block in use.
+ *
+ * Units are placed largest first: big files get the best chance at the
+ * large free runs, and the small ones fill the holes the big ones leave
+ * (best fit keeps the large runs large).  The policies for one unit are
+ * in place.c, making room in window.c; what is left after that is packed
+ * by compact.c, and what is left then gets fewer pieces (place.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_int.h"
+#include "dutil.h"
+
+/* More turns for the files still left, while each round places some. */
+#define PLACE_ROUNDS	4
+/* Zones packed whole, at most, to make room for what is left. */
+#define CONSOLIDATE_ZONES	4
+
+uint32_t plan_pieces(const struct layout_piece *runs, size_t nruns)
+{
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; i < nruns; i++)
+		if (!i || runs[i - 1].start + runs[i - 1].len != runs[i].start)
+			n++;
+	return n;
+}
+
+double plan_read_seconds(const struct layout *layout,
+			 const struct layout_piece *runs, size_t nruns)
+{
+	double bs = layout->fs->blocksize, t = 0;
+	blk64_t blocks = 0;
+	size_t i;
+
+	for (i = 0; i < nruns; i++) {
+		blocks += runs[i].len;
+		if (i)
+			t += readmodel_jump_seconds(&layout->model,
+				((double)runs[i].start -
+				 (double)(runs[i - 1].start + runs[i - 1].len)) * bs);
+	}
+	return t + readmodel_transfer_seconds(&layout->model, blocks * bs);
+}
+
+errcode_t planner_check(struct planner *p)
+{
+	/* Packing and consolidating come after the last file's turn: not done yet. */
+	uint64_t done = p->steps_done < p->steps_total ? p->steps_done :
+		p->steps_total ? p->steps_total - 1 : 0;
+
+	if (p->progress && p->progress(p->progress_priv, E2F_PHASE_PLAN, done,
+				       p->steps_total))
+		return E2F_ERR_CANCELLED;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- figures */
+
+static const struct plan_file untouched;	/* OUT_NONE */
+
+const struct plan_file *plan_file(const struct plan *plan, uint64_t i)
+{
+	return plan->file_at[i] ? &plan->files[plan->file_at[i] - 1] : &untouched;
+}
+
+struct plan_file *planner_record(struct planner *p, uint32_t file)
+{
+	struct plan *plan = p->plan;
+	struct plan_file *r;
+
+	if (plan->file_at[file])
+		return &plan->files[plan->file_at[file] - 1];
+	if (grow_n(&plan->files, &plan->files_cap, plan->nfiles + 1,
+		   sizeof(*plan->files)))
+		return NULL;
+	r = &plan->files[plan->nfiles++];
+	memset(r, 0, sizeof(*r));
+	r->file = file;
+	plan->file_at[file] = plan->nfiles;
+	return r;
+}
+
+static void finish_figures(struct planner *p)
+{
+	struct plan *plan = p->plan;
+	struct layout *layout = p->layout;
+	uint64_t i;
+	blk64_t fb;
+
+	/* In layout order, as the sums were always made. */
+	for (i = 0; i < layout->nfiles; i++) {
+		const struct layout_file *f = &layout->files[i];
+		struct plan_file *r;
+		int candidate = p->sel->flags[i] & SEL_CANDIDATE;
+
+		if (!plan->file_at[i])
+			continue;	/* neither selected nor moved */
+		r = &plan->files[plan->file_at[i] - 1];
+		r->pieces_before = f->pieces;
+		r->best = planner_best(p, i);
+		layout_file_times(layout, f, &r->read_before, &r->ideal);
+		if (!r->moves) {
+			r->pieces_after = f->pieces;
+			r->read_after = r->read_before;
+		}
+		if (!candidate) {
+			if (r->moves)
+				r->outcome = r->moves == r->consolidate_moves ?
+					OUT_CONSOLIDATED : OUT_EVACUATED;
+			continue;
+		}
+		if (p->sel->flags[i] & SEL_UNMOVABLE) {
+			r->outcome = OUT_SKIPPED;
+			r->reason = p->sel->reason[i];
+		} else if (r->outcome != OUT_SKIPPED) {
+			r->outcome = !r->moves ? OUT_NO_ROOM :
+				r->pieces_after <= r->best ? OUT_BEST : OUT_PARTIAL;
+		}
+		plan->selected++;
+		switch (r->outcome) {
+		case OUT_BEST: plan->best++; break;
+		case OUT_PARTIAL: plan->partial++; break;
+		case OUT_NO_ROOM: plan->no_room++; break;
+		default: plan->skipped++; break;
+		}
+		if (r->moves)
+			plan->needed_blocks += layout_stream_blocks(f);
+		plan->pieces_before += r->pieces_before;
+		plan->pieces_after += r->pieces_after;
+		plan->read_before += r->read_before;
+		plan->read_after += r->read_after;
+		plan->ideal += r->ideal;
+	}
+	for (i = 0; i < plan->nfiles; i++) {
+		if (plan->files[i].outcome == OUT_EVACUATED)
+			plan->evacuated++;
+		if (plan->files[i].outcome == OUT_CONSOLIDATED)
+			plan->consolidated++;
+		if (plan->files[i].consolidate_moves)
+			plan->consolidate_files++;
+	}
+	spacemap_free_stats(&p->sm, &plan->free_extents_after, &fb,
+			    &plan->largest_free_after);
+}
+
+/* The zone with the RANK-th most free blocks (0: the most), or -1. */
+static int64_t freest_zone(const struct planner *p, int rank)
+{
+	const struct layout *layout = p->layout;
+	blk64_t *freeb, best;
+	int64_t z = -1;
+	uint64_t i;
+	size_t s;
+	int r;
+
+	freeb = calloc(layout->nzones + 1, sizeof(*freeb));
+	if (!freeb)
+		return -1;
+	for (s = 0; s < p->sm.n; s++) {
+		int64_t k;
+
+		if (SM_SEG(&p->sm, s).owner != SM_FREE)
+			continue;
+		k = planner_zone_of(p, SM_SEG(&p->sm, s).start);
+		if (k >= 0)
+			freeb[k] += SM_SEG(&p->sm, s).len;
+	}
+	for (r = 0; r <= rank; r++) {
+		best = 0;
+		z = -1;
+		for (i = 0; i < layout->nzones; i++)
+			if (freeb[i] > best) {
+				best = freeb[i];
+				z = i;
+			}
+		if (z < 0)
+			break;
+		if (r < rank)
+			freeb[z] = 0;
+	}
+	free(freeb);
+	return z;
+}
+
+/* Index of FILE in p->members, for a unit of its own; -1 if not a candidate. */
+static int64_t member_index(const struct planner *p, uint32_t file)
+{
+	return p->member_at[file] == NO_MEMBER ? -1 : (int64_t)p->member_at[file];
+}
+
+/* Candidates not at best (pending, or placed in more pieces than best). */
+static uint64_t not_best(const struct planner *p)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < p->nmembers; i++) {
+		uint32_t f = p->members[i];
+
+		if (p->pf[f].flags & PF_UNMOVABLE)
+			continue;
+		if ((p->pf[f].flags & PF_PENDING) ||
+		    (plan_file(p->plan, f)->moves &&
+		     plan_file(p->plan, f)->pieces_after > planner_best(p, f)))
+			n++;
+	}
+	return n;
+}
+
+/* Stream blocks of the candidates the plan moves (below). */
+static blk64_t needed_blocks(const struct planner *p);
+
+/*
+ * One compaction (compact_place), and what it leaves: files it moved out
+ * of the way without finding them a place get a turn of their own.
+ * *KEEP: it completed, leaves no file in more pieces than before and
+ * gains something (a selected file in fewer pieces); *STUCK: it ran out
+ * of room half-way.
+ */
+static errcode_t compact_once(struct planner *p, const struct unit *u,
+			      size_t n, int64_t zone, int *keep, int *stuck)
+{
+	uint32_t *left = NULL;
+	size_t nleft = 0, i;
+	int complete = 0, placed;
+	errcode_t err;
+
+	*keep = 0;
+	*stuck = 0;
+	err = compact_place(p, u, n, zone, &complete);
+	if (!err && complete)
+		err = psnap_pending(p, &left, &nleft);
+	for (i = 0; !err && complete && i < nleft; i++) {
+		int64_t m = member_index(p, left[i]);
+		struct unit one;
+
+		if (m < 0 || !(p->pf[left[i]].flags & PF_PENDING))
+			continue;
+		one.first = m;
+		one.n = 1;
+		one.blocks = layout_stream_blocks(&p->layout->files[left[i]]);
+		p->pf[left[i]].flags &= ~PF_IN_SET;
+		err = place_unit(p, &one, &placed);
+		if (!err && (p->pf[left[i]].flags & PF_PENDING))
+			err = place_partial(p, left[i]);
+	}
+	free(left);
+	*keep = !err && complete && (p->lenient || !psnap_any_worse(p)) &&
+		psnap_gain(p);
+	*stuck = !err && !complete;
+	return err;
+}
+
+/*
+ * Compaction, taken back unless it is kept (compact_once).  The frontier
+ * moves a chunk as large as the free space at a time; every block in a
+ * chunk that is not in its final place is staged out and moved again,
+ * even one whose place is in the same chunk, so smaller chunks stage less
+ * on some disks and more on others (indirect blocks are put back once per
+ * chunk).  When the whole plan then writes more than the target of
+ * CONSOLIDATE_AMPLIFICATION times what needed moving, or got stuck for
+ * want of room (a smaller chunk needs less), smaller chunks are tried
+ * too, and the one that leaves the fewest files short of best, then
+ * writes least, is kept (planned again: planning is deterministic).
+ */
+static errcode_t compact_all_or_nothing(struct planner *p, const struct unit *u,
+					size_t n, int64_t zone)
+{
+	static const int divs[] = { 1, 2, 4, 8 };
+	uint64_t best_short = UINT64_MAX;
+	blk64_t best_copy = 0;
+	size_t k, best = SIZE_MAX;
+	int keep = 0, stuck = 0;
+	errcode_t err = 0;
+
+	for (k = 0; !err && k < sizeof(divs) / sizeof(*divs); k++) {
+		p->chunk_div = divs[k];
+		err = psnap_take(p);
+		if (err)
+			break;
+		err = compact_once(p, u, n, zone, &keep, &stuck);
+		if (!err && keep && (not_best(p) < best_short ||
+				     (not_best(p) == best_short &&
+				      p->plan->copy_blocks < best_copy))) {
+			best = k;
+			best_short = not_best(p);
+			best_copy = p->plan->copy_blocks;
+		}
+		/*
+		 * Within the target at the first try: that one.  Not kept
+		 * for another reason than running out of room: none.
+		 */
+		if (!err && !k && ((!keep && !stuck) || (keep && p->plan->copy_blocks <=
+				   (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION)))) {
+			if (keep)
+				psnap_forget(p);
+			else
+				psnap_restore(p);
+			p->chunk_div = 0;
+			return 0;
+		}
+		psnap_restore(p);
+	}
+	if (!err && best != SIZE_MAX) {
+		p->chunk_div = divs[best];
+		err = psnap_take(p);
+		if (!err) {
+			err = compact_once(p, u, n, zone, &keep, &stuck);
+			if (err || !keep)
+				psnap_restore(p);
+			else
+				psnap_forget(p);
+		}
+	}
+	p->chunk_div = 0;
+	return err;
+}
+
+static uint64_t count_pending(const struct planner *p)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		n += !!(p->pf[i].flags & PF_PENDING);
+	return n;
+}
+
+/* The units of U with a member still pending, appended to LEFT. */
+static int unit_pending(const struct planner *p, const struct unit *u)
+{
+	uint32_t k;
+
+	for (k = 0; k < u->n; k++)
+		if (p->pf[p->members[u->first + k]].flags & PF_PENDING)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every unit in turn; what is left is packed.  Moves change where free
+ * space is, so what is still left then gets more turns, file by file,
+ * while that helps; what is left after that gets fewer pieces.
+ */
+static errcode_t place_all(struct planner *p, int pack_first)
+{
+	struct unit *left;
+	uint64_t i, nleft = 0, before;
+	int round, placed;
+	errcode_t err = 0;
+
+	left = malloc((p->nmembers + p->nunits + 1) * sizeof(*left));
+	if (!left)
+		return ENOMEM;
+	for (i = 0; !err && i < p->nunits; i++) {
+		const struct unit *u = &p->units[i];
+
+		/* Files moved out of another's way earlier are placed already. */
+		if (!unit_pending(p, u))
+			continue;
+		p->steps_done += u->n;
+		err = planner_check(p);
+		if (!err && !pack_first)
+			err = place_unit(p, u, &placed);
+		if (unit_pending(p, u))
+			left[nleft++] = *u;
+	}
+	if (!err)
+		err = compact_all_or_nothing(p, left, nleft, -1);
+	for (round = 0; !err && round < PLACE_ROUNDS; round++) {
+		before = count_pending(p);
+		if (!before)
+			break;
+		for (i = 0, nleft = 0; !err && i < p->nmembers; i++) {
+			struct unit one = { i, 1, 0 };
+
+			if (!(p->pf[p->members[i]].flags & PF_PENDING))
+				continue;
+			err = planner_check(p);
+			if (err)
+				break;
+			p->pf[p->members[i]].flags &= ~PF_IN_SET;
+			one.blocks = layout_stream_blocks(&p->layout->files[p->members[i]]);
+			err = place_unit(p, &one, &placed);
+			if (!err && unit_pending(p, &one))
+				left[nleft++] = one;
+		}
+		if (!err)
+			err = compact_all_or_nothing(p, left, nleft, -1);
+		if (count_pending(p) >= before)
+			break;
+	}
+	/* Still no room: pack whole zones, the freest first, to make some. */
+	for (round = 0; !err && round < CONSOLIDATE_ZONES && not_best(p); round++) {
+		int64_t z = freest_zone(p, round);
+
+		if (z < 0)
+			break;
+		for (i = 0, nleft = 0; i < p->nmembers; i++) {
+			uint32_t f = p->members[i];
+
+			/* Files left in fewer pieces but not best have another go. */
+			if (!(p->pf[f].flags & PF_UNMOVABLE) &&
+			    plan_file(p->plan, f)->moves &&
+			    plan_file(p->plan, f)->pieces_after > planner_best(p, f))
+				p->pf[f].flags |= PF_PENDING;
+			if (p->pf[f].flags & PF_PENDING)
+				left[nleft++] = (struct unit){ i, 1,
+					layout_stream_blocks(&p->layout->files[f]) };
+		}
+		err = compact_all_or_nothing(p, left, nleft, z);
+	}
+	for (i = 0; !err && i < p->layout->nfiles; i++)
+		if (p->pf[i].flags & PF_PENDING) {
+			err = planner_check(p);
+			if (!err)
+				err = place_partial(p, i);
+		}
+	free(left);
+	return err;
+}
+
+/* Stream blocks of the candidates the plan moves: what needed moving. */
+static blk64_t needed_blocks(const struct planner *p)
+{
+	blk64_t needed = 0;
+	uint64_t i;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		if ((p->sel->flags[i] & SEL_CANDIDATE) && plan_file(p->plan, i)->moves)
+			needed += layout_stream_blocks(&p->layout->files[i]);
+	return needed;
+}
+
+/* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
+static errcode_t plan_once(struct layout *layout, const struct selection *sel,
+			   const struct plan_opts *opts, int pack_first,
+			   int lenient, struct plan **ret)
+{
+	struct planner p;
+	struct plan *plan;
+	uint64_t i;
+	errcode_t err;
+	int consolidated = 0;
+
+	*ret = NULL;
+	memset(&p, 0, sizeof(p));
+	plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return ENOMEM;
+	p.layout = layout;
+	p.fs = layout->fs;
+	p.sel = sel;
+	p.plan = plan;
+	p.lenient = lenient;
+	if (opts) {
+		p.progress = opts->progress;
+		p.progress_priv = opts->progress_priv;
+	}
+	plan->layout_files = layout->nfiles;
+	plan->file_at = calloc(layout->nfiles + 1, sizeof(*plan->file_at));
+	p.pf = calloc(layout->nfiles + 1, sizeof(*p.pf));
+	p.owner_count = calloc(layout->nfiles + SM_FILE0, sizeof(*p.owner_count));
+	if (!plan->file_at || !p.pf || !p.owner_count) {
+		err = ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < layout->nfiles; i++) {
+		if (sel->flags[i] & SEL_UNMOVABLE)
+			p.pf[i].flags |= PF_UNMOVABLE;
+		else if (sel->flags[i] & SEL_CANDIDATE)
+			p.pf[i].flags |= PF_PENDING;
+		p.steps_total += !!(p.pf[i].flags & PF_PENDING);
+		/* Every selected file has a line in the plan, moved or not. */
+		if ((sel->flags[i] & SEL_CANDIDATE) && !planner_record(&p, i)) {
+			err = ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < layout->nzones; i++)
+		if (layout->zones[i].len > p.largest_zone)
+			p.largest_zone = layout->zones[i].len;
+	/* Planning has begun: say so before the setup (a second or more on a million files). */
+	err = planner_check(&p);
+	if (!err)
+		err = planner_build_space(&p);
+	if (!err)
+		err = planner_check(&p);
+	if (err)
+		goto out;
+	spacemap_free_stats(&p.sm, &plan->free_extents_before, &plan->free_blocks,
+			    &plan->largest_free_before);
+	err = planner_check_candidates(&p);
+	if (!err)
+		err = planner_build_units(&p);
+	/*
+	 * Placing that gains nothing is taken back whole: no move for nothing.
+	 * With --pack, so is placing that leaves more free runs than before
+	 * even after consolidation (the holes a selected file leaves among
+	 * files that may not move, as a PATH leaves the rest of its set).
+	 */
+	if (!err)
+		err = psnap_take(&p);
+	if (!err) {
+		int keep;
+
+		err = place_all(&p, pack_first);
+		keep = !err && psnap_gain(&p);
+		if (keep && opts && opts->pack) {
+			uint64_t ext;
+			blk64_t fb, big;
+
+			err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
+					  1, &plan->consolidate_over_budget);
+			spacemap_free_stats(&p.sm, &ext, &fb, &big);
+			keep = !err && ext <= plan->free_extents_before;
+		}
+		if (err || !keep)
+			psnap_restore(&p);
+		else
+			psnap_forget(&p);
+		consolidated = !err && keep && opts && opts->pack;
+	}
+	if (!err && !consolidated)
+		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
+				  opts && opts->pack, &plan->consolidate_over_budget);
+	if (!err)
+		finish_figures(&p);
+out:
+	planner_free_states(&p);
+	free(p.pf);
+	free(p.etb);
+	free(p.units);
+	free(p.members);
+	free(p.member_at);
+	free(p.owner_count);
+	while (p.snap)
+		psnap_forget(&p);
+	spacemap_free(&p.sm);
+	if (err) {
+		plan_free(plan);
+		return err;
+	}
+	*ret = plan;
+	return 0;
+}
+
+/* Whether PLAN leaves a file it moves in more pieces than it had. */
+static int plan_any_worse(const struct plan *plan)
+{
+	uint64_t i;
+
+	for (i = 0; i < plan->nfiles; i++)
+		if (plan->files[i].moves &&
+		    plan->files[i].pieces_after > plan->files[i].pieces_before)
+			return 1;
+	return 0;
+}
+
+/*
+ * Placing files one by one into the best free run can leave free space cut
+ * so that the last ones find no room where packing them all together
+ * would have fitted every one (a zone that holds one recording and not
+ * two).  So when the first plan leaves files short of best, plan again
+ * packing first, and keep whichever brings more files to best (then
+ * writes less).
+ */
+errcode_t plan_build(struct layout *layout, const struct selection *sel,
+		     const struct plan_opts *opts, struct plan **ret)
+{
+	struct plan *a, *b = NULL;
+	errcode_t err;
+
+	err = plan_once(layout, sel, opts, 0, 0, &a);
+	if (err)
+		return err;
+	if (a->partial || a->no_room) {
+		err = plan_once(layout, sel, opts, 1, 0, &b);
+		if (err) {
+			plan_free(a);
+			return err;
+		}
+		if (b->best > a->best ||
+		    (b->best == a->best && b->copy_blocks < a->copy_blocks)) {
+			plan_free(a);
+			a = b;
+		} else {
+			plan_free(b);
+		}
+	}
+	/*
+	 * Still short: packings were taken back because a file they moved
+	 * out of the way would have been left in more pieces, though later
+	 * turns may place it (what a second run then does).  So plan once
+	 * more letting them stand, and keep that plan if it brings more
+	 * files to best and leaves no selected file worse than it was.
+	 */
+	if (a->partial || a->no_room) {
+		err = plan_once(layout, sel, opts, 0, 1, &b);
+		if (err) {
+			plan_free(a);
+			return err;
+		}
+		if (b->best > a->best && !plan_any_worse(b)) {
+			plan_free(a);
+			a = b;
+		} else {
+			plan_free(b);
+		}
+	}
+	if (opts && opts->progress)
+		opts->progress(opts->progress_priv, E2F_PHASE_PLAN, sel->candidates,
+			       sel->candidates);
+	*ret = a;
+	return 0;
+}
+
+void plan_free(struct plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->moves);
+	free(plan->segs);
+	free(plan->meta);
+	free(plan->files);
+	free(plan->file_at);
+	free(plan);
+}

@@ -1,0 +1,372 @@
+/*
+ * planner_int.h --- what the planner's files share: the planner's state
+ * while it decides one move after another, and each file's entry points.
+ * The planner, this folder (doc/planner.md tells the steps and the
+ * promises):
+ *
+ *   plan.c           the frame: set-up, the order of the steps, the plans
+ *                    tried and the figures of the one kept
+ *   setup.c          the space map, the candidates, the units
+ *   filestate.c      where each file is now, and recording a move
+ *   snapshot.c       a series of moves taken back whole
+ *   place.c          where one unit goes (free run, own piece, window)
+ *   window.c         making room: the cheapest window, cleared
+ *   selfstage.c      a file's own blocks out of its window
+ *   zonewalk.c       a stream laid across zones
+ *   compact.c        packing a nearly full disk (compact_stage.c: where
+ *                    what must leave goes; compact_move.c: the moves;
+ *                    compact_int.h: their shared state)
+ *   consolidate.c    free space in few large runs
+ *   fmap_close.c     indirect blocks that must move with a partial move
+ *   spacemap.c       who owns which block (spacemap.h)
+ *
+ * It reads and rebuilds files' maps with defrag/'s fmap*.c (fmap.h) and
+ * hands its moves to the mover (defrag/execute.c) through defrag.h.
+ */
+#ifndef PLANNER_PLANNER_INT_H
+#define PLANNER_PLANNER_INT_H
+
+#include "defrag.h"
+#include "fmap.h"
+#include "spacemap.h"
+
+/* Per layout file, where the plan has it now. */
+enum {
+	PF_PENDING	= 1 << 0,	/* a candidate not yet placed */
+	PF_PLACED	= 1 << 1,	/* the plan moved it */
+	PF_UNMOVABLE	= 1 << 2,	/* never moved (select.c) */
+	PF_IN_SET	= 1 << 3,	/* pending member of a multi-file unit */
+	PF_IN_UNIT	= 1 << 5,	/* member of the unit being placed (window.c) */
+};
+
+/*
+ * Per layout file: its flags and, once the planner read its map, moved it
+ * or found extent tree blocks, the rest of its state.  Most files of a
+ * large filesystem are never looked at: they cost these 8 bytes.
+ */
+struct pfile {
+	uint32_t	st;		/* 1 + index of its struct pstate, or 0 */
+	uint8_t		flags;		/* PF_* */
+};
+
+/* A file's state beyond its flags (none: as the scan found it). */
+struct pstate {
+	struct layout_piece one;	/* its piece while in one (the layout keeps none) */
+	struct layout_piece *runs;	/* stream runs after a planned move, when more
+					 * than one (owned) */
+	struct layout_piece *meta;	/* extent tree runs after a move (owned; NULL
+					 * with nmeta 0 after a move: none) */
+	uint64_t	meta_off;
+	uint64_t	extents_contig;	/* extents it would have when contiguous */
+	struct fmap	*fmap;		/* read when needed; let go after a move */
+	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
+	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
+	uint32_t	etb_now;	/* extent tree blocks it owns now */
+	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
+	uint32_t	snap_gen;	/* snapshot.c: saved up to this snapshot */
+	uint8_t		map_ok;		/* its map was read and checked: the figures
+					 * above hold even once fmap is let go */
+	uint8_t		extents;	/* ... and it is extent-mapped */
+};
+
+/* States come in chunks of this many, which never move. */
+#define PSTATE_CHUNK	1024
+
+/* Files placed as one: an interleave set (path order) or a single file. */
+struct unit {
+	uint32_t	first;		/* planner->members[...] */
+	uint32_t	n;
+	blk64_t		blocks;		/* stream blocks of all members */
+};
+
+#define NO_MEMBER	UINT32_MAX
+
+struct planner {
+	struct layout	*layout;
+	ext2_filsys	fs;
+	const struct selection *sel;
+	struct plan	*plan;
+	struct spacemap	sm;
+	struct pfile	*pf;
+	struct pstate	**states;	/* chunks of PSTATE_CHUNK */
+	uint32_t	nstates;
+	size_t		states_cap;
+	struct layout_piece *etb;	/* every file's extent tree blocks, by file */
+	uint64_t	netb;
+	struct unit	*units;
+	uint64_t	nunits;
+	uint32_t	*members;
+	uint64_t	nmembers;
+	uint32_t	*member_at;	/* per file: its index in members, or NO_MEMBER */
+	blk64_t		largest_zone;
+	int		consolidating;	/* moves now are consolidate.c's */
+	/*
+	 * A packing may leave a file still pending in more pieces than it
+	 * had (it gets more turns); plan_build keeps such a plan only when
+	 * no selected file ends worse.
+	 */
+	int		lenient;
+	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
+	/* Progress and cancellation (plan_opts): polled between steps. */
+	e2f_progress_fn	progress;
+	void		*progress_priv;
+	uint64_t	steps_done, steps_total;
+	/* window.c scratch, sized once */
+	uint32_t	*owner_count;	/* per spacemap owner */
+	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
+	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
+};
+
+/* Modeled seconds to read FILE as the scan found it. */
+static inline double file_read_seconds(const struct planner *p, uint32_t file)
+{
+	double read, ideal;
+
+	layout_file_times(p->layout, &p->layout->files[file], &read, &ideal);
+	return read;
+}
+
+/* FILE's line in the plan, made on first use; NULL: out of memory. */
+struct plan_file *planner_record(struct planner *p, uint32_t file);
+
+/* FILE's state, or NULL while it is as the scan found it. */
+static inline struct pstate *planner_state_if(const struct planner *p,
+					       uint32_t file)
+{
+	uint32_t s = p->pf[file].st;
+
+	return s ? &p->states[(s - 1) / PSTATE_CHUNK][(s - 1) % PSTATE_CHUNK] : NULL;
+}
+
+/* filestate.c: FILE's state, made (as the scan found it) when it has none yet. */
+errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret);
+
+void planner_free_states(struct planner *p);
+
+/* Extent tree blocks FILE owns now. */
+static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	return st ? st->etb_now : 0;
+}
+
+/* ... would own when contiguous, and its extents then (valid once its map is read). */
+static inline uint32_t planner_etb_contig(const struct planner *p, uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	return st ? st->etb_contig : 0;
+}
+
+static inline uint64_t planner_extents_contig(const struct planner *p,
+					      uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	return st ? st->extents_contig : 0;
+}
+
+/* Fewest pieces FILE could have (layout_file_best). */
+static inline uint32_t planner_best(const struct planner *p, uint32_t file)
+{
+	return layout_file_best(p->layout, &p->layout->files[file]);
+}
+
+/* setup.c */
+errcode_t planner_build_space(struct planner *p);
+errcode_t planner_check_candidates(struct planner *p);
+errcode_t planner_build_units(struct planner *p);
+
+/* plan.c */
+/*
+ * Report progress; E2F_ERR_CANCELLED when the caller asked to stop.  Long
+ * loops of the planner call it between steps, so that a signal stops a
+ * long plan promptly (nothing is written while planning).
+ */
+errcode_t planner_check(struct planner *p);
+
+/* filestate.c */
+/*
+ * FILE's stream runs now, *N of them.  SOLE is room for the piece of a
+ * file in one piece that has no state (the pointer may be to it).
+ */
+const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
+					uint32_t *n, struct layout_piece *sole);
+const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
+					uint32_t *n);
+errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);
+/*
+ * Where in the free stretch [START, START+LEN) of SM to put NEED blocks of
+ * the files GOING (N of them), which leave blocks behind: against the end
+ * whose far side stays in use, so that the rest of the stretch borders
+ * blocks that are free or will be (theirs, pending files') and joins them
+ * once they are.  The start when neither side will grow.
+ */
+blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
+		     blk64_t start, blk64_t len, blk64_t need,
+		     const uint32_t *going, uint32_t ngoing);
+/* Blocks a file's stream may not reach: 2^32 for block-mapped files. */
+blk64_t planner_limit(const struct planner *p, uint32_t file);
+/* Zone index holding BLK, or -1 when BLK is fixed metadata. */
+int64_t planner_zone_of(const struct planner *p, blk64_t blk);
+/*
+ * Record a move of FILE to RUNS (its whole stream, in order) and META (its
+ * new extent tree blocks) and update the space map.  Blocks of RUNS where
+ * the file has that part of its stream already stay; every other new
+ * block must be free.  E2D_ERR_PLAN_CONFLICT (nothing changed) otherwise.
+ */
+errcode_t planner_commit(struct planner *p, uint32_t file,
+			 enum plan_move_kind kind,
+			 const struct layout_piece *runs, size_t nruns,
+			 const struct layout_piece *meta, size_t nmeta);
+/* The same with CHANGES to the stream rather than all of it. */
+errcode_t planner_commit_changes(struct planner *p, uint32_t file,
+				 enum plan_move_kind kind,
+				 const struct plan_seg *changes, size_t nchanges,
+				 const struct layout_piece *meta, size_t nmeta);
+
+/* snapshot.c */
+/* Remember the plan as it is, to return to it (snapshots nest). */
+errcode_t psnap_take(struct planner *p);
+/* FILE is about to change: save what it was (planner_commit calls this). */
+errcode_t psnap_touch(struct planner *p, uint32_t file);
+/* Whether a file changed since the snapshot is now in more pieces. */
+int psnap_any_worse(const struct planner *p);
+/*
+ * Whether the moves since the snapshot gained anything: a selected file
+ * changed since is now in fewer pieces, or placed.  Moves without a gain
+ * are taken back (no move for nothing).
+ */
+int psnap_gain(const struct planner *p);
+/* Files changed since the snapshot and still pending, into *OUT (malloc'd). */
+errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n);
+/* Back to the newest snapshot / keep what was planned since; either ends it. */
+void psnap_restore(struct planner *p);
+void psnap_forget(struct planner *p);
+
+/* place.c */
+/* Place unit U; *placed says whether all its files reached best. */
+errcode_t place_unit(struct planner *p, const struct unit *u, int *placed);
+/*
+ * Blocks FILE takes moved whole out of the way (its stream and the extent
+ * tree it needs contiguous) in *NEED; 0 when it cannot move (a map that
+ * changed or cannot be trusted, inline data).  Errors other than those
+ * are returned.
+ */
+errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need);
+/*
+ * Move FILE, contiguous, into free space outside [EXCL_START, EXCL_END)
+ * at AT when AT is nonzero (a position window.c checked), else best-fit;
+ * KIND is MOVE_EVACUATE (out of a unit's way: a candidate's own move) or
+ * MOVE_CONSOLIDATE.
+ */
+errcode_t place_evacuee(struct planner *p, uint32_t file,
+			enum plan_move_kind kind, blk64_t at,
+			blk64_t excl_start, blk64_t excl_end, int *ok);
+/* Lay members of U out one after another over the window RUNS (physical). */
+errcode_t place_members(struct planner *p, const struct unit *u,
+			const struct layout_piece *runs, size_t nruns);
+/*
+ * Blocks FILE needs when laid out in at most 1 + SPLITS runs: its stream
+ * plus the extent tree that many extents need.  Reads its map.
+ */
+errcode_t place_need(struct planner *p, uint32_t file, int splits,
+		     blk64_t *need);
+
+/* Step 4: fewer pieces in the largest free runs, if that is fewer. */
+errcode_t place_partial(struct planner *p, uint32_t file);
+
+/* fmap_close.c */
+/* Give the mapping block at stream position POS of FILE a new block; nonzero: none. */
+typedef int (*mapclose_alloc_fn)(void *priv, uint32_t file, blk64_t pos,
+				 blk64_t *pblk);
+/*
+ * CHANGES for block-mapped FILE, plus new places (from ALLOC) for every
+ * indirect block whose contents they change and which does not move
+ * already.  *OUT (malloc'd, sorted) is CHANGES as they are for extent files.
+ */
+errcode_t mapclose_changes(struct planner *p, uint32_t file,
+			   const struct plan_seg *changes, size_t nchanges,
+			   mapclose_alloc_fn alloc, void *priv,
+			   struct plan_seg **out, size_t *nout);
+/*
+ * Stream positions of FILE's indirect blocks in [A, B); with INCOMPLETE
+ * only those that map blocks at or after B, whose contents are not final
+ * until those are placed.  None for extent files.
+ */
+errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
+			     blk64_t b, int incomplete, blk64_t **out,
+			     size_t *nout);
+
+/* zonewalk.c: a stream laid out from START on, the metadata between zones skipped */
+/* Block at stream offset OFF; *LEFT (if asked): blocks from it to its zone's end. */
+blk64_t zonewalk_blk(const struct planner *p, blk64_t start, blk64_t off,
+		     blk64_t *left);
+/* Stream offset of BLK (or of the next zone's start, BLK in metadata). */
+blk64_t zonewalk_off(const struct planner *p, blk64_t start, blk64_t blk);
+/* Zone boundaries LEN blocks from START on cross. */
+uint32_t zonewalk_cross(const struct planner *p, blk64_t start, blk64_t len);
+/* Stream positions [S, E) as changes to their blocks, one per zone, appended. */
+errcode_t zonewalk_segs(const struct planner *p, blk64_t start, blk64_t s,
+			blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap);
+
+/* compact.c */
+/*
+ * Pack the pending files of UNITS into the gaps they share with free
+ * space, moving parts out of the way and in, chunk by chunk.  With ZONE
+ * (>= 0), pack them into that zone alone, with every movable file in it:
+ * its free space ends up in one run per gap, room made for them.
+ * *COMPLETE is 0 when it got stuck half-way (the caller takes the moves
+ * back: snapshot.c).  Files that found no place may have been moved out of
+ * the way: they are still pending.
+ */
+errcode_t compact_place(struct planner *p, const struct unit *units,
+			size_t nunits, int64_t zone, int *complete);
+
+/* consolidate.c */
+/*
+ * Join free runs by moving the settled files between them into holes
+ * elsewhere, cheapest first; bring the largest free run back to
+ * LARGEST_BEFORE if a window can be cleared; with PACK also pack zones.
+ * Without PACK within the budgets of defrag.h, NEEDED being the blocks of
+ * the files that needed moving.  *OVER_BUDGET: something was left for
+ * want of budget.
+ */
+errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
+		      int pack, int *over_budget);
+
+/* window.c */
+/*
+ * Make room for U (NEED blocks, crossing at most MAXCROSS zone
+ * boundaries) by moving other, smaller files out of the way; then place
+ * U there.  *placed is 0 when no window works.
+ */
+errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
+		       int maxcross, int *placed);
+/*
+ * Window_place for FILE alone, a candidate with no room for its best, in
+ * 1 + MAXCROSS pieces: its own blocks in the window are staged out first
+ * when it is extent-mapped (selfstage.c), and windows whose clearing
+ * writes more than BUDGET blocks are not tried.
+ */
+errcode_t window_partial(struct planner *p, uint32_t file, blk64_t need,
+			 int maxcross, blk64_t budget, int *placed);
+/*
+ * Clear the cheapest window of NEED blocks within a zone, moving the
+ * files in it (writing at most BUDGET blocks) out, into free space
+ * elsewhere: a free run of NEED blocks.  *cleared 0: no window works.
+ */
+errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
+		       int *cleared);
+
+/* selfstage.c */
+/*
+ * Stage FILE's blocks in [LO, HI) (its stream and its extent tree) out
+ * to free space outside, in one MOVE_STAGE: a window there is then clear
+ * for its own move.  *OK 0: not possible (block-mapped, no room).
+ */
+errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
+			blk64_t hi, int *ok);
+
+#endif /* PLANNER_PLANNER_INT_H */

@@ -1,0 +1,247 @@
+/*
+ * snapshot.c --- taking back a series of planned moves.
+ *
+ * Compaction moves files part by part; if it gets stuck half-way, the
+ * files it was working on would be left in more pieces than before, and
+ * so would files it moved out of the way to make room.  The planner takes
+ * a snapshot before such a series and, unless the series completes,
+ * returns to it: the moves are dropped from the plan and the space map
+ * and the files' places are as they were.  Nothing is ever half-planned.
+ *
+ * A file's state is saved the first time a move changes it (planner_commit
+ * calls psnap_touch), with its own copies of its runs and its entry in the
+ * plan's figures, so that later moves can free and replace what they like;
+ * nothing is copied for files no move touches.  The space map logs what
+ * its changes replaced (spacemap_mark), so a snapshot costs what changes
+ * after it, not the size of the filesystem.  Snapshots nest, and so do
+ * the space map's marks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner_int.h"
+#include "dutil.h"
+
+struct psave {
+	uint32_t	file;
+	uint8_t		flags;		/* PF_* */
+	struct pstate	st;
+	struct plan_file rec;		/* its line in the plan */
+};
+
+/*
+ * Snapshots nest (a window tried inside a compaction that may be taken
+ * back as a whole): each level saves a file the first time it changes
+ * while that level is open, with its own copies of the runs.  A file's
+ * snap_gen says up to which level (the newest, by generation) it is
+ * saved; generations only grow, so a file saved at a newer level is
+ * saved at every older one still open.
+ */
+struct psnap {
+	struct psnap	*up;		/* the level this one is nested in */
+	uint32_t	gen;
+	size_t		sm_mark;	/* the space map's undo log from here */
+	uint64_t	nmoves, nsegs, nmeta;
+	blk64_t		copy_blocks, consolidate_blocks;
+	struct psave	*saved;
+	size_t		nsaved, cap;
+};
+
+errcode_t psnap_take(struct planner *p)
+{
+	struct psnap *s;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ENOMEM;
+	s->sm_mark = spacemap_mark(&p->sm);
+	s->nmoves = p->plan->nmoves;
+	s->nsegs = p->plan->nsegs;
+	s->nmeta = p->plan->nmeta;
+	s->copy_blocks = p->plan->copy_blocks;
+	s->consolidate_blocks = p->plan->consolidate_blocks;
+	s->gen = ++p->snap_gen;
+	s->up = p->snap;
+	p->snap = s;
+	return 0;
+}
+
+static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
+{
+	struct layout_piece *d = malloc((n ? n : 1) * sizeof(*d));
+
+	if (d)
+		copy_n(d, r, n * sizeof(*r));
+	return d;
+}
+
+/* Save FILE at level S: S keeps the arrays it has, the file gets copies. */
+static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
+{
+	struct pstate *f;
+	struct layout_piece *runs = NULL, *meta = NULL;
+	struct plan_file *rec = planner_record(p, file);	/* restored in place */
+	struct psave *sv;
+
+	if (!rec || planner_state(p, file, &f))
+		return ENOMEM;
+	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
+		return ENOMEM;
+	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
+		return ENOMEM;
+	if (f->meta && !(meta = dup_runs(f->meta, f->nmeta))) {
+		free(runs);
+		return ENOMEM;
+	}
+	sv = &s->saved[s->nsaved++];
+	sv->file = file;
+	sv->flags = p->pf[file].flags;
+	sv->st = *f;
+	sv->rec = *rec;
+	if (f->runs)
+		f->runs = runs;
+	if (f->meta)
+		f->meta = meta;
+	return 0;
+}
+
+errcode_t psnap_touch(struct planner *p, uint32_t file)
+{
+	struct psnap *s;
+	const struct pstate *st = planner_state_if(p, file);
+	uint32_t seen = st ? st->snap_gen : 0;
+	errcode_t ret;
+
+	/* Oldest level first is not needed: each saves the state as it is now. */
+	for (s = p->snap; s && seen < s->gen; s = s->up) {
+		ret = save_at(p, s, file);
+		if (ret)
+			return ret;
+	}
+	if (p->snap)	/* saved now or before: it has a state */
+		planner_state_if(p, file)->snap_gen = p->snap->gen;
+	return 0;
+}
+
+static void free_snap(struct psnap *s)
+{
+	free(s->saved);
+	free(s);
+}
+
+/* Pieces of saved file SV when it was saved (*BEFORE) and now (*NOW). */
+static void saved_pieces(const struct planner *p, const struct psave *sv,
+			 uint32_t *before, uint32_t *now)
+{
+	const struct pstate *was = &sv->st;
+	struct layout_piece sole;
+	uint32_t n;
+	const struct layout_piece *runs = planner_runs(p, sv->file, &n, &sole);
+
+	*before = was->runs ? plan_pieces(was->runs, was->nruns) :
+		was->nruns == 1 ? 1 : p->layout->files[sv->file].pieces;
+	*now = plan_pieces(runs, n);
+}
+
+int psnap_any_worse(const struct planner *p)
+{
+	const struct psnap *s = p->snap;
+	uint32_t before, now;
+	size_t i;
+
+	for (i = 0; s && i < s->nsaved; i++) {
+		saved_pieces(p, &s->saved[i], &before, &now);
+		if (now > before)
+			return 1;
+	}
+	return 0;
+}
+
+int psnap_gain(const struct planner *p)
+{
+	const struct psnap *s = p->snap;
+	size_t i;
+
+	for (i = 0; s && i < s->nsaved; i++) {
+		uint32_t file = s->saved[i].file, before, now;
+
+		if (!(p->sel->flags[file] & SEL_CANDIDATE))
+			continue;
+		saved_pieces(p, &s->saved[i], &before, &now);
+		if (now < before || ((s->saved[i].flags & PF_PENDING) &&
+				     !(p->pf[file].flags & PF_PENDING)))
+			return 1;
+	}
+	return 0;
+}
+
+errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n)
+{
+	const struct psnap *s = p->snap;
+	size_t i;
+
+	*n = 0;
+	*out = malloc(((s ? s->nsaved : 0) + 1) * sizeof(**out));
+	if (!*out)
+		return ENOMEM;
+	for (i = 0; s && i < s->nsaved; i++)
+		if (p->pf[s->saved[i].file].flags & PF_PENDING)
+			(*out)[(*n)++] = s->saved[i].file;
+	return 0;
+}
+
+void psnap_restore(struct planner *p)
+{
+	struct psnap *s = p->snap;
+	size_t i;
+
+	if (!s)
+		return;
+	/* Newest save first: a file saved twice ends as it was first saved. */
+	for (i = s->nsaved; i-- > 0;) {
+		uint32_t file = s->saved[i].file;
+		struct pstate *f = planner_state_if(p, file);	/* made when saved */
+		struct pstate now = *f;
+		uint32_t seen = f->snap_gen;
+
+		free(f->runs);
+		free(f->meta);
+		*f = s->saved[i].st;
+		p->pf[file].flags = s->saved[i].flags;
+		/* What its map says is a cache, right either way: kept. */
+		f->fmap = now.fmap;
+		f->map_ok = now.map_ok;
+		f->extents = now.extents;
+		f->extents_contig = now.extents_contig;
+		f->etb_contig = now.etb_contig;
+		/* Saved at the levels still open as it was; this one is gone. */
+		f->snap_gen = seen;
+		/* Made when it was saved: no allocation here. */
+		p->plan->files[p->plan->file_at[file] - 1] = s->saved[i].rec;
+	}
+	spacemap_rollback(&p->sm, s->sm_mark);
+	p->plan->nmoves = s->nmoves;
+	p->plan->nsegs = s->nsegs;
+	p->plan->nmeta = s->nmeta;
+	p->plan->copy_blocks = s->copy_blocks;
+	p->plan->consolidate_blocks = s->consolidate_blocks;
+	p->snap = s->up;
+	free_snap(s);
+}
+
+void psnap_forget(struct planner *p)
+{
+	struct psnap *s = p->snap;
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nsaved; i++) {
+		free(s->saved[i].st.runs);
+		free(s->saved[i].st.meta);
+	}
+	spacemap_release(&p->sm, s->sm_mark);
+	p->snap = s->up;
+	free_snap(s);
+}

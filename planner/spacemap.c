@@ -1,0 +1,812 @@
+/*
+ * spacemap.c --- the planner's picture of who owns which blocks.
+ *
+ * The segments, in address order, are kept in chunks of at most chunk_max
+ * of them: a change (a move's few segments replaced) shifts the rest of
+ * one chunk and updates a Fenwick tree of where chunks start, never the
+ * whole map, so a plan of many moves over a map of many files stays
+ * near-linear.  The
+ * free segments are also kept in a treap ordered by (length, start): best
+ * fit walks up from the length asked for instead of scanning the map, and
+ * the free-space figures are kept as segments change.  Taking moves back
+ * (snapshot.c, window.c trying a window) replays an undo log of the
+ * replaced segments rather than copying the map.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spacemap.h"
+#include "dutil.h"
+#include "radix_sort.h"
+
+/* Segments a chunk holds at most, and fills when built. */
+/*
+ * Segments a chunk holds at most (sm->chunk_max): at least SM_CHUNK_MIN,
+ * and more on a larger map.  A change shifts up to a chunk's segments;
+ * a split (every chunk_max / 2 insertions in a chunk at most) rebuilds
+ * the Fenwick tree over all the chunks: with chunks of about the cube
+ * root of the segments, both cost that per change, instead of the rebuilds
+ * growing with the square of the map (at 2,000,000 files).  Chunks are
+ * built three quarters full.
+ */
+#define SM_CHUNK_MIN	128
+
+/* ---------------------------------------------------------- free treap */
+
+static uint32_t fnode_new(struct spacemap *sm, blk64_t len, blk64_t start)
+{
+	struct sm_fnode *x;
+	uint32_t i;
+
+	if (sm->ffree) {
+		i = sm->ffree;
+		sm->ffree = sm->fnode[i].left;
+	} else {
+		size_t cap = sm->fnode_cap;
+
+		if (grow_n(&sm->fnode, &cap, (size_t)sm->nfnodes + 1,
+			   sizeof(*sm->fnode)))
+			return 0;
+		sm->fnode_cap = cap;
+		if (!sm->nfnodes)
+			sm->nfnodes = 1;	/* node 0 means none */
+		i = sm->nfnodes++;
+	}
+	x = &sm->fnode[i];
+	x->len = len;
+	x->start = start;
+	x->left = x->right = 0;
+	/* xorshift: any fixed sequence balances; the answers depend only on keys */
+	sm->fseed ^= sm->fseed << 13;
+	sm->fseed ^= sm->fseed >> 17;
+	sm->fseed ^= sm->fseed << 5;
+	x->prio = sm->fseed;
+	return i;
+}
+
+static int fkey_less(blk64_t l1, blk64_t s1, blk64_t l2, blk64_t s2)
+{
+	return l1 < l2 || (l1 == l2 && s1 < s2);
+}
+
+/* Split tree T into keys < (LEN, START) and the rest. */
+static void fsplit(struct spacemap *sm, uint32_t t, blk64_t len, blk64_t start,
+		   uint32_t *l, uint32_t *r)
+{
+	uint32_t *lp = l, *rp = r;
+
+	while (t) {
+		struct sm_fnode *x = &sm->fnode[t];
+
+		if (fkey_less(x->len, x->start, len, start)) {
+			*lp = t;
+			lp = &x->right;
+			t = x->right;
+		} else {
+			*rp = t;
+			rp = &x->left;
+			t = x->left;
+		}
+	}
+	*lp = *rp = 0;
+}
+
+/* Join A and B, every key of A below every key of B. */
+static uint32_t fmerge(struct spacemap *sm, uint32_t a, uint32_t b)
+{
+	uint32_t root = 0, *at = &root;
+
+	while (a && b) {
+		if (sm->fnode[a].prio > sm->fnode[b].prio) {
+			*at = a;
+			at = &sm->fnode[a].right;
+			a = sm->fnode[a].right;
+		} else {
+			*at = b;
+			at = &sm->fnode[b].left;
+			b = sm->fnode[b].left;
+		}
+	}
+	*at = a ? a : b;
+	return root;
+}
+
+static errcode_t free_insert(struct spacemap *sm, blk64_t start, blk64_t len)
+{
+	uint32_t x = fnode_new(sm, len, start), l, r;
+
+	if (!x)
+		return ENOMEM;
+	fsplit(sm, sm->froot, len, start, &l, &r);
+	sm->froot = fmerge(sm, fmerge(sm, l, x), r);
+	sm->free_extents++;
+	sm->free_blocks += len;
+	return 0;
+}
+
+static void free_erase(struct spacemap *sm, blk64_t start, blk64_t len)
+{
+	uint32_t *at = &sm->froot, x;
+
+	while ((x = *at) && (sm->fnode[x].len != len || sm->fnode[x].start != start))
+		at = fkey_less(len, start, sm->fnode[x].len, sm->fnode[x].start) ?
+			&sm->fnode[x].left : &sm->fnode[x].right;
+	if (!x)
+		return;		/* cannot happen: every free segment is in it */
+	*at = fmerge(sm, sm->fnode[x].left, sm->fnode[x].right);
+	sm->fnode[x].left = sm->ffree;
+	sm->ffree = x;
+	sm->free_extents--;
+	sm->free_blocks -= len;
+}
+
+/* The node with the least key >= (LEN, START), or 0. */
+static uint32_t free_ceil(const struct spacemap *sm, blk64_t len, blk64_t start)
+{
+	uint32_t t = sm->froot, best = 0;
+
+	while (t) {
+		const struct sm_fnode *x = &sm->fnode[t];
+
+		if (fkey_less(x->len, x->start, len, start)) {
+			t = x->right;
+		} else {
+			best = t;
+			t = x->left;
+		}
+	}
+	return best;
+}
+
+/* ------------------------------------------------------------- chunks */
+
+/*
+ * The Fenwick tree: fen[x] (1-based) sums the counts of chunks
+ * (x - lowbit(x), x].  Counts change by unsigned wrap-around, which
+ * adds a negative change as well.
+ */
+static void fen_add(struct spacemap *sm, size_t k, size_t delta)
+{
+	size_t x;
+
+	for (x = k + 1; x <= sm->nchunks; x += x & -x)
+		sm->fen[x] += delta;
+}
+
+/* Segments in chunks [0, K). */
+static size_t fen_prefix(const struct spacemap *sm, size_t k)
+{
+	size_t sum = 0;
+
+	for (; k; k -= k & -k)
+		sum += sm->fen[k];
+	return sum;
+}
+
+/* After chunks came or went: rebuilt in one pass (room made by chunk_insert). */
+static void fen_rebuild(struct spacemap *sm)
+{
+	size_t x;
+
+	for (x = 1; x <= sm->nchunks; x++)
+		sm->fen[x] = sm->chunk[x - 1].n;
+	for (x = 1; x <= sm->nchunks; x++) {
+		size_t up = x + (x & -x);
+
+		if (up <= sm->nchunks)
+			sm->fen[up] += sm->fen[x];
+	}
+}
+
+/* Point the lookup cache at chunk K (clamped), after a change. */
+static void set_hint(struct spacemap *sm, size_t k)
+{
+	if (k >= sm->nchunks)
+		k = sm->nchunks - 1;
+	sm->hint = k;
+	sm->hint_first = fen_prefix(sm, k);
+}
+
+struct sm_seg *spacemap_seg_slow(const struct spacemap *sm, size_t i)
+{
+	struct spacemap *w = (struct spacemap *)sm;	/* the cache, not the map's state */
+	size_t pos = 0, rem = i, step = 1;
+
+	while (step * 2 <= sm->nchunks)
+		step *= 2;
+	/* The last chunk whose start is at most I. */
+	for (; step; step /= 2)
+		if (pos + step <= sm->nchunks && sm->fen[pos + step] <= rem) {
+			pos += step;
+			rem -= sm->fen[pos];
+		}
+	if (pos >= sm->nchunks)		/* I past the end: not asked by callers */
+		pos = sm->nchunks - 1, rem = i - fen_prefix(sm, pos);
+	w->hint = pos;
+	w->hint_first = i - rem;
+	return &sm->chunk[pos].seg[rem];
+}
+
+/* A new empty chunk at index K (the Fenwick tree is left to rebuild). */
+static errcode_t chunk_insert(struct spacemap *sm, size_t k)
+{
+	struct sm_seg *seg = malloc(sm->chunk_max * sizeof(*seg));
+
+	if (!seg || grow_n(&sm->chunk, &sm->chunk_cap, sm->nchunks + 1,
+			   sizeof(*sm->chunk)) ||
+	    grow_n(&sm->fen, &sm->fen_cap, sm->nchunks + 2, sizeof(*sm->fen))) {
+		free(seg);
+		return ENOMEM;
+	}
+	move_n(sm->chunk + k + 1, sm->chunk + k,
+	       (sm->nchunks - k) * sizeof(*sm->chunk));
+	sm->chunk[k].seg = seg;
+	sm->chunk[k].n = 0;
+	sm->nchunks++;
+	return 0;
+}
+
+/* Chunk and offset of segment index I (I == sm->n: the end of the last). */
+static void locate(const struct spacemap *sm, size_t i, size_t *k, size_t *o)
+{
+	if (i >= sm->n) {
+		*k = sm->nchunks - 1;
+		*o = sm->chunk[*k].n;
+		return;
+	}
+	spacemap_seg(sm, i);
+	*k = sm->hint;
+	*o = i - sm->hint_first;
+}
+
+/* Remove segments [I, I+CNT) (no index upkeep but the chunks'). */
+static void seg_erase(struct spacemap *sm, size_t i, size_t cnt)
+{
+	size_t k, o, from;
+	int gone = 0;
+
+	if (!cnt)
+		return;
+	locate(sm, i, &k, &o);
+	from = k;
+	sm->n -= cnt;
+	while (cnt) {
+		struct sm_chunk *c = &sm->chunk[k];
+		size_t m = c->n - o < cnt ? c->n - o : cnt;
+
+		move_n(c->seg + o, c->seg + o + m, (c->n - o - m) * sizeof(*c->seg));
+		c->n -= m;
+		cnt -= m;
+		if (!c->n && sm->nchunks > 1) {
+			free(c->seg);
+			move_n(sm->chunk + k, sm->chunk + k + 1,
+			       (sm->nchunks - k - 1) * sizeof(*sm->chunk));
+			sm->nchunks--;
+			gone = 1;
+		} else {
+			if (!gone)
+				fen_add(sm, k, -m);
+			k++;
+		}
+		o = 0;
+	}
+	if (gone)
+		fen_rebuild(sm);
+	set_hint(sm, from);
+}
+
+/* Insert SEGS[0..CNT) before segment index I. */
+static errcode_t seg_insert(struct spacemap *sm, size_t i,
+			    const struct sm_seg *segs, size_t cnt)
+{
+	size_t k, o;
+	errcode_t ret;
+
+	while (cnt) {
+		struct sm_chunk *c;
+		size_t m;
+
+		locate(sm, i, &k, &o);
+		c = &sm->chunk[k];
+		if (c->n == sm->chunk_max) {
+			size_t half = sm->chunk_max / 2;
+
+			/* Full: its upper half to a new chunk after it. */
+			ret = chunk_insert(sm, k + 1);
+			if (ret)
+				return ret;
+			c = &sm->chunk[k];
+			copy_n(sm->chunk[k + 1].seg, c->seg + half,
+			       (sm->chunk_max - half) * sizeof(*c->seg));
+			sm->chunk[k + 1].n = sm->chunk_max - half;
+			c->n = half;
+			fen_rebuild(sm);
+			set_hint(sm, k);
+			continue;
+		}
+		m = sm->chunk_max - c->n < cnt ? sm->chunk_max - c->n : cnt;
+		move_n(c->seg + o + m, c->seg + o, (c->n - o) * sizeof(*c->seg));
+		copy_n(c->seg + o, segs, m * sizeof(*segs));
+		c->n += m;
+		fen_add(sm, k, m);
+		sm->n += m;
+		set_hint(sm, k);
+		i += m;
+		segs += m;
+		cnt -= m;
+	}
+	return 0;
+}
+
+/*
+ * Replace segments [I, J) with REPL[0..NREPL): the one change every
+ * update goes through, keeping the free index and (while marked) the
+ * undo log.
+ */
+static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
+			 const struct sm_seg *repl, size_t nrepl, int log)
+{
+	size_t x;
+	errcode_t ret;
+
+	if (log && sm->marks) {
+		struct sm_undo *u;
+
+		if (grow_n(&sm->undo, &sm->undo_cap, sm->nundo + 1, sizeof(*sm->undo)) ||
+		    grow_n(&sm->undo_seg, &sm->undo_seg_cap, sm->nundo_seg + (j - i),
+			   sizeof(*sm->undo_seg)))
+			return ENOMEM;
+		u = &sm->undo[sm->nundo++];
+		u->at = i;
+		u->nnew = nrepl;
+		u->nold = j - i;
+		u->old = sm->nundo_seg;
+		for (x = i; x < j; x++)
+			sm->undo_seg[sm->nundo_seg++] = SM_SEG(sm, x);
+	}
+	/* Room in the free index first, so that a failure changes nothing. */
+	for (x = 0; x < nrepl; x++)
+		if (repl[x].owner == SM_FREE) {
+			size_t cap = sm->fnode_cap;
+
+			if (grow_n(&sm->fnode, &cap, (size_t)sm->nfnodes + nrepl + 1,
+				   sizeof(*sm->fnode)))
+				return ENOMEM;
+			sm->fnode_cap = cap;
+			break;
+		}
+	for (x = i; x < j; x++) {
+		const struct sm_seg *g = spacemap_seg(sm, x);
+
+		if (g->owner == SM_FREE)
+			free_erase(sm, g->start, g->len);
+	}
+	/* Overwrite what both have, then only the difference moves segments. */
+	for (x = 0; x < j - i && x < nrepl; x++)
+		SM_SEG(sm, i + x) = repl[x];
+	if (j - i > nrepl) {
+		seg_erase(sm, i + nrepl, j - i - nrepl);
+		ret = 0;
+	} else {
+		ret = seg_insert(sm, j, repl + (j - i), nrepl - (j - i));
+	}
+	for (x = 0; !ret && x < nrepl; x++)
+		if (repl[x].owner == SM_FREE)
+			ret = free_insert(sm, repl[x].start, repl[x].len);
+	return ret;
+}
+
+/* ---------------------------------------------------------- building */
+
+static errcode_t push(struct sm_seg **v, size_t *n, size_t *cap, blk64_t start,
+		      blk64_t len, uint32_t owner)
+{
+	if (!len)
+		return 0;
+	if (*n && (*v)[*n - 1].owner == owner &&
+	    (*v)[*n - 1].start + (*v)[*n - 1].len == start) {
+		(*v)[*n - 1].len += len;
+		return 0;
+	}
+	if (grow_n(v, cap, *n + 1, sizeof(**v)))
+		return ENOMEM;
+	(*v)[(*n)++] = (struct sm_seg){ start, len, owner };
+	return 0;
+}
+
+/* Blocks [START, END) that no run claims: free or pinned per the bitmap. */
+static errcode_t push_gap(struct sm_seg **v, size_t *n, size_t *cap,
+			  blk64_t start, blk64_t end, ext2fs_block_bitmap used)
+{
+	blk64_t next;
+	errcode_t ret;
+
+	while (start < end) {
+		if (ext2fs_find_first_set_block_bitmap2(used, start, end - 1, &next))
+			next = end;
+		ret = push(v, n, cap, start, next - start, SM_FREE);
+		if (ret || next >= end)
+			return ret;
+		if (ext2fs_find_first_zero_block_bitmap2(used, next, end - 1, &start))
+			start = end;
+		ret = push(v, n, cap, next, start - next, SM_PINNED);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Sort V (N segments) by start, then owner, keeping the order of equal
+ * ones: by start in linear time (lib/radix_sort.h; qsort of a few hundred
+ * thousand segments was a tenth of planning), then owners put in order
+ * among equal starts (few, next to each other).
+ */
+errcode_t spacemap_sort(struct sm_seg *v, size_t n)
+{
+	size_t i, j;
+	blk64_t max = 0;
+
+	if (n < 2)
+		return 0;
+	for (i = 1; i < n && v[i - 1].start <= v[i].start; i++)
+		;
+	if (i < n) {
+		errcode_t ret;
+
+		for (i = 0; i < n; i++)
+			if (v[i].start > max)
+				max = v[i].start;
+		ret = radix_sort_by_start(v, n, sizeof(*v),
+					  offsetof(struct sm_seg, start), max);
+		if (ret)
+			return ret;
+	}
+	/* Equal starts by owner: an insertion sort, stable. */
+	for (i = 1; i < n; i++) {
+		struct sm_seg x = v[i];
+
+		for (j = i; j > 0 && v[j - 1].start == x.start &&
+			    v[j - 1].owner > x.owner; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	return 0;
+}
+
+errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
+			 struct sm_seg *runs, size_t nruns,
+			 ext2fs_block_bitmap used)
+{
+	struct sm_seg *v = NULL;
+	size_t nv = 0, cap = 0, i, k, fill;
+	blk64_t pos = first;
+	errcode_t ret;
+
+	memset(sm, 0, sizeof(*sm));
+	sm->first = first;
+	sm->end = end;
+	sm->fseed = 2463534242u;
+	ret = spacemap_sort(runs, nruns);
+	if (ret)
+		return ret;
+	for (i = 0; i < nruns; i++) {
+		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
+			ret = E2F_ERR_CORRUPT_INODE;
+			goto errout;
+		}
+		ret = push_gap(&v, &nv, &cap, pos, runs[i].start, used);
+		if (!ret)
+			ret = push(&v, &nv, &cap, runs[i].start, runs[i].len,
+				   runs[i].owner);
+		if (ret)
+			goto errout;
+		pos = runs[i].start + runs[i].len;
+	}
+	ret = push_gap(&v, &nv, &cap, pos, end, used);
+	if (ret)
+		goto errout;
+	/* Chunks filled part way, so that the first changes split none. */
+	for (sm->chunk_max = SM_CHUNK_MIN;
+	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (uint64_t)nv;)
+		sm->chunk_max *= 2;
+	fill = sm->chunk_max * 3 / 4;
+	for (i = 0, k = 0; !i || i < nv; k++) {
+		size_t m = nv - i < fill ? nv - i : fill;
+
+		ret = chunk_insert(sm, k);
+		if (ret)
+			goto errout;
+		copy_n(sm->chunk[k].seg, v + i, m * sizeof(*v));
+		sm->chunk[k].n = m;
+		i += m;
+		if (!m)
+			break;
+	}
+	sm->n = nv;
+	fen_rebuild(sm);
+	set_hint(sm, 0);
+	for (i = 0; i < nv; i++)
+		if (v[i].owner == SM_FREE && (ret = free_insert(sm, v[i].start, v[i].len)))
+			goto errout;
+	free(v);
+	return 0;
+errout:
+	free(v);
+	spacemap_free(sm);
+	return ret;
+}
+
+void spacemap_free(struct spacemap *sm)
+{
+	size_t k;
+
+	for (k = 0; k < sm->nchunks; k++)
+		free(sm->chunk[k].seg);
+	free(sm->chunk);
+	free(sm->fen);
+	free(sm->fnode);
+	free(sm->undo);
+	free(sm->undo_seg);
+	memset(sm, 0, sizeof(*sm));
+}
+
+/* ---------------------------------------------------------- undo log */
+
+/* Undo log entries kept for the next series once none is open. */
+#define SM_UNDO_KEEP	4096
+
+size_t spacemap_mark(struct spacemap *sm)
+{
+	sm->marks++;
+	return sm->nundo;
+}
+
+void spacemap_rollback(struct spacemap *sm, size_t mark)
+{
+	while (sm->nundo > mark) {
+		const struct sm_undo *u = &sm->undo[--sm->nundo];
+
+		/*
+		 * Putting back what was there needs no more room than the
+		 * map had then, but a chunk may have to be split again: on
+		 * the rare failure (no memory), every later change fails
+		 * with it, and so does the plan.
+		 */
+		sm->err = replace(sm, u->at, u->at + u->nnew,
+				  sm->undo_seg + u->old, u->nold, 0);
+		if (sm->err)
+			break;
+		sm->nundo_seg = u->old;
+	}
+	sm->nundo = mark;
+	spacemap_release(sm, mark);
+}
+
+void spacemap_release(struct spacemap *sm, size_t mark)
+{
+	(void)mark;
+	if (sm->marks && !--sm->marks) {
+		sm->nundo = 0;
+		sm->nundo_seg = 0;
+		/* A long series (all of placing) leaves a large log: give it back. */
+		if (sm->undo_cap > SM_UNDO_KEEP || sm->undo_seg_cap > SM_UNDO_KEEP) {
+			free(sm->undo);
+			free(sm->undo_seg);
+			sm->undo = NULL;
+			sm->undo_seg = NULL;
+			sm->undo_cap = sm->undo_seg_cap = 0;
+		}
+	}
+}
+
+/* ---------------------------------------------------------- queries */
+
+size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
+{
+	size_t lo = sm->hint, hi = sm->nchunks;
+	const struct sm_chunk *c = &sm->chunk[lo];
+
+	/* Lookups come in pairs and runs close together: the last chunk first. */
+	if (!c->n || c->seg[0].start > blk ||
+	    (lo + 1 < hi && sm->chunk[lo + 1].seg[0].start <= blk)) {
+		for (lo = 0; hi - lo > 1;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (sm->chunk[mid].seg[0].start <= blk)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		c = &sm->chunk[lo];
+		set_hint((struct spacemap *)sm, lo);	/* a cache, not the map's state */
+	}
+	for (hi = c->n, lo = 0; hi - lo > 1;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->seg[mid].start <= blk)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return sm->hint_first + lo;
+}
+
+errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
+			  uint32_t owner)
+{
+	struct sm_seg repl[3], si, sj;
+	size_t i, j, nrepl = 0, k;
+	blk64_t end = start + len, mstart = start, mend = end;
+
+	if (sm->err)
+		return sm->err;
+	if (!len)
+		return 0;
+	if (start < sm->first || end > sm->end || !sm->n)
+		return EINVAL;
+	i = spacemap_find(sm, start);
+	j = spacemap_find(sm, end - 1);
+	si = SM_SEG(sm, i);
+	sj = SM_SEG(sm, j);
+	/* What is left of the first and last segments, or absorbed when alike. */
+	if (si.owner == owner)
+		mstart = si.start;
+	else if (si.start < start)
+		repl[nrepl++] = (struct sm_seg){ si.start, start - si.start, si.owner };
+	if (mstart == si.start && i > 0 && SM_SEG(sm, i - 1).owner == owner) {
+		i--;
+		mstart = SM_SEG(sm, i).start;
+	}
+	k = nrepl;
+	repl[nrepl++] = (struct sm_seg){ 0, 0, owner };
+	if (sj.owner == owner) {
+		mend = sj.start + sj.len;
+	} else if (sj.start + sj.len > end) {
+		repl[nrepl++] = (struct sm_seg){ end, sj.start + sj.len - end, sj.owner };
+	}
+	if (mend == sj.start + sj.len && j + 1 < sm->n &&
+	    SM_SEG(sm, j + 1).owner == owner) {
+		j++;
+		mend = SM_SEG(sm, j).start + SM_SEG(sm, j).len;
+	}
+	repl[k].start = mstart;
+	repl[k].len = mend - mstart;
+	return replace(sm, i, j + 1, repl, nrepl, 1);
+}
+
+errcode_t spacemap_apply(struct spacemap *sm, const struct sm_seg *ch, size_t n)
+{
+	size_t i;
+	errcode_t ret = 0;
+
+	/* Each change touches a chunk or two: no pass over the whole map. */
+	for (i = 0; i < n && !ret; i++)
+		ret = spacemap_assign(sm, ch[i].start, ch[i].len, ch[i].owner);
+	return ret;
+}
+
+int spacemap_is(const struct spacemap *sm, blk64_t start, blk64_t len,
+		uint32_t owner)
+{
+	const struct sm_seg *g;
+
+	if (!len)
+		return 1;
+	if (start < sm->first || start + len > sm->end)
+		return 0;
+	g = spacemap_seg(sm, spacemap_find(sm, start));
+	return g->owner == owner && g->start + g->len >= start + len;
+}
+
+/* Consider the stretch [S, E) for a best fit of LEN. */
+static void consider(blk64_t s, blk64_t e, blk64_t len, int *found,
+		     blk64_t *best_s, blk64_t *best_len)
+{
+	if (e <= s || e - s < len)
+		return;
+	if (!*found || e - s < *best_len ||
+	    (e - s == *best_len && s < *best_s)) {
+		*found = 1;
+		*best_s = s;
+		*best_len = e - s;
+	}
+}
+
+/* Free segment G's stretches for LEN: clipped to LIMIT and the exclusion. */
+static void consider_seg(blk64_t s, blk64_t e, blk64_t len, blk64_t limit,
+			 blk64_t excl_start, blk64_t excl_end, int *found,
+			 blk64_t *best_s, blk64_t *best_len)
+{
+	if (s >= limit)
+		return;
+	if (e > limit)
+		e = limit;
+	if (excl_end > excl_start && s < excl_end && e > excl_start) {
+		consider(s, excl_start, len, found, best_s, best_len);
+		consider(excl_end, e, len, found, best_s, best_len);
+	} else {
+		consider(s, e, len, found, best_s, best_len);
+	}
+}
+
+/* Whether free segment [S, E) is cut by LIMIT or the exclusion. */
+static int clipped(blk64_t s, blk64_t e, blk64_t limit, blk64_t excl_start,
+		   blk64_t excl_end)
+{
+	return e > limit ||
+	       (excl_end > excl_start && s < excl_end && e > excl_start);
+}
+
+/*
+ * The answer is the least (stretch, start) over every free segment's
+ * stretches.  Segments the limit or the exclusion cut are few (those
+ * overlapping the exclusion, the one across the limit) and are weighed
+ * one by one; of the rest, whose stretch is their length, the first in
+ * (length, start) order at or above LEN is the best.
+ */
+int spacemap_best_fit(const struct spacemap *sm, blk64_t len, blk64_t limit,
+		      blk64_t excl_start, blk64_t excl_end,
+		      blk64_t *start, blk64_t *stretch)
+{
+	blk64_t best_s = 0, best_len = 0;
+	int found = 0;
+	uint32_t t;
+	size_t i;
+
+	if (!len)
+		len = 1;	/* a free segment is never empty */
+	if (excl_end > excl_start && excl_start < sm->end && excl_end > sm->first) {
+		for (i = spacemap_find(sm, excl_start > sm->first ? excl_start : sm->first);
+		     i < sm->n && SM_SEG(sm, i).start < excl_end; i++) {
+			const struct sm_seg *g = spacemap_seg(sm, i);
+
+			if (g->owner == SM_FREE)
+				consider_seg(g->start, g->start + g->len, len, limit,
+					     excl_start, excl_end, &found, &best_s,
+					     &best_len);
+		}
+	}
+	if (limit > sm->first && limit < sm->end) {
+		const struct sm_seg *g = spacemap_seg(sm, spacemap_find(sm, limit - 1));
+
+		if (g->owner == SM_FREE && g->start + g->len > limit &&
+		    !clipped(g->start, g->start + g->len, ~(blk64_t)0,
+			     excl_start, excl_end))
+			consider_seg(g->start, g->start + g->len, len, limit,
+				     excl_start, excl_end, &found, &best_s, &best_len);
+	}
+	for (t = free_ceil(sm, len, 0); t;
+	     t = free_ceil(sm, sm->fnode[t].len, sm->fnode[t].start + 1)) {
+		const struct sm_fnode *x = &sm->fnode[t];
+
+		if (found && fkey_less(best_len, best_s, x->len, x->start))
+			break;
+		if (x->start >= limit ||
+		    clipped(x->start, x->start + x->len, limit, excl_start, excl_end))
+			continue;	/* weighed above, or out of reach */
+		consider(x->start, x->start + x->len, len, &found, &best_s, &best_len);
+		break;
+	}
+	if (!found)
+		return -1;
+	*start = best_s;
+	*stretch = best_len;
+	return 0;
+}
+
+void spacemap_free_stats(const struct spacemap *sm, uint64_t *extents,
+			 blk64_t *blocks, blk64_t *largest)
+{
+	uint32_t t = sm->froot;
+
+	*extents = sm->free_extents;
+	*blocks = sm->free_blocks;
+	*largest = 0;
+	while (t && sm->fnode[t].right)
+		t = sm->fnode[t].right;
+	if (t)
+		*largest = sm->fnode[t].len;
+}

@@ -1,0 +1,460 @@
+/*
+ * journal.c --- the JBD2 log: writing transactions around the circular
+ * log, checkpointing, and the needs_recovery flag; see writer_int.h.  The
+ * journal is opened and checked in journal_open.c, the block formats are
+ * in journal_format.c.
+ *
+ * Ordering is everything here.  Each step below ends with a flush (a
+ * barrier) so that a power cut anywhere leaves a state that the kernel's
+ * or e2fsck's recovery turns into the old or the new metadata:
+ *   needs_recovery on disk     before the journal superblock can point at
+ *                              a transaction (else the kernel would wipe
+ *                              the log at mount instead of replaying it);
+ *   descriptors and copies     before the commit block that validates them
+ *                              (the mover's data was flushed before that:
+ *                              ordered mode);
+ *   the commit block           before any block is written in place;
+ *   in-place blocks            before the journal superblock says "empty".
+ *
+ * Where the log is: [s_first, last), last = s_maxlen, less the fast-commit
+ * area when the journal or the filesystem has fast commits.  e2fsck 1.47's
+ * recovery wraps around at s_maxlen even then, so with a fast-commit area
+ * this writer never lets a transaction, or the live part of the log, wrap
+ * around (no_wrap): it checkpoints and starts again at s_first instead.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "journal_int.h"
+
+/* ------------------------------------------------------------ live blocks */
+
+/* Index of the first live block >= BLK. */
+static size_t live_lower(const struct jlive *l, blk64_t blk)
+{
+	size_t a = 0, b = l->n;
+
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+
+		if (l->slot[mid].blk < blk)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+static struct jblock *live_find(const struct jlive *l, blk64_t blk)
+{
+	size_t i = live_lower(l, blk);
+
+	return i < l->n && l->slot[i].blk == blk ? &l->slot[i] : NULL;
+}
+
+static errcode_t live_put(struct jlive *l, blk64_t blk, char *image)
+{
+	size_t i = live_lower(l, blk);
+
+	if (i < l->n && l->slot[i].blk == blk) {
+		free(l->slot[i].image);
+		l->slot[i].image = image;
+		return 0;
+	}
+	if (util_grow(&l->slot, &l->cap, l->n + 1, sizeof(*l->slot)))
+		return EXT2_ET_NO_MEMORY;
+	memmove(l->slot + i + 1, l->slot + i, (l->n - i) * sizeof(*l->slot));
+	l->slot[i].blk = blk;
+	l->slot[i].image = image;
+	l->n++;
+	return 0;
+}
+
+static void live_drop(struct jlive *l, blk64_t blk)
+{
+	size_t i = live_lower(l, blk);
+
+	if (i >= l->n || l->slot[i].blk != blk)
+		return;
+	free(l->slot[i].image);
+	memmove(l->slot + i, l->slot + i + 1, (l->n - i - 1) * sizeof(*l->slot));
+	l->n--;
+}
+
+static void live_clear(struct jlive *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->slot[i].image);
+	l->n = 0;
+}
+
+void jlive_free(struct jlive *l)
+{
+	live_clear(l);
+	free(l->slot);
+	l->slot = NULL;
+	l->cap = 0;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static uint32_t log_len(const struct journal *j)
+{
+	return j->last - j->first;
+}
+
+static uint32_t log_next(const struct journal *j, uint32_t pos)
+{
+	return pos + 1 == j->last ? j->first : pos + 1;
+}
+
+static errcode_t log_write(struct journal *j, uint32_t pos, const char *buf)
+{
+	return io_channel_write_blk64(j->fs->io, j->map[pos], 1, buf);
+}
+
+static errcode_t flush(struct journal *j)
+{
+	return io_channel_flush(j->fs->io);
+}
+
+/* The journal superblock, whole block, with START and SEQ. */
+static errcode_t write_jsb(struct journal *j, uint32_t start, uint32_t seq)
+{
+	jfmt_put32(&j->jsb->s_start, start);
+	jfmt_put32(&j->jsb->s_sequence, seq);
+	if (j->csum)
+		jfmt_super_csum_set(j->jsb);
+	j->jsb_dirty = 0;
+	return log_write(j, 0, j->sb_block);
+}
+
+/* The filesystem superblock, whole block, in place, then a flush. */
+static errcode_t write_fs_super(struct journal *j)
+{
+	blk64_t blk;
+	errcode_t ret;
+
+	ret = metawrite_super_block(j->fs, &blk, j->buf);
+	if (!ret)
+		ret = io_channel_write_blk64(j->fs->io, blk, 1, j->buf);
+	return ret ? ret : flush(j);
+}
+
+errcode_t journal_start(struct journal *j)
+{
+	errcode_t ret;
+
+	if (j->recover_on_disk)
+		return 0;
+	ext2fs_set_feature_journal_needs_recovery(j->fs->super);
+	ret = write_fs_super(j);
+	if (!ret)
+		j->recover_on_disk = 1;
+	return ret;
+}
+
+int journal_peek(struct journal *j, blk64_t blk, char *buf)
+{
+	struct jblock *b = live_find(&j->live, blk);
+
+	if (!b)
+		return 0;
+	memcpy(buf, b->image, j->bs);
+	return 1;
+}
+
+void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
+		     void *data)
+{
+	size_t i = live_lower(&j->live, offset / j->bs);
+
+	for (; i < j->live.n; i++) {
+		uint64_t start = j->live.slot[i].blk * j->bs, lo, hi;
+
+		if (start >= offset + len)
+			break;
+		lo = start > offset ? start : offset;
+		hi = start + j->bs < offset + len ? start + j->bs : offset + len;
+		memcpy((char *)data + (lo - offset),
+		       j->live.slot[i].image + (lo - start), hi - lo);
+	}
+}
+
+errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
+{
+	size_t i;
+	char *copy;
+
+	for (i = 0; i < j->npending; i++)
+		if (j->pending[i].blk == blk) {
+			memcpy(j->pending[i].image, image, j->bs);
+			return 0;
+		}
+	if (util_grow(&j->pending, &j->pending_cap, j->npending + 1,
+		      sizeof(*j->pending)))
+		return EXT2_ET_NO_MEMORY;
+	copy = malloc(j->bs);
+	if (!copy)
+		return EXT2_ET_NO_MEMORY;
+	memcpy(copy, image, j->bs);
+	j->pending[j->npending].blk = blk;
+	j->pending[j->npending].image = copy;
+	j->npending++;
+	return 0;
+}
+
+static int in_runs(const struct layout_piece *runs, size_t n, blk64_t blk)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (blk >= runs[i].start && blk - runs[i].start < runs[i].len)
+			return 1;
+	return 0;
+}
+
+errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
+			 size_t n)
+{
+	size_t i = 0;
+
+	/* Few blocks are live (the log is small): test each against RUNS. */
+	while (i < j->live.n) {
+		blk64_t blk = j->live.slot[i].blk;
+
+		if (!in_runs(runs, n, blk)) {
+			i++;
+			continue;
+		}
+		if (jfmt_get32(&j->jsb->h_blocktype) != JBD2_SUPERBLOCK_V2)
+			return E2F_ERR_JOURNAL_UNSUPPORTED;
+		if (!(jfmt_get32(&j->jsb->s_feature_incompat) &
+		      JBD2_INCOMPAT_REVOKE)) {
+			jfmt_put32(&j->jsb->s_feature_incompat,
+				   jfmt_get32(&j->jsb->s_feature_incompat) |
+				   JBD2_INCOMPAT_REVOKE);
+			j->jsb_dirty = 1;
+		}
+		if (util_grow(&j->revokes, &j->revokes_cap, j->nrevokes + 1,
+			      sizeof(*j->revokes)))
+			return EXT2_ET_NO_MEMORY;
+		j->revokes[j->nrevokes++] = blk;
+		/* Never checkpoint the stale image over the block's new use. */
+		live_drop(&j->live, blk);
+	}
+	return 0;
+}
+
+/* Log blocks a transaction of NBLOCKS blocks and the revokes takes. */
+static uint32_t transaction_blocks(const struct journal *j, size_t nblocks)
+{
+	size_t per = jfmt_desc_capacity(j), rper = jfmt_revoke_capacity(j);
+
+	return (j->nrevokes + rper - 1) / rper + (nblocks + per - 1) / per +
+	       nblocks + 1;
+}
+
+errcode_t journal_reserve(struct journal *j, size_t nblocks)
+{
+	size_t rper = jfmt_revoke_capacity(j), per = jfmt_desc_capacity(j);
+	/* At worst every live block is revoked. */
+	size_t revokes = j->nrevokes + j->live.n;
+	uint64_t total = (revokes + rper - 1) / rper +
+			 (nblocks + per - 1) / per + nblocks + 1;
+
+	/* One block of the log stays unused: a full log would look empty. */
+	return total > log_len(j) - 1 ? E2F_ERR_JOURNAL_FULL : 0;
+}
+
+/* Write every live block in place, then mark the log empty. */
+static errcode_t checkpoint(struct journal *j)
+{
+	size_t i;
+	errcode_t ret = 0;
+
+	if (!j->nlive_trans && !j->live.n)
+		return 0;
+	for (i = 0; i < j->live.n && !ret; i++)
+		ret = io_channel_write_blk64(j->fs->io, j->live.slot[i].blk, 1,
+					     j->live.slot[i].image);
+	if (!ret)
+		ret = flush(j);
+	if (!ret)
+		ret = write_jsb(j, 0, j->seq);
+	if (!ret)
+		ret = flush(j);
+	if (ret)
+		return ret;
+	live_clear(&j->live);
+	j->nlive_trans = 0;
+	return 0;
+}
+
+/* Make room for TOTAL log blocks at j->head; see the top of the file. */
+static errcode_t make_room(struct journal *j, uint32_t total)
+{
+	uint32_t used, len = log_len(j);
+	errcode_t ret;
+
+	if (total > len - 1)
+		return E2F_ERR_JOURNAL_FULL;
+	if (j->no_wrap) {
+		if (j->head + total <= j->last)
+			return 0;
+		ret = checkpoint(j);
+		if (!ret)
+			j->head = j->first;
+		return ret;
+	}
+	if (!j->nlive_trans)
+		return 0;
+	used = (j->head + len - j->tail) % len;
+	if (total <= len - 1 - used)
+		return 0;
+	return checkpoint(j);
+}
+
+/* The revoke blocks, then each descriptor followed by its copies. */
+static errcode_t write_log_blocks(struct journal *j, uint32_t *pos)
+{
+	size_t rper = jfmt_revoke_capacity(j), per = jfmt_desc_capacity(j);
+	size_t i, k, n;
+	errcode_t ret;
+
+	for (i = 0; i < j->nrevokes; i += n) {
+		n = j->nrevokes - i < rper ? j->nrevokes - i : rper;
+		jfmt_revoke_block(j, j->buf, j->seq, j->revokes + i, n);
+		ret = log_write(j, *pos, j->buf);
+		if (ret)
+			return ret;
+		*pos = log_next(j, *pos);
+	}
+	for (i = 0; i < j->npending; i += n) {
+		uint32_t desc_pos = *pos;
+
+		n = j->npending - i < per ? j->npending - i : per;
+		jfmt_header(j->buf, j->bs, JBD2_DESCRIPTOR_BLOCK, j->seq);
+		*pos = log_next(j, *pos);
+		for (k = 0; k < n; k++) {
+			const struct jblock *b = &j->pending[i + k];
+			int escaped = jfmt_escape(j, b->image, j->copy);
+
+			jfmt_tag(j, j->buf, k, b->blk, j->copy, j->seq, escaped,
+				 k == n - 1);
+			ret = log_write(j, *pos, j->copy);
+			if (ret)
+				return ret;
+			*pos = log_next(j, *pos);
+		}
+		jfmt_tail(j, j->buf);
+		ret = log_write(j, desc_pos, j->buf);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+errcode_t journal_commit(struct journal *j)
+{
+	uint32_t pos, total;
+	uint64_t now = (uint64_t)time(NULL);
+	size_t i;
+	errcode_t ret;
+
+	if (!j->npending && !j->nrevokes)
+		return 0;
+	/* A block logged again is not revoked: its new image must replay. */
+	for (i = 0; i < j->nrevokes; ) {
+		size_t k;
+
+		for (k = 0; k < j->npending; k++)
+			if (j->pending[k].blk == j->revokes[i])
+				break;
+		if (k < j->npending)
+			j->revokes[i] = j->revokes[--j->nrevokes];
+		else
+			i++;
+	}
+	total = transaction_blocks(j, j->npending);
+	ret = make_room(j, total);
+	if (ret)
+		return ret;
+	if (!j->nlive_trans) {
+		j->tail = j->head;
+		j->tail_seq = j->seq;
+	}
+	pos = j->head;
+	ret = write_log_blocks(j, &pos);
+	/*
+	 * A disk writes only its sector whole, and the commit block is
+	 * recognized by its first sector (magic, type, sequence).  With
+	 * checksums the rest of it counts too: written over an old log
+	 * block, a torn commit (first sector new, the rest old) fails its
+	 * checksum and recovery reports the transaction corrupt.  Zeroes
+	 * there first, with the copies: the commit block's rest is zeroes,
+	 * so its write then changes one sector, and a cut leaves no commit
+	 * (the transaction is not replayed) or the whole of it.
+	 */
+	if (!ret && j->csum) {
+		memset(j->buf, 0, j->bs);
+		ret = log_write(j, pos, j->buf);
+	}
+	/* The log's start, when it was empty (or features changed). */
+	if (!ret && (!j->nlive_trans || j->jsb_dirty))
+		ret = write_jsb(j, j->tail, j->tail_seq);
+	if (!ret)
+		ret = flush(j);
+	if (ret)
+		return ret;
+
+	/* Commit times never go back: recovery compares them. */
+	if (now < j->last_commit_sec)
+		now = j->last_commit_sec;
+	j->last_commit_sec = now;
+	jfmt_commit_block(j, j->buf, j->seq, now);
+	ret = log_write(j, pos, j->buf);
+	if (!ret)
+		ret = flush(j);
+	if (ret)
+		return ret;
+
+	/* Durable.  The images now belong to the live log. */
+	for (i = 0; i < j->npending; i++) {
+		ret = live_put(&j->live, j->pending[i].blk, j->pending[i].image);
+		if (ret)
+			return ret;
+		j->pending[i].image = NULL;
+	}
+	j->npending = 0;
+	j->nrevokes = 0;
+	j->nlive_trans++;
+	/*
+	 * Without wrapping, a log that ends exactly at j->last is full: the
+	 * next transaction must checkpoint (make_room) before it starts
+	 * again at s_first, over the live transactions.
+	 */
+	j->head = j->no_wrap ? pos + 1 : log_next(j, pos);
+	j->seq++;
+	return 0;
+}
+
+errcode_t journal_close(struct journal *j)
+{
+	errcode_t ret;
+
+	if (j->nlive_trans && (j->flags & JOURNAL_NO_CHECKPOINT))
+		return 0;	/* left for the replay the test wants to see */
+	ret = checkpoint(j);
+	if (ret || !j->recover_on_disk)
+		return ret;
+	ext2fs_clear_feature_journal_needs_recovery(j->fs->super);
+	ret = write_fs_super(j);
+	if (!ret)
+		j->recover_on_disk = 0;
+	return ret;
+}

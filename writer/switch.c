@@ -1,0 +1,488 @@
+/*
+ * switch.c --- switch a file to its new blocks so that a power cut at any
+ * instant leaves the old layout or the new one; see writer.h.
+ *
+ * Without a journal the switch is three ordered steps, each ended by a
+ * flush (a barrier: the disk may reorder writes between two flushes, not
+ * across one):
+ *   1. the new blocks are marked in use (bitmaps, descriptors, superblock);
+ *   2. the inode table block with the new inode;
+ *   3. the old blocks are marked free.
+ * A cut before 2 leaks the new blocks, a cut before 3 the old ones: e2fsck
+ * frees them, and the file is whole either way.  So that a cut is noticed,
+ * the superblock says "not clean" from switch_open to switch_close, as
+ * the kernel's ext2 does while mounted.
+ *
+ * With a journal the same blocks form one JBD2 transaction (journal.c).
+ *
+ * When the file's block count changes (its extent tree grows or shrinks)
+ * on a filesystem with quota files, the blocks holding its user, group
+ * and project entries (quotawrite.c) go with the inode: in the same
+ * transaction, or written in place in step 2 beside the inode table
+ * block.  Without a journal a cut in step 2 can leave one of them old
+ * and the other new: the usage is then a count e2fsck -f recomputes, as
+ * the kernel's ext4 without a journal leaves it, and the superblock says
+ * "not clean", so e2fsck does check it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer.h"
+#include "writer_int.h"
+
+struct switch_ctx {
+	ext2_filsys	fs;
+	int		flags;
+	struct journal	*journal;	/* NULL: ordered writes */
+	char		*buf;		/* one block */
+	struct metawrite_groups groups;	/* touched by the switch at hand */
+	struct quotawrite quota;	/* its quota file blocks */
+	char		*old_inode;	/* the inode before it, inode size */
+	io_channel	wrapper;	/* ours, reading through the journal */
+	int		marked_unclean;	/* ordered: VALID_FS cleared on disk */
+	errcode_t	failed;		/* a write failed: write nothing more */
+};
+
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+
+	return *(const unsigned char *)&one == 1;
+}
+
+/* Write the primary superblock, as one whole block, in place. */
+static errcode_t write_super(struct switch_ctx *c)
+{
+	blk64_t blk;
+	errcode_t ret;
+
+	ret = metawrite_super_block(c->fs, &blk, c->buf);
+	if (ret)
+		return ret;
+	return io_channel_write_blk64(c->fs->io, blk, 1, c->buf);
+}
+
+/*
+ * Hand every block the touched groups need (their bitmap blocks, the
+ * descriptor blocks holding them, the superblock) to EMIT: written in
+ * place or added to the transaction.
+ */
+static errcode_t emit_groups(struct switch_ctx *c,
+			     errcode_t (*emit)(struct switch_ctx *, blk64_t, char *))
+{
+	ext2_filsys fs = c->fs;
+	blk64_t blk, index, last_index = ~(blk64_t)0;
+	errcode_t ret;
+	size_t i;
+
+	/* Bitmaps first: their checksums live in the descriptors. */
+	for (i = 0; i < c->groups.n; i++) {
+		ret = metawrite_bitmap_block(fs, c->groups.g[i], &blk, c->buf);
+		if (!ret)
+			ret = emit(c, blk, c->buf);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < c->groups.n; i++) {
+		ret = metawrite_gdt_block(fs, c->groups.g[i], &index, &blk, c->buf);
+		if (ret)
+			return ret;
+		if (index == last_index)	/* groups are ascending */
+			continue;
+		last_index = index;
+		ret = emit(c, blk, c->buf);
+		if (ret)
+			return ret;
+	}
+	ret = metawrite_super_block(fs, &blk, c->buf);
+	return ret ? ret : emit(c, blk, c->buf);
+}
+
+static errcode_t emit_in_place(struct switch_ctx *c, blk64_t blk, char *buf)
+{
+	return io_channel_write_blk64(c->fs->io, blk, 1, buf);
+}
+
+static errcode_t emit_to_journal(struct switch_ctx *c, blk64_t blk, char *buf)
+{
+	return journal_add(c->journal, blk, buf);
+}
+
+/* Ordered steps 1 and 3: RUNS change hands, made durable. */
+static errcode_t ordered_account(struct switch_ctx *c,
+				 const struct layout_piece *runs, size_t n,
+				 int alloc)
+{
+	errcode_t ret;
+
+	if (!n)
+		return 0;
+	metawrite_groups_clear(&c->groups);
+	ret = metawrite_account(c->fs, runs, n, alloc, &c->groups);
+	if (!ret)
+		ret = emit_groups(c, emit_in_place);
+	if (!ret)
+		ret = io_channel_flush(c->fs->io);
+	return ret;
+}
+
+/* The image of INO's inode table block with INODE in it, into c->buf. */
+static errcode_t inode_block(struct switch_ctx *c, ext2_ino_t ino,
+			     const struct ext2_inode_large *inode, blk64_t *blk)
+{
+	unsigned offset;
+	errcode_t ret;
+
+	ret = metawrite_inode_location(c->fs, ino, blk, &offset);
+	if (ret)
+		return ret;
+	/* A block logged but not yet checkpointed is newer than the disk. */
+	if (!c->journal || !journal_peek(c->journal, *blk, c->buf)) {
+		ret = io_channel_read_blk64(c->fs->io, *blk, 1, c->buf);
+		if (ret)
+			return ret;
+	}
+	return metawrite_inode_block(c->fs, ino, inode, c->buf);
+}
+
+static errcode_t switch_ordered(struct switch_ctx *c, ext2_ino_t ino,
+				struct ext2_inode_large *inode,
+				const struct layout_piece *gained, size_t ngained,
+				const struct layout_piece *released,
+				size_t nreleased)
+{
+	blk64_t blk;
+	errcode_t ret;
+	size_t i;
+
+	/* The flush also makes the mover's data copies durable first. */
+	ret = ordered_account(c, gained, ngained, 1);
+	if (ret)
+		return ret;
+	ret = inode_block(c, ino, inode, &blk);
+	if (!ret)
+		ret = io_channel_write_blk64(c->fs->io, blk, 1, c->buf);
+	for (i = 0; !ret && i < c->quota.n; i++)
+		ret = io_channel_write_blk64(c->fs->io, c->quota.blk[i], 1,
+					     c->quota.img[i]);
+	if (!ret)
+		ret = io_channel_flush(c->fs->io);
+	if (ret)
+		return ret;
+	return ordered_account(c, released, nreleased, 0);
+}
+
+/*
+ * Whether the transaction of this switch fits in the journal: checked
+ * before anything changes, so that a refusal leaves all as it was.
+ */
+static errcode_t journal_fits(struct switch_ctx *c,
+			      const struct layout_piece *gained, size_t ngained,
+			      const struct layout_piece *released,
+			      size_t nreleased)
+{
+	size_t nblocks;
+	errcode_t ret;
+
+	metawrite_groups_clear(&c->groups);
+	ret = metawrite_groups_of(c->fs, gained, ngained, &c->groups);
+	if (!ret)
+		ret = metawrite_groups_of(c->fs, released, nreleased, &c->groups);
+	if (ret)
+		return ret;
+	/* Bitmaps, descriptor blocks, the inode table block, the superblock,
+	 * the quota file blocks. */
+	nblocks = c->groups.n + metawrite_gdt_blocks_of(c->fs, &c->groups) + 2 +
+		  c->quota.n;
+	return journal_reserve(c->journal, nblocks);
+}
+
+static errcode_t switch_journalled(struct switch_ctx *c, ext2_ino_t ino,
+				   struct ext2_inode_large *inode,
+				   const struct layout_piece *gained,
+				   size_t ngained,
+				   const struct layout_piece *released,
+				   size_t nreleased)
+{
+	blk64_t blk;
+	errcode_t ret;
+	size_t i;
+
+	/* Before anything changes in memory: the superblock may go out. */
+	ret = journal_start(c->journal);
+	if (ret)
+		return ret;
+	metawrite_groups_clear(&c->groups);
+	ret = metawrite_account(c->fs, gained, ngained, 1, &c->groups);
+	if (!ret)
+		ret = metawrite_account(c->fs, released, nreleased, 0, &c->groups);
+	if (!ret)
+		ret = inode_block(c, ino, inode, &blk);
+	if (!ret)
+		ret = journal_add(c->journal, blk, c->buf);
+	for (i = 0; !ret && i < c->quota.n; i++)
+		ret = journal_add(c->journal, c->quota.blk[i], c->quota.img[i]);
+	if (!ret)
+		ret = emit_groups(c, emit_to_journal);
+	if (!ret)
+		ret = journal_revoke(c->journal, released, nreleased);
+	if (!ret)
+		ret = journal_commit(c->journal);
+	return ret;
+}
+
+/*
+ * After a failed write memory and disk disagree, and the disk is in a
+ * state a power cut could have left.  Make sure nothing more is written,
+ * not even by ext2fs_close: the next e2fsck (or mount) repairs it.
+ */
+static void fail_stop(struct switch_ctx *c, errcode_t ret)
+{
+	c->failed = ret;
+	c->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			  EXT2_FLAG_IB_DIRTY | EXT2_FLAG_RW);
+}
+
+/*
+ * The quota file blocks that switching INO to INODE changes, into
+ * c->quota: read (through the journal), nothing written.
+ */
+static errcode_t quota_blocks(struct switch_ctx *c, ext2_ino_t ino,
+			      const struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = c->fs;
+	errcode_t ret;
+
+	quotawrite_free(&c->quota);
+	if (!ext2fs_has_feature_quota(fs->super))
+		return 0;
+	ret = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)c->old_inode,
+				     EXT2_INODE_SIZE(fs->super));
+	if (ret)
+		return ret;
+	return quotawrite_prepare(fs, ino,
+				  (const struct ext2_inode_large *)c->old_inode,
+				  inode, &c->quota);
+}
+
+errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
+		      struct ext2_inode_large *inode,
+		      const struct layout_piece *gained, size_t ngained,
+		      const struct layout_piece *released, size_t nreleased)
+{
+	errcode_t ret;
+
+	if (c->failed)
+		return c->failed;
+	/* Refuse bad input before anything changes, in memory or on disk. */
+	ret = metawrite_check_runs(c->fs, gained, ngained, 0);
+	if (!ret)
+		ret = metawrite_check_runs(c->fs, released, nreleased, 1);
+	if (!ret)
+		ret = quota_blocks(c, ino, inode);
+	if (!ret && c->journal)
+		ret = journal_fits(c, gained, ngained, released, nreleased);
+	if (ret) {
+		quotawrite_free(&c->quota);
+		return ret;
+	}
+	if (c->journal)
+		ret = switch_journalled(c, ino, inode, gained, ngained,
+					released, nreleased);
+	else
+		ret = switch_ordered(c, ino, inode, gained, ngained,
+				     released, nreleased);
+	quotawrite_free(&c->quota);
+	/* libext2fs' inode cache may hold the old inode. */
+	ext2fs_flush_icache(c->fs);
+	if (ret)
+		fail_stop(c, ret);
+	return ret;
+}
+
+int switch_is_failed(const struct switch_ctx *c)
+{
+	return c && c->failed;
+}
+
+/* Reads see the blocks the journal holds and the disk does not yet. */
+static void read_through_journal(void *priv, uint64_t offset, uint64_t len,
+				 void *data)
+{
+	struct switch_ctx *c = priv;
+
+	journal_overlay(c->journal, offset, len, data);
+}
+
+static const struct iowrap_hooks journal_hooks = {
+	.read = read_through_journal,
+};
+
+static void ctx_free(struct switch_ctx *c)
+{
+	if (!c)
+		return;
+	iowrap_unhook(c->wrapper);
+	journal_free(c->journal);
+	metawrite_groups_free(&c->groups);
+	quotawrite_free(&c->quota);
+	ext2fs_free_mem(&c->old_inode);
+	ext2fs_free_mem(&c->buf);
+	free(c);
+}
+
+/*
+ * Superblocks go out whole, never through write_byte (writer.h), and
+ * reads see the blocks the journal holds that the disk does not yet.
+ */
+static errcode_t open_journalled(struct switch_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	errcode_t ret;
+
+	ret = journal_open(fs, c->flags & SWITCH_NO_CHECKPOINT ?
+			   JOURNAL_NO_CHECKPOINT : 0, &c->journal);
+	if (!ret)
+		ret = iowrap_push(fs, &journal_hooks, c);
+	if (!ret)
+		c->wrapper = fs->io;
+	return ret;
+}
+
+/* Whole superblocks; "not clean" on disk until switch_close. */
+static errcode_t open_ordered(struct switch_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	errcode_t ret;
+
+	if (!iowrap_is_safe(fs)) {
+		ret = iowrap_push(fs, NULL, NULL);
+		if (ret)
+			return ret;
+	}
+	if (!(fs->super->s_state & EXT2_VALID_FS))
+		return 0;
+	fs->super->s_state &= ~EXT2_VALID_FS;
+	ret = write_super(c);
+	if (!ret)
+		ret = io_channel_flush(fs->io);
+	if (ret) {
+		fs->super->s_state |= EXT2_VALID_FS;
+		fail_stop(c, ret);
+		return ret;
+	}
+	c->marked_unclean = 1;
+	return 0;
+}
+
+/* The refusals that need no journal open. */
+static errcode_t check_fs(ext2_filsys fs)
+{
+	struct ext2_super_block *sb = fs->super;
+
+	if (ext2fs_has_feature_journal_dev(sb) ||
+	    (ext2fs_has_feature_journal(sb) && !sb->s_journal_inum))
+		return E2F_ERR_EXTERNAL_JOURNAL;
+	if (ext2fs_has_feature_journal_needs_recovery(sb))
+		return E2F_ERR_NEEDS_RECOVERY;
+	/* One bit per block is assumed throughout (fsopen refuses it too). */
+	if (ext2fs_has_feature_bigalloc(sb))
+		return E2F_ERR_UNSUPPORTED_FEATURE;
+	/* Inodes and descriptors are written as libext2fs holds them in
+	 * memory, which is disk order only on a little-endian machine. */
+	if (!host_is_little_endian())
+		return EXT2_ET_UNIMPLEMENTED;
+	return 0;
+}
+
+errcode_t switch_check(ext2_filsys fs)
+{
+	struct journal *j = NULL;
+	errcode_t ret;
+
+	ret = check_fs(fs);
+	if (ret || !ext2fs_has_feature_journal(fs->super))
+		return ret;
+	/* The journal's own checks (journal_open.c) only read. */
+	ret = journal_open(fs, 0, &j);
+	journal_free(j);
+	return ret;
+}
+
+errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
+{
+	struct switch_ctx *c = NULL;
+	errcode_t ret;
+
+	*ret_ctx = NULL;
+	if (!(fs->flags & EXT2_FLAG_RW))
+		return EXT2_ET_RO_FILSYS;
+	ret = check_fs(fs);
+	if (ret)
+		return ret;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return EXT2_ET_NO_MEMORY;
+	c->fs = fs;
+	c->flags = flags;
+	ret = ext2fs_get_mem(fs->blocksize, &c->buf);
+	if (!ret)
+		ret = ext2fs_get_memzero(EXT2_INODE_SIZE(fs->super) <
+					 sizeof(struct ext2_inode_large) ?
+					 sizeof(struct ext2_inode_large) :
+					 EXT2_INODE_SIZE(fs->super), &c->old_inode);
+	if (ret)
+		goto errout;
+	if (!fs->block_map) {
+		ret = ext2fs_read_block_bitmap(fs);
+		if (ret)
+			goto errout;
+	}
+	/* Should anything flush, the backups stay as they are. */
+	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	if (ext2fs_has_feature_journal(fs->super))
+		ret = open_journalled(c);
+	else
+		ret = open_ordered(c);
+	if (ret)
+		goto errout;
+	*ret_ctx = c;
+	return 0;
+errout:
+	ctx_free(c);
+	return ret;
+}
+
+errcode_t switch_close(struct switch_ctx *c)
+{
+	ext2_filsys fs;
+	errcode_t ret;
+
+	if (!c)
+		return 0;
+	fs = c->fs;
+	ret = c->failed;
+	if (!ret && c->journal) {
+		ret = journal_close(c->journal);
+	} else if (!ret && c->marked_unclean) {
+		fs->super->s_state |= EXT2_VALID_FS;
+		ret = write_super(c);
+		if (!ret)
+			ret = io_channel_flush(fs->io);
+	}
+	if (ret) {
+		fail_stop(c, ret);
+	} else {
+		/*
+		 * Disk and memory agree on everything switch_file touched:
+		 * nothing is left for ext2fs_close to write but, perhaps, the
+		 * superblock's s_kbytes_written (whole, through the wrapper).
+		 */
+		fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY);
+		fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
+	}
+	ctx_free(c);
+	return ret;
+}
