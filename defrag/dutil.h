@@ -1,7 +1,8 @@
 /*
  * dutil.h --- small helpers the engine's files share: copying and sorting
  * arrays that may be empty (and then NULL, which memcpy and qsort must
- * never be given), and growing them.
+ * never be given), and growing them (util_grow's, with an inline fast
+ * path).
  */
 #ifndef DEFRAG_DUTIL_H
 #define DEFRAG_DUTIL_H
@@ -10,26 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "e2frag.h"
+
 /*
  * Room for NEED elements of SIZE bytes in *ARRAY (a pointer to the array
- * pointer), whose room is *CAP: doubled from 64 as often as it takes.
- * 0, or ENOMEM with the array as it was.
+ * pointer), whose room is *CAP: lib's util_grow (doubling, overflow
+ * checked), with the common case, room enough, inline.  0, or ENOMEM
+ * with the array as it was.
  */
 static inline int grow_n(void *array, size_t *cap, size_t need, size_t size)
 {
-	void **a = array;
-	size_t c = *cap ? *cap : 64;
-	void *q;
+	uint64_t c = *cap;
 
 	if (need <= *cap)
 		return 0;
-	while (c < need)
-		c *= 2;
-	q = realloc(*a, c * size);
-	if (!q)
+	if (util_grow(array, &c, need, size))
 		return ENOMEM;
-	*a = q;
-	*cap = c;
+	*cap = (size_t)c;	/* util_grow keeps c * size within a size_t */
 	return 0;
 }
 

@@ -183,8 +183,11 @@ errcode_t runs_of_fmap(const struct fmap *m, struct layout_piece **out,
 blk64_t runs_differ(const struct layout_piece *a, size_t na,
 		    const struct layout_piece *b, size_t nb);
 
-/* qsort orders of runs: by start; longest first (then by start). */
-int runs_cmp_start(const void *a, const void *b);
+/*
+ * qsort orders: runs longest first (then by start; by start alone is
+ * lib/compare.h's compare_piece_start); changes by stream position.
+ */
 int runs_cmp_len_desc(const void *a, const void *b);
+int plan_seg_cmp_off(const void *a, const void *b);
 
 #endif /* DEFRAG_FMAP_H */

@@ -25,6 +25,7 @@
 #include "fmap.h"
 #include "e2d_err.h"
 #include "dutil.h"
+#include "compare.h"
 
 /* Walks a target in stream order. */
 struct tcursor {
@@ -404,7 +405,7 @@ static errcode_t normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 {
 	size_t i, o = 0;
 
-	sort_n(runs, *n, sizeof(*runs), runs_cmp_start);
+	sort_n(runs, *n, sizeof(*runs), compare_piece_start);
 	*total = 0;
 	for (i = 0; i < *n; i++) {
 		*total += runs[i].len;

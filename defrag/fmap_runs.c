@@ -12,6 +12,7 @@
 #include "fmap.h"
 #include "e2d_err.h"
 #include "dutil.h"
+#include "compare.h"
 
 static errcode_t push(struct layout_piece **out, size_t *n, size_t *cap,
 		      blk64_t start, blk64_t len)
@@ -121,18 +122,18 @@ blk64_t runs_differ(const struct layout_piece *a, size_t na,
 	return diff;
 }
 
-int runs_cmp_start(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 int runs_cmp_len_desc(const void *a, const void *b)
 {
 	const struct layout_piece *x = a, *y = b;
 
 	if (x->len != y->len)
 		return x->len > y->len ? -1 : 1;
-	return runs_cmp_start(a, b);
+	return compare_piece_start(a, b);
+}
+
+int plan_seg_cmp_off(const void *a, const void *b)
+{
+	const struct plan_seg *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
 }

@@ -15,6 +15,7 @@
 
 #include "defrag.h"
 #include "dutil.h"
+#include "compare.h"
 
 const char *skip_reason_text(enum skip_reason r)
 {
@@ -83,16 +84,6 @@ static int any_set(ext2fs_block_bitmap bm, blk64_t start, blk64_t len)
 	return !ext2fs_test_block_bitmap_range2(bm, start, len);
 }
 
-/* Aux entries (ETB, EA blocks) per inode, found by binary search on a sorted copy. */
-static int cmp_aux_ino(const void *a, const void *b)
-{
-	const struct layout_aux *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 {
 	ext2_filsys fs = layout->fs;
@@ -115,7 +106,7 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 		goto out;
 	}
 	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
-	sort_n(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
+	sort_n(aux, layout->naux, sizeof(*aux), compare_aux_ino);
 
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];

@@ -42,6 +42,7 @@
 
 #include "layout_int.h"
 #include "interleave_int.h"
+#include "lower_bound.h"
 
 #define WINDOW_RUNS		1024
 #define MIN_ALTERNATIONS	2
@@ -227,19 +228,14 @@ static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
 }
 
 /* The dense file piece number PIECE belongs to: BASE holds each one's first. */
+static int u32_at_or_before(const void *array, uint64_t i, const void *key)
+{
+	return ((const uint32_t *)array)[i] <= *(const uint32_t *)key;
+}
+
 static uint32_t file_of_piece(const uint32_t *base, uint32_t nfiles, uint32_t piece)
 {
-	uint32_t lo = 0, hi = nfiles - 1;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo + 1) / 2;
-
-		if (base[mid] <= piece)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
+	return (uint32_t)last_at_or_before(0, nfiles, u32_at_or_before, base, &piece);
 }
 
 /*

@@ -9,6 +9,7 @@
 
 #include "layout_int.h"
 #include "interleave_int.h"
+#include "compare.h"
 
 errcode_t interleave_fill_sets(struct layout *layout, struct interleave_work *w)
 {
@@ -193,13 +194,6 @@ void interleave_keep_pair(struct layout_pair *top, uint32_t *n, struct layout_pa
 		top[k] = p;
 }
 
-static int cmp_ino(const void *a, const void *b)
-{
-	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 errcode_t layout_set_outline(const struct layout *layout, const struct layout_set *s,
 			     struct layout_set_outline *o)
 {
@@ -213,7 +207,7 @@ errcode_t layout_set_outline(const struct layout *layout, const struct layout_se
 		return ENOMEM;
 	for (m = 0; m < s->members; m++)
 		parents[m] = layout_parent(layout, layout->files[members[m]].ino);
-	qsort(parents, s->members, sizeof(*parents), cmp_ino);
+	qsort(parents, s->members, sizeof(*parents), compare_u32);
 	for (i = 0; i < s->members; i = j) {
 		struct layout_set_dir d = { parents[i], 0 };
 

@@ -36,6 +36,20 @@ static inline uint64_t lower_bound(uint64_t lo, uint64_t hi,
 }
 
 /*
+ * The other form: the last index in [LO, HI) at which BEFORE holds, and
+ * LO when it holds nowhere after LO (BEFORE need not hold at LO itself).
+ * "The run holding X" in a table of run starts: LO is the first run,
+ * which holds whatever comes before the second.
+ */
+static inline uint64_t last_at_or_before(uint64_t lo, uint64_t hi,
+					 int (*before)(const void *array, uint64_t i,
+						       const void *key),
+					 const void *array, const void *key)
+{
+	return lower_bound(lo + 1, hi, before, array, key) - 1;
+}
+
+/*
  * The predicate most searches want, over an ascending array of block
  * numbers (blk64_t; ends of runs, largest ends of chunks): the first
  * element above *KEY, i.e. the first run that reaches past a block.

@@ -23,6 +23,7 @@
 
 #include "layout_int.h"
 #include "map.h"
+#include "compare.h"
 #include "lower_bound.h"
 #include "radix_sort.h"
 
@@ -344,13 +345,6 @@ static errcode_t add_run(struct layout_piece **v, uint64_t *n, uint64_t *cap,
 	return 0;
 }
 
-static int cmp_piece(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* The journal's runs by address (a block-mapped journal can be in many). */
 static errcode_t build_journal(struct map *map)
 {
@@ -363,7 +357,7 @@ static errcode_t build_journal(struct map *map)
 		return ENOMEM;
 	memcpy(map->journal, j->runs, j->pieces * sizeof(*map->journal));
 	map->njournal = j->pieces;
-	qsort(map->journal, map->njournal, sizeof(*map->journal), cmp_piece);
+	qsort(map->journal, map->njournal, sizeof(*map->journal), compare_piece_start);
 	return 0;
 }
 
@@ -645,13 +639,6 @@ void map_range_counts(const struct map *map, blk64_t start, blk64_t len,
 	free(l.v);
 }
 
-static int cmp_ino(const void *a, const void *b)
-{
-	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 			   ext2_ino_t **ret, uint64_t *nret)
 {
@@ -676,7 +663,7 @@ errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 	}
 	if (!n)
 		return 0;
-	qsort(inos, n, sizeof(*inos), cmp_ino);
+	qsort(inos, n, sizeof(*inos), compare_u32);
 	for (i = u = 1; i < n; i++)
 		if (inos[i] != inos[u - 1])
 			inos[u++] = inos[i];

@@ -19,6 +19,7 @@
 
 #include "layout_int.h"
 #include "map.h"
+#include "compare.h"
 #include "lower_bound.h"
 
 #define PATH_MAX_LEN	4096
@@ -359,13 +360,6 @@ void map_find_index_free(struct map_find_index *x)
 /* Up to this many hits are sorted; more are found by walking the index. */
 #define FEW_HITS	65536
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
 {
 	errcode_t err = util_grow(v, cap, *n + 1, sizeof(**v));
@@ -441,7 +435,7 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 		/* FILES holds places: sort them, then turn them into files
 		 * (none: FILES is NULL, which qsort must not be given). */
 		if (n)
-			qsort(files, n, sizeof(*files), cmp_u32);
+			qsort(files, n, sizeof(*files), compare_u32);
 		for (i = 0; i < n; i++)
 			files[i] = x->members[files[i]].file;
 		goto out;

@@ -63,7 +63,6 @@ errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
 			   blk64_t a, blk64_t b);
 errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
 			 blk64_t off, blk64_t len, blk64_t pblk);
-int stage_cmp_seg_off(const void *a, const void *b);
 /* List the free runs outside [LO, HI) to stage into, best first. */
 errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi);
 /*

@@ -251,7 +251,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	}
 	if (ret || !*ok)
 		goto out;
-	sort_n(ch, nch, sizeof(*ch), stage_cmp_seg_off);
+	sort_n(ch, nch, sizeof(*ch), plan_seg_cmp_off);
 	meta = planner_meta(c->p, f, &nmeta);
 	for (i = 0; i < nmeta; i++)
 		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)

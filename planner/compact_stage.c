@@ -10,6 +10,8 @@
 
 #include "compact_int.h"
 #include "dutil.h"
+#include "compare.h"
+#include "lower_bound.h"
 
 errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
 			    blk64_t a, blk64_t b)
@@ -22,20 +24,17 @@ errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
 	return 0;
 }
 
+static int gap_ends_at_or_before(const void *gaps, uint64_t i, const void *blk)
+{
+	const struct gap *g = &((const struct gap *)gaps)[i];
+
+	return g->start + g->len <= *(const blk64_t *)blk;
+}
+
 /* Index of the first gap ending after BLK. */
 static size_t gap_at(const struct compact *c, blk64_t blk)
 {
-	size_t lo = 0, hi = c->ngaps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->gaps[mid].start + c->gaps[mid].len <= blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return lower_bound(0, c->ngaps, gap_ends_at_or_before, c->gaps, &blk);
 }
 
 /* Sort [A, B) into where free space stays (*OUT) and packed areas (*IN). */
@@ -187,7 +186,7 @@ errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 		free(o);
 		return 0;
 	}
-	sort_n(o, k, sizeof(*o), runs_cmp_start);
+	sort_n(o, k, sizeof(*o), compare_piece_start);
 	*out = o;
 	*nout = k;
 	return 0;
@@ -232,13 +231,6 @@ int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 	return 0;
 }
 
-int stage_cmp_seg_off(const void *a, const void *b)
-{
-	const struct plan_seg *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
-}
-
 errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
 			  blk64_t off, blk64_t len, blk64_t pblk)
 {
@@ -261,7 +253,7 @@ errcode_t stage_hold(struct compact *c, uint32_t owner)
 	ch = malloc(c->nheld * sizeof(*ch));
 	if (!ch)
 		return ENOMEM;
-	sort_n(c->held, c->nheld, sizeof(*c->held), runs_cmp_start);
+	sort_n(c->held, c->nheld, sizeof(*c->held), compare_piece_start);
 	for (i = 0; i < c->nheld; i++)
 		ch[i] = (struct sm_seg){ c->held[i].start, c->held[i].len, owner };
 	ret = spacemap_apply(&c->p->sm, ch, c->nheld);

@@ -9,6 +9,7 @@
 
 #include "planner_int.h"
 #include "dutil.h"
+#include "lower_bound.h"
 
 errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 {
@@ -99,22 +100,19 @@ blk64_t planner_limit(const struct planner *p, uint32_t file)
 	return end;
 }
 
+static int zone_starts_at_or_before(const void *zones, uint64_t i, const void *blk)
+{
+	return ((const struct layout_zone *)zones)[i].start <= *(const blk64_t *)blk;
+}
+
 int64_t planner_zone_of(const struct planner *p, blk64_t blk)
 {
-	uint64_t lo = 0, hi = p->layout->nzones;
+	const struct layout_zone *z = p->layout->zones;
+	uint64_t i = lower_bound(0, p->layout->nzones, zone_starts_at_or_before,
+				 z, &blk);
 
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		const struct layout_zone *z = &p->layout->zones[mid];
-
-		if (blk < z->start)
-			hi = mid;
-		else if (blk >= z->start + z->len)
-			lo = mid + 1;
-		else
-			return mid;
-	}
-	return -1;
+	/* The last zone starting at or before BLK, if BLK is inside it. */
+	return i && blk < z[i - 1].start + z[i - 1].len ? (int64_t)i - 1 : -1;
 }
 
 /* Segments an edge looks past, at most: a bound on the work, not a policy. */

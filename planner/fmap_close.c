@@ -16,6 +16,7 @@
 
 #include "planner_int.h"
 #include "dutil.h"
+#include "lower_bound.h"
 
 /* Cumulative stream offsets of RUNS, for finding a position's block. */
 static blk64_t *offsets(const struct layout_piece *runs, size_t n)
@@ -34,17 +35,7 @@ static blk64_t *offsets(const struct layout_piece *runs, size_t n)
 /* Index of the run holding stream position POS. */
 static size_t run_index(const blk64_t *off, size_t n, blk64_t pos)
 {
-	size_t lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (off[mid] <= pos)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return last_at_or_before(0, n, blk_at_or_before, off, &pos);
 }
 
 /* Whether any of positions [POS, POS+LEN) lies elsewhere in A than in B. */
@@ -63,13 +54,6 @@ static int range_moved(const struct layout_piece *a, const blk64_t *ao, size_t n
 		pos = step < end ? step : end;
 	}
 	return 0;
-}
-
-static int cmp_seg_off(const void *a, const void *b)
-{
-	const struct plan_seg *x = a, *y = b;
-
-	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 errcode_t mapclose_changes(struct planner *p, uint32_t file,
@@ -136,7 +120,7 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 		if (m->items[i].parent != FMAP_ROOT)
 			dirty[m->items[i].parent] = 1;
 	}
-	sort_n(res, nres, sizeof(*res), cmp_seg_off);
+	sort_n(res, nres, sizeof(*res), plan_seg_cmp_off);
 done:
 	*out = res;
 	*nout = nres;

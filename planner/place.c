@@ -18,6 +18,8 @@
 
 #include "planner_int.h"
 #include "dutil.h"
+#include "compare.h"
+#include "lower_bound.h"
 
 /* Candidates for keeping a piece in place: the longest few pieces. */
 #define IN_PLACE_CANDIDATES 8
@@ -393,6 +395,11 @@ static errcode_t free_stretches(const struct spacemap *sm, blk64_t limit,
 	return 0;
 }
 
+static int piece_holds(const void *pieces, uint64_t i, const void *len)
+{
+	return ((const struct layout_piece *)pieces)[i].len >= *(const blk64_t *)len;
+}
+
 /*
  * The fewest of the stretches F (longest first) that hold LEFT blocks, the
  * last one a best fit, into RUNS (at most MAX); 0 when they do not.
@@ -404,7 +411,7 @@ static uint32_t pick_runs(const struct layout_piece *f, size_t nf, blk64_t left,
 	size_t i = 0;
 
 	while (left) {
-		size_t lo = i, hi = nf;
+		size_t lo;
 
 		if (n >= max || i >= nf)
 			return 0;
@@ -414,14 +421,7 @@ static uint32_t pick_runs(const struct layout_piece *f, size_t nf, blk64_t left,
 			continue;
 		}
 		/* The last: the shortest stretch that holds the rest. */
-		while (hi - lo > 1) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (f[mid].len >= left)
-				lo = mid;
-			else
-				hi = mid;
-		}
+		lo = last_at_or_before(i, nf, piece_holds, f, &left);
 		runs[n++] = (struct layout_piece){ f[lo].start, left };
 		left = 0;
 	}
@@ -459,7 +459,7 @@ static errcode_t partial_runs(struct planner *p, uint32_t file, uint32_t before,
 		f[0].len += reserve;
 		if (!*nruns)
 			goto out;	/* no fewer pieces than now: leave it */
-		sort_n(runs, *nruns, sizeof(*runs), runs_cmp_start);
+		sort_n(runs, *nruns, sizeof(*runs), compare_piece_start);
 		ret = tree_need(p, file, runs, *nruns, &need);
 		if (ret)
 			goto none;

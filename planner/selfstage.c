@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact_int.h"	/* stage_cmp_seg_off */
+#include "compact_int.h"
 #include "dutil.h"
 
 /* Free stretches of P's space map below LIMIT and outside [LO, HI), longest first. */
@@ -112,7 +112,7 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 		*ok = 1;	/* nothing of it in the way */
 		goto out;
 	}
-	sort_n(segs, nsegs, sizeof(*segs), stage_cmp_seg_off);
+	sort_n(segs, nsegs, sizeof(*segs), plan_seg_cmp_off);
 	/* Its tree is rebuilt by the move: in the room left outside. */
 	ret = runs_apply(cur, ncur, segs, nsegs, &after, &nafter);
 	if (ret)

@@ -11,6 +11,7 @@
 
 #include "planner_int.h"
 #include "dutil.h"
+#include "compare.h"
 
 /* Sort RUNS and clip overlaps among unmovable owners (EA blocks shared by inodes). */
 static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
@@ -54,15 +55,6 @@ static errcode_t add_seg(struct sm_seg **runs, size_t *n, size_t *cap,
 	return 0;
 }
 
-static int cmp_aux_ino(const void *a, const void *b)
-{
-	const struct layout_aux *x = a, *y = b;
-
-	if (x->ino != y->ino)
-		return x->ino < y->ino ? -1 : 1;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* Extent tree blocks per file, and the space map. */
 errcode_t planner_build_space(struct planner *p)
 {
@@ -83,7 +75,7 @@ errcode_t planner_build_space(struct planner *p)
 		goto out;
 	}
 	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
-	sort_n(aux, layout->naux, sizeof(*aux), cmp_aux_ino);
+	sort_n(aux, layout->naux, sizeof(*aux), compare_aux_ino);
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;

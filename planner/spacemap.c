@@ -20,6 +20,7 @@
 #include "spacemap.h"
 #include "dutil.h"
 #include "radix_sort.h"
+#include "lower_bound.h"
 
 /* Segments a chunk holds at most, and fills when built. */
 /*
@@ -604,6 +605,18 @@ void spacemap_release(struct spacemap *sm, size_t mark)
 
 /* ---------------------------------------------------------- queries */
 
+static int chunk_starts_at_or_before(const void *chunks, uint64_t i,
+				     const void *blk)
+{
+	return ((const struct sm_chunk *)chunks)[i].seg[0].start <=
+		*(const blk64_t *)blk;
+}
+
+static int seg_starts_at_or_before(const void *segs, uint64_t i, const void *blk)
+{
+	return ((const struct sm_seg *)segs)[i].start <= *(const blk64_t *)blk;
+}
+
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 {
 	size_t lo = sm->hint, hi = sm->nchunks;
@@ -612,25 +625,12 @@ size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 	/* Lookups come in pairs and runs close together: the last chunk first. */
 	if (!c->n || c->seg[0].start > blk ||
 	    (lo + 1 < hi && sm->chunk[lo + 1].seg[0].start <= blk)) {
-		for (lo = 0; hi - lo > 1;) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (sm->chunk[mid].seg[0].start <= blk)
-				lo = mid;
-			else
-				hi = mid;
-		}
+		lo = last_at_or_before(0, hi, chunk_starts_at_or_before,
+				       sm->chunk, &blk);
 		c = &sm->chunk[lo];
 		set_hint((struct spacemap *)sm, lo);	/* a cache, not the map's state */
 	}
-	for (hi = c->n, lo = 0; hi - lo > 1;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->seg[mid].start <= blk)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = last_at_or_before(0, c->n, seg_starts_at_or_before, c->seg, &blk);
 	return sm->hint_first + lo;
 }
 

@@ -22,6 +22,7 @@
 
 #include "planner_int.h"
 #include "dutil.h"
+#include "lower_bound.h"
 
 #define WINDOW_CANDIDATES	8
 #define COST_INF		(~(uint64_t)0)
@@ -126,17 +127,8 @@ static errcode_t build_virtual(struct sweep *s)
 /* Zone holding virtual address X. */
 static size_t vzone(const struct sweep *s, blk64_t x)
 {
-	size_t lo = 0, hi = s->p->layout->nzones;
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->zv[mid] <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	return last_at_or_before(0, s->p->layout->nzones, blk_at_or_before,
+				 s->zv, &x);
 }
 
 /* Whether G is the unit's own, to be staged out of the window (selfstage.c). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "writer_int.h"
+#include "compare.h"
 #include "lower_bound.h"
 
 void metawrite_groups_clear(struct metawrite_groups *gs)
@@ -46,13 +47,6 @@ static dgrp_t group_of(ext2_filsys fs, blk64_t blk)
 	return ext2fs_group_of_blk2(fs, blk);
 }
 
-static int cmp_run(const void *a, const void *b)
-{
-	const struct layout_piece *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 errcode_t metawrite_check_runs(ext2_filsys fs, const struct layout_piece *runs,
 			       size_t n, int want_used)
 {
@@ -87,7 +81,7 @@ errcode_t metawrite_check_runs(ext2_filsys fs, const struct layout_piece *runs,
 	if (!sorted)
 		return EXT2_ET_NO_MEMORY;
 	memcpy(sorted, runs, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_run);
+	qsort(sorted, n, sizeof(*sorted), compare_piece_start);
 	for (i = 1; i < n; i++)
 		if (sorted[i - 1].start + sorted[i - 1].len > sorted[i].start)
 			ret = E2F_ERR_SWITCH_RUNS;
