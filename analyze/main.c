@@ -17,6 +17,7 @@
 #include "config.h"
 #include "../lib/color.h"
 #include "report.h"
+#include "progress.h"
 #include "svg.h"
 
 enum {
@@ -119,15 +120,6 @@ static void usage(FILE *out, const char *prog)
 static int parse_double(const char *s, double min, double *out)
 {
 	return util_parse_double(s, min, 1e15, out) ? -1 : 0;
-}
-
-static int progress(void *priv, enum e2f_phase phase, uint64_t done,
-		    uint64_t total)
-{
-	if (total && isatty(STDERR_FILENO))
-		fprintf(stderr, "\r%s: reading %s: %3.0f%%", (const char *)priv,
-			util_phase_name(phase), 100.0 * done / total);
-	return 0;
 }
 
 /* Options that are not the report's: gathered here, checked, then used. */
@@ -341,7 +333,7 @@ int main(int argc, char **argv)
 	/* Who interleaves with whom: for JSON and the highlight, not a summary. */
 	c.scan.partner_counts_only = !c.json && !c.highlight;
 	if (c.report.verbose) {
-		c.scan.progress = progress;
+		c.scan.progress = report_scan_progress;
 		c.scan.progress_priv = (void *)prog;
 	}
 	ret = layout_scan(fs, &c.scan, &layout);

@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "../lib/color.h"
+#include "../analyze/progress.h"
 #include "tui.h"
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
@@ -53,15 +54,6 @@ static void usage(FILE *out, const char *prog)
 "without (--color=never, NO_COLOR set, or a terminal such as vt100: ASCII).\n"
 "\n"
 "Exit status: 0 success, 8 operational error, 16 usage error.\n", prog);
-}
-
-static int progress(void *priv, enum e2f_phase phase, uint64_t done,
-		    uint64_t total)
-{
-	if (total)
-		fprintf(stderr, "\r%s: reading %s: %3.0f%%", (const char *)priv,
-			util_phase_name(phase), 100.0 * done / total);
-	return 0;
 }
 
 /* Curses on the terminal, or an error message; 0 on success. */
@@ -169,7 +161,7 @@ int main(int argc, char **argv)
 	/* The first screen needs no names: they are read once it is up (names.c). */
 	opts.names = map_names_can_wait(t.fs) ? LAYOUT_NAMES_NONE : LAYOUT_NAMES_ALL;
 	if (isatty(STDERR_FILENO)) {
-		opts.progress = progress;
+		opts.progress = report_scan_progress;
 		opts.progress_priv = (void *)t.prog;
 	}
 	ret = layout_scan(t.fs, &opts, &t.layout);
