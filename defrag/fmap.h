@@ -61,6 +61,17 @@ struct fmap {
 errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m);
 void fmap_free(struct fmap *m);
 
+/*
+ * The map fmap_read() would read for a block-mapped inode whose scan found
+ * it plain (LAYOUT_F_PLAIN_MAP: no holes, no spare mapping blocks), made
+ * from its stream RUNS (as the scan found them) without reading the disk;
+ * M has no inode copy and i_flags 0 (the flag says the planner's flags are
+ * clear).  EINVAL when the stream is not one such a map makes.
+ */
+errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino,
+			   const struct layout_piece *runs, size_t nruns,
+			   struct fmap *m);
+
 /* ---------------------------------------------------------------- mapbuild.c */
 
 /*

@@ -193,8 +193,26 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 	return 0;
 }
 
+/*
+ * Whether the map the scan just walked is plain (LAYOUT_F_PLAIN_MAP): what
+ * e2defrag's planner would read again and refuse (a bad checksum, flags it
+ * does not move) keeps the flag off.
+ */
+static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
+		     const struct file_acc *a, int csum_ok)
+{
+	const __u32 odd = EXT2_COMPR_FL | EXT2_COMPRBLK_FL | EXT4_SNAPFILE_FL |
+		EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL;
+
+	return csum_ok && !a->hole && !(inode->i_flags & odd) &&
+	       !(a->f->flags & LAYOUT_F_CORRUPT) &&
+	       ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)inode) &&
+	       a->f->blocks - a->data_seen ==
+			blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
+}
+
 static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
-			    struct ext2_inode *inode)
+			    struct ext2_inode *inode, int csum_ok)
 {
 	struct layout *layout = s->layout;
 	ext2_filsys fs = layout->fs;
@@ -256,6 +274,8 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 	}
 	if (ret)
 		return ret;
+	if (!reserved && plain_map(fs, inode, &a, csum_ok))
+		f->flags |= LAYOUT_F_PLAIN_MAP;
 	if (layout->sanity && !reserved && !(f->flags & LAYOUT_F_CORRUPT))
 		sanity_note_map(layout, ino, inode, a.data_seen, a.data_lend,
 				a.init_end, a.hole);
@@ -347,6 +367,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	uint64_t total = fs->super->s_inodes_count, seen = 0, hint;
 	ext2_ino_t ino;
 	errcode_t ret;
+	int csum_ok;
 
 	memset(&s, 0, sizeof(s));
 	s.layout = layout;
@@ -380,7 +401,8 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			layout->unreadable_inodes++;
 			continue;
 		}
-		if (ret == EXT2_ET_INODE_CSUM_INVALID)
+		csum_ok = ret != EXT2_ET_INODE_CSUM_INVALID;
+		if (!csum_ok)
 			ret = 0;	/* read what is there */
 		if (ret)
 			goto out;
@@ -396,7 +418,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			ret = E2F_ERR_CANCELLED;
 			goto out;
 		}
-		ret = scan_inode(&s, ino, inode);
+		ret = scan_inode(&s, ino, inode, csum_ok);
 		if (ret)
 			goto out;
 	}
