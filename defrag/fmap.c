@@ -241,7 +241,8 @@ out:
 /*
  * fmap_from_stream: the walk read_blockmap() makes, over a map known to
  * have no holes and no spare mapping blocks, taking each block from the
- * stream instead of from the inode and the indirect blocks.
+ * stream instead of from the inode and the indirect blocks (an extent map
+ * all in the inode: one extent a run).
  */
 struct swalk {
 	struct fwalk	w;
@@ -298,7 +299,7 @@ static errcode_t stream_ind(struct swalk *s, int level, blk64_t lblk,
 	return ret;
 }
 
-errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino,
+errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 			   const struct layout_piece *runs, size_t nruns,
 			   struct fmap *m)
 {
@@ -316,6 +317,26 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino,
 		isize : sizeof(struct ext2_inode_large);
 	for (i = 0; i < nruns; i++)
 		total += runs[i].len;
+	if (extents) {
+		/* read_extents() over a depth-0 tree of one extent a run. */
+		m->extents = 1;
+		m->i_flags = EXT4_EXTENTS_FL;
+		for (i = 0, lo = 0; !ret && i < nruns; lo += runs[i++].len) {
+			struct fmap_item it = { 0 };
+
+			if (!runs[i].len || !valid_block(fs, runs[i].start) ||
+			    !valid_block(fs, runs[i].start + runs[i].len - 1))
+				ret = EINVAL;
+			it.kind = FMAP_DATA;
+			it.pblk = runs[i].start;
+			it.lblk = lo;
+			it.len = runs[i].len;
+			it.parent = FMAP_ROOT;
+			if (!ret)
+				ret = add_item(m, &it);
+		}
+		goto out;
+	}
 	/* The data blocks whose map takes the whole stream: none, not plain. */
 	for (lo = 0, hi = total; lo < hi;) {
 		blk64_t mid = lo + (hi - lo + 1) / 2;
@@ -344,6 +365,7 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino,
 	}
 	if (!ret && stream_next(&s))
 		ret = EINVAL;	/* cannot be: the sums above said so */
+out:
 	if (!ret && m->nitems && m->nitems < m->items_cap) {
 		struct fmap_item *fit = realloc(m->items, m->nitems * sizeof(*fit));
 

@@ -183,10 +183,10 @@ blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
 }
 
 /*
- * FILE's map as it is on the disk.  A plain block map (most small files on
- * ext2/3) is its stream as the scan found it: no inode and indirect blocks
- * read again, one by one, for the tens of thousands of files a plan looks
- * at; other maps are read (fmap_read).
+ * FILE's map as it is on the disk.  A plain map (most small files) is its
+ * stream as the scan found it: no inode and indirect blocks read again,
+ * one by one, for the tens of thousands of files a plan looks at; other
+ * maps are read (fmap_read).
  */
 static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 {
@@ -200,7 +200,8 @@ static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 			sole = layout_file_piece(p->layout, lf, 0);
 		else
 			runs = p->layout->pieces + lf->where;
-		if (!fmap_from_stream(p->fs, lf->ino, runs, lf->pieces, m))
+		if (!fmap_from_stream(p->fs, lf->ino, !!(lf->flags & LAYOUT_F_EXTENTS),
+				      runs, lf->pieces, m))
 			return 0;
 	}
 	return fmap_read(p->fs, lf->ino, m);

@@ -112,11 +112,12 @@ enum {
 	LAYOUT_F_SELECTED   = 1 << 3,	/* inside the PATH arguments of the report */
 	LAYOUT_F_UNINIT     = 1 << 4,	/* has uninitialized (unwritten) extents */
 	/*
-	 * A plain block map: logical blocks 0 to n-1 all mapped, no mapping
-	 * block more than they need (blockmap_meta_blocks), from an inode whose
-	 * checksum holds and with no compression, snapshot or inline-data flag.
-	 * Its stream alone says the whole map, so e2defrag's planner need not
-	 * read it again (fmap_from_stream).
+	 * A plain map: logical blocks 0 to n-1 all mapped, initialized, and
+	 * either a block map with no mapping block more than they need
+	 * (blockmap_meta_blocks) or extents all in the inode, one a piece;
+	 * from an inode whose checksum holds, with no compression, snapshot
+	 * or inline-data flag.  Its pieces alone say the whole map, so
+	 * e2defrag's planner need not read it again (fmap_from_stream).
 	 */
 	LAYOUT_F_PLAIN_MAP  = 1 << 5,
 };

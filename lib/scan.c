@@ -10,6 +10,8 @@
 #include "layout_int.h"
 #include "sanity.h"
 
+#include <ext2fs/ext3_extents.h>	/* needs the types e2frag.h brings */
+
 /* Inode scan buffer; readahead_inode_tables() keeps the reads ahead of it. */
 #define SCAN_BUFFER_BLOCKS	64
 
@@ -196,19 +198,32 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 /*
  * Whether the map the scan just walked is plain (LAYOUT_F_PLAIN_MAP): what
  * e2defrag's planner would read again and refuse (a bad checksum, flags it
- * does not move) keeps the flag off.
+ * does not move, an extent header libext2fs does not take) keeps the flag
+ * off.
  */
 static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
 		     const struct file_acc *a, int csum_ok)
 {
 	const __u32 odd = EXT2_COMPR_FL | EXT2_COMPRBLK_FL | EXT4_SNAPFILE_FL |
-		EXT4_INLINE_DATA_FL | EXT4_EXTENTS_FL;
+		EXT4_INLINE_DATA_FL;
 
-	return csum_ok && !a->hole && !(inode->i_flags & odd) &&
-	       !(a->f->flags & LAYOUT_F_CORRUPT) &&
-	       ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)inode) &&
-	       a->f->blocks - a->data_seen ==
-			blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
+	if (!csum_ok || a->hole || (inode->i_flags & odd) ||
+	    (a->f->flags & (LAYOUT_F_CORRUPT | LAYOUT_F_UNINIT)) ||
+	    !ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)inode))
+		return 0;
+	if (inode->i_flags & EXT4_EXTENTS_FL) {
+		const struct ext3_extent_header *eh = (const void *)inode->i_block;
+		unsigned max = ext2fs_le16_to_cpu(eh->eh_max);
+		unsigned entries = ext2fs_le16_to_cpu(eh->eh_entries);
+
+		/* All extents in the inode, each its own piece; eh_max as
+		 * ext2fs_extent_header_verify wants it (2 to 4 in i_block). */
+		return ext2fs_le16_to_cpu(eh->eh_magic) == EXT3_EXT_MAGIC &&
+		       !eh->eh_depth && max >= 2 && max <= 4 && entries <= max &&
+		       entries == a->f->pieces && !a->f->etb_blocks;
+	}
+	return a->f->blocks - a->data_seen ==
+		blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
 }
 
 static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
