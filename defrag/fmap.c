@@ -238,6 +238,149 @@ out:
 	return ret;
 }
 
+/*
+ * fmap_from_stream: the walk read_blockmap() makes, over a map known to
+ * have no holes and no spare mapping blocks, taking each block from the
+ * stream instead of from the inode and the indirect blocks (an extent map
+ * all in the inode: one extent a run).
+ */
+struct swalk {
+	struct fwalk	w;
+	const struct layout_piece *runs;
+	size_t		nruns, run;
+	blk64_t		off;		/* into runs[run] */
+	blk64_t		data_left;	/* data blocks still to map */
+};
+
+/* The next block of the stream; 0 when it is used up (never a valid block). */
+static blk64_t stream_next(struct swalk *s)
+{
+	while (s->run < s->nruns && s->off == s->runs[s->run].len) {
+		s->run++;
+		s->off = 0;
+	}
+	return s->run < s->nruns ? s->runs[s->run].start + s->off++ : 0;
+}
+
+static errcode_t stream_data(struct swalk *s, uint32_t parent, uint32_t slot,
+			     blk64_t lblk)
+{
+	s->data_left--;
+	return add_data(&s->w, parent, slot, lblk, stream_next(s));
+}
+
+/* walk_ind()'s twin: an indirect block of LEVEL and what it maps. */
+static errcode_t stream_ind(struct swalk *s, int level, blk64_t lblk,
+			    uint32_t parent, uint32_t slot)
+{
+	unsigned per_block = s->w.fs->blocksize / 4, i;
+	struct fmap_item it = { 0 };
+	blk64_t span = 1;
+	uint32_t self = s->w.m->nitems;
+	errcode_t ret;
+	int l;
+
+	for (l = 1; l < level; l++)
+		span *= per_block;
+	it.kind = level == 1 ? FMAP_IND : level == 2 ? FMAP_DIND : FMAP_TIND;
+	it.pblk = stream_next(s);
+	if (!valid_block(s->w.fs, it.pblk) || ++s->w.visited > s->w.limit)
+		return E2F_ERR_CORRUPT_INODE;
+	it.len = 1;
+	it.parent = parent;
+	it.slot = slot;
+	ret = add_item(s->w.m, &it);
+	for (i = 0; !ret && i < per_block && s->data_left; i++) {
+		if (level > 1)
+			ret = stream_ind(s, level - 1, lblk + i * span, self, i);
+		else
+			ret = stream_data(s, self, i, lblk + i);
+	}
+	return ret;
+}
+
+errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
+			   const struct layout_piece *runs, size_t nruns,
+			   struct fmap *m)
+{
+	blk64_t per_block = fs->blocksize / 4, lblk = EXT2_NDIR_BLOCKS, span;
+	blk64_t total = 0, lo, hi;
+	unsigned isize = EXT2_INODE_SIZE(fs->super);
+	struct swalk s;
+	errcode_t ret = 0;
+	size_t i;
+	int level;
+
+	memset(m, 0, sizeof(*m));
+	m->ino = ino;
+	m->inode_size = isize > sizeof(struct ext2_inode_large) ?
+		isize : sizeof(struct ext2_inode_large);
+	for (i = 0; i < nruns; i++)
+		total += runs[i].len;
+	if (extents) {
+		/* read_extents() over a depth-0 tree of one extent a run. */
+		m->extents = 1;
+		m->i_flags = EXT4_EXTENTS_FL;
+		for (i = 0, lo = 0; !ret && i < nruns; lo += runs[i++].len) {
+			struct fmap_item it = { 0 };
+
+			if (!runs[i].len || !valid_block(fs, runs[i].start) ||
+			    !valid_block(fs, runs[i].start + runs[i].len - 1))
+				ret = EINVAL;
+			it.kind = FMAP_DATA;
+			it.pblk = runs[i].start;
+			it.lblk = lo;
+			it.len = runs[i].len;
+			it.parent = FMAP_ROOT;
+			if (!ret)
+				ret = add_item(m, &it);
+		}
+		goto out;
+	}
+	/* The data blocks whose map takes the whole stream: none, not plain. */
+	for (lo = 0, hi = total; lo < hi;) {
+		blk64_t mid = lo + (hi - lo + 1) / 2;
+
+		if (mid + blockmap_meta_blocks(mid, per_block) <= total)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo + blockmap_meta_blocks(lo, per_block) != total)
+		return EINVAL;
+	memset(&s, 0, sizeof(s));
+	s.w.fs = fs;
+	s.w.m = m;
+	s.w.limit = ext2fs_blocks_count(fs->super);
+	s.runs = runs;
+	s.nruns = nruns;
+	s.data_left = lo;
+	for (i = 0; !ret && i < EXT2_NDIR_BLOCKS && s.data_left; i++)
+		ret = stream_data(&s, FMAP_ROOT, i, i);
+	for (level = 1, span = per_block; !ret && level <= 3 && s.data_left;
+	     level++, span *= per_block) {
+		ret = stream_ind(&s, level, lblk, FMAP_ROOT,
+				 EXT2_NDIR_BLOCKS + level - 1);
+		lblk += span;
+	}
+	if (!ret && stream_next(&s))
+		ret = EINVAL;	/* cannot be: the sums above said so */
+out:
+	if (!ret && m->nitems && m->nitems < m->items_cap) {
+		struct fmap_item *fit = realloc(m->items, m->nitems * sizeof(*fit));
+
+		if (fit) {
+			m->items = fit;
+			m->items_cap = m->nitems;
+		}
+	}
+	if (ret) {
+		fmap_free(m);
+		m->ino = ino;
+	}
+	return ret;
+}
+
 errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m)
 {
 	unsigned isize = EXT2_INODE_SIZE(fs->super);

@@ -61,6 +61,19 @@ struct fmap {
 errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m);
 void fmap_free(struct fmap *m);
 
+/*
+ * The map fmap_read() would read for an inode whose scan found its map
+ * plain (LAYOUT_F_PLAIN_MAP: no holes, no spare mapping blocks, or EXTENTS
+ * all in the inode, one a run), made from its stream RUNS (as the scan
+ * found them) without reading the disk; M has no inode copy, and of
+ * i_flags only EXT4_EXTENTS_FL (the flag says the others the planner tests
+ * are clear).  EINVAL when the stream
+ * is not one such a map makes.
+ */
+errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
+			   const struct layout_piece *runs, size_t nruns,
+			   struct fmap *m);
+
 /* ---------------------------------------------------------------- fmap_build.c */
 
 /*

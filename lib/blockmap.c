@@ -25,6 +25,29 @@ unsigned blockmap_entries_used(const __u32 *entries, unsigned n)
 	return n;
 }
 
+static blk64_t div_up(blk64_t a, blk64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+blk64_t blockmap_meta_blocks(blk64_t data, blk64_t per_block)
+{
+	blk64_t meta = 0, sq = per_block * per_block;
+
+	if (data <= EXT2_NDIR_BLOCKS)
+		return 0;
+	data -= EXT2_NDIR_BLOCKS;
+	meta = 1;				/* IND */
+	if (data <= per_block)
+		return meta;
+	data -= per_block;
+	if (data <= sq)				/* DIND and its INDs */
+		return meta + 1 + div_up(data, per_block);
+	meta += 1 + per_block;
+	data -= sq;				/* TIND, its DINDs and their INDs */
+	return meta + 1 + div_up(data, sq) + div_up(data, per_block);
+}
+
 struct walk {
 	ext2_filsys	fs;
 	const struct blockmap_visitor *v;

@@ -111,6 +111,15 @@ enum {
 	LAYOUT_F_HAS_XATTR_BLOCK = 1 << 2,
 	LAYOUT_F_SELECTED   = 1 << 3,	/* inside the PATH arguments of the report */
 	LAYOUT_F_UNINIT     = 1 << 4,	/* has uninitialized (unwritten) extents */
+	/*
+	 * A plain map: logical blocks 0 to n-1 all mapped, initialized, and
+	 * either a block map with no mapping block more than they need
+	 * (blockmap_meta_blocks) or extents all in the inode, one a piece;
+	 * from an inode whose checksum holds, with no compression, snapshot
+	 * or inline-data flag.  Its pieces alone say the whole map, so
+	 * e2defrag's planner need not read it again (fmap_from_stream).
+	 */
+	LAYOUT_F_PLAIN_MAP  = 1 << 5,
 };
 
 /* A run of physically consecutive blocks. */
@@ -387,6 +396,12 @@ errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode
  * map, here and e2defrag's, look at no more.
  */
 unsigned blockmap_entries_used(const __u32 *entries, unsigned n);
+
+/*
+ * The mapping blocks (IND, DIND, TIND) a block map without holes needs for
+ * DATA data blocks, with PER_BLOCK entries a block.
+ */
+blk64_t blockmap_meta_blocks(blk64_t data, blk64_t per_block);
 
 /* ------------------------------------------------------------------ names.c */
 

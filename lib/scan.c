@@ -10,6 +10,8 @@
 #include "layout_int.h"
 #include "sanity.h"
 
+#include <ext2fs/ext3_extents.h>	/* needs the types e2frag.h brings */
+
 /* Inode scan buffer; readahead_inode_tables() keeps the reads ahead of it. */
 #define SCAN_BUFFER_BLOCKS	64
 
@@ -193,8 +195,39 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 	return 0;
 }
 
+/*
+ * Whether the map the scan just walked is plain (LAYOUT_F_PLAIN_MAP): what
+ * e2defrag's planner would read again and refuse (a bad checksum, flags it
+ * does not move, an extent header libext2fs does not take) keeps the flag
+ * off.
+ */
+static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
+		     const struct file_acc *a, int csum_ok)
+{
+	const __u32 odd = EXT2_COMPR_FL | EXT2_COMPRBLK_FL | EXT4_SNAPFILE_FL |
+		EXT4_INLINE_DATA_FL;
+
+	if (!csum_ok || a->hole || (inode->i_flags & odd) ||
+	    (a->f->flags & (LAYOUT_F_CORRUPT | LAYOUT_F_UNINIT)) ||
+	    !ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)inode))
+		return 0;
+	if (inode->i_flags & EXT4_EXTENTS_FL) {
+		const struct ext3_extent_header *eh = (const void *)inode->i_block;
+		unsigned max = ext2fs_le16_to_cpu(eh->eh_max);
+		unsigned entries = ext2fs_le16_to_cpu(eh->eh_entries);
+
+		/* All extents in the inode, each its own piece; eh_max as
+		 * ext2fs_extent_header_verify wants it (2 to 4 in i_block). */
+		return ext2fs_le16_to_cpu(eh->eh_magic) == EXT3_EXT_MAGIC &&
+		       !eh->eh_depth && max >= 2 && max <= 4 && entries <= max &&
+		       entries == a->f->pieces && !a->f->etb_blocks;
+	}
+	return a->f->blocks - a->data_seen ==
+		blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
+}
+
 static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
-			    struct ext2_inode *inode)
+			    struct ext2_inode *inode, int csum_ok)
 {
 	struct layout *layout = s->layout;
 	ext2_filsys fs = layout->fs;
@@ -256,6 +289,8 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 	}
 	if (ret)
 		return ret;
+	if (!reserved && plain_map(fs, inode, &a, csum_ok))
+		f->flags |= LAYOUT_F_PLAIN_MAP;
 	if (layout->sanity && !reserved && !(f->flags & LAYOUT_F_CORRUPT))
 		sanity_note_map(layout, ino, inode, a.data_seen, a.data_lend,
 				a.init_end, a.hole);
@@ -347,6 +382,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	uint64_t total = fs->super->s_inodes_count, seen = 0, hint;
 	ext2_ino_t ino;
 	errcode_t ret;
+	int csum_ok;
 
 	memset(&s, 0, sizeof(s));
 	s.layout = layout;
@@ -380,7 +416,8 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			layout->unreadable_inodes++;
 			continue;
 		}
-		if (ret == EXT2_ET_INODE_CSUM_INVALID)
+		csum_ok = ret != EXT2_ET_INODE_CSUM_INVALID;
+		if (!csum_ok)
 			ret = 0;	/* read what is there */
 		if (ret)
 			goto out;
@@ -396,7 +433,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			ret = E2F_ERR_CANCELLED;
 			goto out;
 		}
-		ret = scan_inode(&s, ino, inode);
+		ret = scan_inode(&s, ino, inode, csum_ok);
 		if (ret)
 			goto out;
 	}

@@ -180,6 +180,31 @@ blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
 	return before > after ? start + len - need : start;
 }
 
+/*
+ * FILE's map as it is on the disk.  A plain map (most small files) is its
+ * stream as the scan found it: no inode and indirect blocks read again,
+ * one by one, for the tens of thousands of files a plan looks at; other
+ * maps are read (fmap_read).
+ */
+static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
+{
+	const struct layout_file *lf = &p->layout->files[file];
+
+	if (lf->flags & LAYOUT_F_PLAIN_MAP) {
+		struct layout_piece sole;
+		const struct layout_piece *runs = &sole;
+
+		if (lf->pieces == 1)
+			sole = layout_file_piece(p->layout, lf, 0);
+		else
+			runs = p->layout->pieces + lf->where;
+		if (!fmap_from_stream(p->fs, lf->ino, !!(lf->flags & LAYOUT_F_EXTENTS),
+				      runs, lf->pieces, m))
+			return 0;
+	}
+	return fmap_read(p->fs, lf->ino, m);
+}
+
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 {
 	struct pstate *f;
@@ -197,7 +222,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return ENOMEM;
-	err = fmap_read(p->fs, p->layout->files[file].ino, m);
+	err = read_map(p, file, m);
 	if (!err && m->stream_blocks != layout_stream_blocks(&p->layout->files[file]))
 		err = E2D_ERR_CHANGED;
 	if (!err && m->extents) {

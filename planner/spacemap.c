@@ -401,25 +401,40 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
 
 /* ---------------------------------------------------------- building */
 
-static errcode_t push(struct sm_seg **v, size_t *n, size_t *cap, blk64_t start,
+/*
+ * Append a segment while building: merged with the last when it has the
+ * same owner and follows it, else put in the last chunk (a new one when
+ * that holds FILL).  The map is written straight into its chunks: no
+ * array of all the segments first (a copy of the map, and its pages, at
+ * a million files).
+ */
+static errcode_t push(struct spacemap *sm, size_t fill, blk64_t start,
 		      blk64_t len, uint32_t owner)
 {
+	struct sm_chunk *c = sm->nchunks ? &sm->chunk[sm->nchunks - 1] : NULL;
+	errcode_t ret;
+
 	if (!len)
 		return 0;
-	if (*n && (*v)[*n - 1].owner == owner &&
-	    (*v)[*n - 1].start + (*v)[*n - 1].len == start) {
-		(*v)[*n - 1].len += len;
+	if (sm->n && c->seg[c->n - 1].owner == owner &&
+	    c->seg[c->n - 1].start + c->seg[c->n - 1].len == start) {
+		c->seg[c->n - 1].len += len;
 		return 0;
 	}
-	if (grow_n(v, cap, *n + 1, sizeof(**v)))
-		return ENOMEM;
-	(*v)[(*n)++] = (struct sm_seg){ start, len, owner };
+	if (!c || c->n == fill) {
+		ret = chunk_insert(sm, sm->nchunks);
+		if (ret)
+			return ret;
+		c = &sm->chunk[sm->nchunks - 1];
+	}
+	c->seg[c->n++] = (struct sm_seg){ start, len, owner };
+	sm->n++;
 	return 0;
 }
 
 /* Blocks [START, END) that no run claims: free or pinned per the bitmap. */
-static errcode_t push_gap(struct sm_seg **v, size_t *n, size_t *cap,
-			  blk64_t start, blk64_t end, ext2fs_block_bitmap used)
+static errcode_t push_gap(struct spacemap *sm, size_t fill, blk64_t start,
+			  blk64_t end, ext2fs_block_bitmap used)
 {
 	blk64_t next;
 	errcode_t ret;
@@ -427,12 +442,12 @@ static errcode_t push_gap(struct sm_seg **v, size_t *n, size_t *cap,
 	while (start < end) {
 		if (ext2fs_find_first_set_block_bitmap2(used, start, end - 1, &next))
 			next = end;
-		ret = push(v, n, cap, start, next - start, SM_FREE);
+		ret = push(sm, fill, start, next - start, SM_FREE);
 		if (ret || next >= end)
 			return ret;
 		if (ext2fs_find_first_zero_block_bitmap2(used, next, end - 1, &start))
 			start = end;
-		ret = push(v, n, cap, next, start - next, SM_PINNED);
+		ret = push(sm, fill, next, start - next, SM_PINNED);
 		if (ret)
 			return ret;
 	}
@@ -481,8 +496,7 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 			 struct sm_seg *runs, size_t nruns,
 			 ext2fs_block_bitmap used)
 {
-	struct sm_seg *v = NULL;
-	size_t nv = 0, cap = 0, i, k, fill;
+	size_t i, k, fill;
 	blk64_t pos = first;
 	errcode_t ret;
 
@@ -493,49 +507,43 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	ret = spacemap_sort(runs, nruns);
 	if (ret)
 		return ret;
+	/*
+	 * Chunks filled part way, so that the first changes split none; their
+	 * size from the segments there will be at most (a run and a gap before
+	 * it each, the gaps cut by pinned blocks seldom): only speed hangs on it.
+	 */
+	for (sm->chunk_max = SM_CHUNK_MIN;
+	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (2 * (uint64_t)nruns + 1);)
+		sm->chunk_max *= 2;
+	fill = sm->chunk_max * 3 / 4;
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
 			ret = E2F_ERR_CORRUPT_INODE;
 			goto errout;
 		}
-		ret = push_gap(&v, &nv, &cap, pos, runs[i].start, used);
+		ret = push_gap(sm, fill, pos, runs[i].start, used);
 		if (!ret)
-			ret = push(&v, &nv, &cap, runs[i].start, runs[i].len,
-				   runs[i].owner);
+			ret = push(sm, fill, runs[i].start, runs[i].len, runs[i].owner);
 		if (ret)
 			goto errout;
 		pos = runs[i].start + runs[i].len;
 	}
-	ret = push_gap(&v, &nv, &cap, pos, end, used);
+	ret = push_gap(sm, fill, pos, end, used);
+	if (!ret && !sm->nchunks)
+		ret = chunk_insert(sm, 0);	/* an empty map has one empty chunk */
 	if (ret)
 		goto errout;
-	/* Chunks filled part way, so that the first changes split none. */
-	for (sm->chunk_max = SM_CHUNK_MIN;
-	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (uint64_t)nv;)
-		sm->chunk_max *= 2;
-	fill = sm->chunk_max * 3 / 4;
-	for (i = 0, k = 0; !i || i < nv; k++) {
-		size_t m = nv - i < fill ? nv - i : fill;
-
-		ret = chunk_insert(sm, k);
-		if (ret)
-			goto errout;
-		copy_n(sm->chunk[k].seg, v + i, m * sizeof(*v));
-		sm->chunk[k].n = m;
-		i += m;
-		if (!m)
-			break;
-	}
-	sm->n = nv;
 	fen_rebuild(sm);
 	set_hint(sm, 0);
-	for (i = 0; i < nv; i++)
-		if (v[i].owner == SM_FREE && (ret = free_insert(sm, v[i].start, v[i].len)))
-			goto errout;
-	free(v);
+	for (k = 0; k < sm->nchunks; k++)
+		for (i = 0; i < sm->chunk[k].n; i++) {
+			const struct sm_seg *g = &sm->chunk[k].seg[i];
+
+			if (g->owner == SM_FREE && (ret = free_insert(sm, g->start, g->len)))
+				goto errout;
+		}
 	return 0;
 errout:
-	free(v);
 	spacemap_free(sm);
 	return ret;
 }

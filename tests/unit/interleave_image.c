@@ -13,36 +13,22 @@
 
 #include "e2frag.h"
 #include "interleave_ref.h"
+#include "scan_image.h"
 
 int main(int argc, char **argv)
 {
 	struct fsopen_info info;
-	struct layout_opts opts;
 	struct layout *layout;
 	ext2_filsys fs;
 	uint64_t files;
 	uint32_t largest, bad;
-	errcode_t ret;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: interleave_image IMAGE\n");
 		return 16;
 	}
-	memset(&info, 0, sizeof(info));
-	memset(&opts, 0, sizeof(opts));
-	readmodel_defaults(&opts.model);
-	opts.names = LAYOUT_NAMES_NONE;
-	ret = fsopen_open(argv[1], 0, NULL, &fs, &info);
-	if (ret) {
-		fprintf(stderr, "interleave_image: cannot open %s (%ld)\n", argv[1], (long)ret);
+	if (scan_image("interleave_image", argv[1], &fs, &info, &layout))
 		return 8;
-	}
-	ret = layout_scan(fs, &opts, &layout);
-	if (ret) {
-		fprintf(stderr, "interleave_image: cannot scan %s (%ld)\n", argv[1], (long)ret);
-		fsopen_close(fs, &info);
-		return 8;
-	}
 	bad = ref_compare(layout, argv[1], &files, &largest);
 	printf("%s: %llu pieces, %llu files interleaved in %llu sets (largest %u), "
 	       "%llu partners: %s\n", argv[1], (unsigned long long)layout->npieces,
