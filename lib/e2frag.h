@@ -381,6 +381,21 @@ struct blockmap_visitor {
 errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
 			const struct blockmap_visitor *v, void *priv, char *buf);
 
+/* COUNT blocks from START, already read into DATA. */
+struct blockmap_cache {
+	blk64_t		start, count;
+	const char	*data;
+};
+
+/*
+ * The same, taking the indirect blocks that CACHE holds from it instead
+ * of the disk: a scan reads many files' indirect blocks in one read.
+ */
+errcode_t blockmap_walk_cached(ext2_filsys fs, ext2_ino_t ino,
+			       struct ext2_inode *inode,
+			       const struct blockmap_visitor *v, void *priv,
+			       char *buf, const struct blockmap_cache *cache);
+
 /*
  * How many of an indirect block's N entries come before its trailing
  * zeros (a small file's block uses its first few): the walkers of a block
