@@ -34,7 +34,8 @@ def main(argv):
     mkfs = ["mkfs.ext3", "-q", "-F"]
     if bsize:
         # Inodes for every file and directory, whatever the block size.
-        mkfs += ["-b", bsize, "-N", str(nfiles + ndirs + 1024)]
+        # (mkfs rounds -N down to whole inode table blocks per group.)
+        mkfs += ["-b", bsize, "-N", str((nfiles + ndirs) * 103 // 100 + 1024)]
     subprocess.run(mkfs + [img], check=True)
     mnt = tempfile.mkdtemp(prefix="kerneltree-")
     rnd = random.Random(seed)

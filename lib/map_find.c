@@ -50,6 +50,7 @@ struct map_find_index {
 	struct find_member	*members;
 	uint64_t		nmembers;
 	unsigned char		*names;		/* members' own names in order: length, bytes */
+	uint64_t		*names_at;	/* dirs[r]'s first name in names: [r], to [r + 1] */
 	char			*pool;
 	uint64_t		pool_len, pool_cap;
 	/* While building: directory inodes to their place in dirs (index + 1; 0 empty). */
@@ -67,7 +68,28 @@ struct name_matcher {
 	size_t		len;		/* of the literal, or of the part before '*' */
 	const char	*suffix;	/* MATCH_AFFIX: the part after '*' */
 	size_t		suffix_len;
+	int		stars_only;	/* MATCH_GLOB: no '[' nor '\\', only '*' and '?' */
 };
+
+/*
+ * A glob's literal text before its first special character and after its
+ * last: a name must begin and end with them (and hold both) to match, so
+ * fnmatch(), some 30 times slower than a comparison, sees only the names
+ * that do.  ']' counts as special, in case it closes a bracket.
+ */
+static void glob_affixes(struct name_matcher *m, const char *pattern)
+{
+	const char *special = "*?[]\\", *p;
+
+	m->kind = MATCH_GLOB;
+	m->stars_only = !strpbrk(pattern, "[\\");
+	m->len = strcspn(pattern, special);
+	m->suffix = pattern + strlen(pattern);
+	for (p = m->suffix; p > pattern + m->len && !strchr(special, p[-1]); p--)
+		;
+	m->suffix_len = m->suffix - p;
+	m->suffix = p;
+}
 
 static void matcher_init(struct name_matcher *m, const char *pattern)
 {
@@ -78,7 +100,7 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	m->kind = MATCH_LITERAL;
 	for (p = pattern; *p; p++) {
 		if (*p == '?' || *p == '[' || *p == '\\' || (*p == '*' && star)) {
-			m->kind = MATCH_GLOB;
+			glob_affixes(m, pattern);
 			return;
 		}
 		if (*p == '*')
@@ -94,6 +116,45 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	}
 }
 
+/*
+ * PATTERN of literals, '*' and '?' against an ASCII NAME of LEN bytes, as
+ * fnmatch(flags 0) has it: with no multibyte character, '?' is one byte.
+ * The usual walk, going back to the last '*' on a mismatch.
+ */
+static int stars_match(const char *pattern, const char *name, size_t len)
+{
+	const char *star = NULL;
+	size_t i = 0, resume = 0;
+
+	while (i < len) {
+		if (*pattern == '*') {
+			star = ++pattern;
+			resume = i;
+		} else if (*pattern && (*pattern == '?' || *pattern == name[i])) {
+			pattern++;
+			i++;
+		} else if (star) {
+			pattern = star;
+			i = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (*pattern == '*')
+		pattern++;
+	return !*pattern;
+}
+
+static int ascii(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] & 0x80)
+			return 0;
+	return 1;
+}
+
 static int name_matches(const struct name_matcher *m, const char *name, size_t len)
 {
 	char buf[PATH_MAX_LEN];
@@ -105,6 +166,11 @@ static int name_matches(const struct name_matcher *m, const char *name, size_t l
 		return len >= m->len + m->suffix_len && !memcmp(name, m->pattern, m->len) &&
 		       !memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len);
 	default:
+		if (len < m->len + m->suffix_len || memcmp(name, m->pattern, m->len) ||
+		    memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len))
+			return 0;	/* not the literal text it begins and ends with */
+		if (m->stars_only && ascii(name, len))
+			return stars_match(m->pattern, name, len);
 		if (len >= sizeof(buf))
 			return 0;
 		memcpy(buf, name, len);
@@ -274,23 +340,28 @@ static errcode_t index_members(struct map_find_index *x, uint32_t **dir_of)
 static errcode_t index_names(struct map_find_index *x)
 {
 	const struct layout *layout = x->layout;
-	uint64_t i, len = 1;
+	uint64_t i, r, len = 1;
 	unsigned char *p;
 
 	for (i = 0; i < x->nmembers; i++)
 		len += 1 + layout->names[x->members[i].name].name_len;
 	p = x->names = malloc(len);
-	if (!p)
+	x->names_at = malloc((x->ndirs + 1) * sizeof(*x->names_at));
+	if (!p || !x->names_at)
 		return ENOMEM;
-	for (i = 0; i < x->nmembers; i++) {
+	for (i = 0, r = 0; i < x->nmembers; i++) {
 		const struct layout_name *nm = &layout->names[x->members[i].name];
 		/* A directory entry's name is at most 255 bytes. */
 		unsigned n = nm->name_len < 255 ? nm->name_len : 255;
 
+		while (r < x->ndirs && x->group[r] == i)	/* the groups starting here */
+			x->names_at[r++] = p - x->names;
 		*p++ = n;
 		memcpy(p, layout->name_pool + nm->name, n);
 		p += n;
 	}
+	while (r <= x->ndirs)
+		x->names_at[r++] = p - x->names;
 	return 0;
 }
 
@@ -371,6 +442,7 @@ void map_find_index_free(struct map_find_index *x)
 	free(x->group);
 	free(x->members);
 	free(x->names);
+	free(x->names_at);
 	free(x->pool);
 	free(x->slots);
 	free(x);
@@ -390,7 +462,6 @@ static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
 errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 			 uint32_t **ret, uint64_t *nret)
 {
-	const struct layout *layout = x->layout;
 	struct name_matcher m;
 	uint64_t r, i, n = 0, cap = 0;
 	uint32_t *files = NULL;
@@ -414,12 +485,10 @@ errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
 			if (fnmatch(slash == dir_pattern ? "/" : dir_pattern,
 				    x->pool + x->dirs[r].path, FNM_PATHNAME))
 				continue;
-			for (i = x->group[r]; i < x->group[r + 1] && !err; i++) {
-				const struct layout_name *nm = &layout->names[x->members[i].name];
-
-				if (name_matches(&m, layout->name_pool + nm->name, nm->name_len))
+			p = x->names + x->names_at[r];
+			for (i = x->group[r]; i < x->group[r + 1] && !err; i++, p += 1 + *p)
+				if (name_matches(&m, (const char *)p + 1, *p))
 					err = emit(&files, &n, &cap, x->members[i].file);
-			}
 		}
 		goto out;
 	}
