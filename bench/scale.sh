@@ -14,6 +14,8 @@
 #                kernel-tree spreads a few hundred files over the groups
 #   kernel-200k  the 200,000-file ext3 tree written by the kernel on a
 #                loop mount (bench/kernel-tree.sh; needs root)
+#   PATH         an image already built (bench/kerneltree.py's, say):
+#                measured the same way, and left in place
 #
 # Images go to $BENCH_DIR (default $TMPDIR or /tmp).  RUNS rounds
 # (default 3); commands longer than LIMIT seconds (default 1800) are
@@ -43,8 +45,13 @@ echo "scale benchmark, $(date -u +%Y-%m-%d), $(nproc) CPUs, load $(cut -d' ' -f1
 
 # Build CASE's image into $img; print why not and return 1 when it cannot.
 build() {
+	img=$work/scale.img
 	rm -f "$img" "$img.json"
 	case $1 in
+	/*)
+		[ -f "$1" ] || { echo "$1: no such image"; return 1; }
+		img=$1
+		return 0 ;;
 	tree-200k) set -- -t ext3 --files 200000 ;;
 	tree-1m) set -- -t ext3 --files 1000000 ;;
 	tree-2m) set -- -t ext3 --files 2000000 ;;
@@ -121,5 +128,5 @@ for name, wall, rss, tx, rx in rows:
            int(rss) * 1024 / budget, pieces,
            ", stopped at the limit" if w >= limit else ""))
 PY
-	rm -f "$img" "$img.json"
+	[ "$img" = "$work/scale.img" ] && rm -f "$img" "$img.json"
 done
