@@ -515,6 +515,14 @@ double util_now_seconds(void);
  */
 errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
 
+/*
+ * Ask for transparent huge pages over the 2 MiB-aligned part of
+ * [P, P + LEN): arrays of millions of entries read at random cost a TLB
+ * miss per access in 4 KiB pages (where the system leaves THP to
+ * madvise; a hint, never an error).
+ */
+void util_huge_pages(void *p, size_t len);
+
 /* What PHASE works on, for a progress line: "inodes", "planning"... */
 const char *util_phase_name(enum e2f_phase phase);
 
