@@ -69,6 +69,10 @@ struct name_matcher {
 	const char	*suffix;	/* MATCH_AFFIX: the part after '*' */
 	size_t		suffix_len;
 	int		stars_only;	/* MATCH_GLOB: no '[' nor '\\', only '*' and '?' */
+	/* stars_only: the first and last '*' (NULL: none), the text around them */
+	const char	*first_star, *last_star;
+	size_t		head, tail, plen;
+	int		middle_stars;	/* nothing but '*' between them */
 };
 
 /*
@@ -83,6 +87,19 @@ static void glob_affixes(struct name_matcher *m, const char *pattern)
 
 	m->kind = MATCH_GLOB;
 	m->stars_only = !strpbrk(pattern, "[\\");
+	if (m->stars_only) {
+		m->plen = strlen(pattern);
+		m->first_star = strchr(pattern, '*');
+		m->last_star = strrchr(pattern, '*');
+		if (m->first_star) {
+			m->head = m->first_star - pattern;
+			m->tail = strlen(m->last_star + 1);
+			m->middle_stars = 1;
+			for (p = m->first_star; p <= m->last_star; p++)
+				if (*p != '*')
+					m->middle_stars = 0;
+		}
+	}
 	m->len = strcspn(pattern, special);
 	m->suffix = pattern + strlen(pattern);
 	for (p = m->suffix; p > pattern + m->len && !strchr(special, p[-1]); p--)
@@ -116,33 +133,57 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	}
 }
 
+/* PATTERN's first LEN characters (no '*') against NAME's, position by position. */
+static int fixed_match(const char *pattern, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (pattern[i] != '?' && pattern[i] != name[i])
+			return 0;
+	return 1;
+}
+
 /*
  * PATTERN of literals, '*' and '?' against an ASCII NAME of LEN bytes, as
  * fnmatch(flags 0) has it: with no multibyte character, '?' is one byte.
- * The usual walk, going back to the last '*' on a mismatch.
+ * What comes before the first '*' and after the last matches the ends of
+ * the name position by position ("*0?" looks at two bytes); the middle
+ * is the usual walk, going back to the last '*' on a mismatch.
  */
-static int stars_match(const char *pattern, const char *name, size_t len)
+static int stars_match(const struct name_matcher *m, const char *name, size_t len)
 {
-	const char *star = NULL;
-	size_t i = 0, resume = 0;
+	const char *first = m->first_star, *last = m->last_star, *p, *star = NULL;
+	size_t i, end, resume = 0;
 
-	while (i < len) {
-		if (*pattern == '*') {
-			star = ++pattern;
+	if (!first)
+		return m->plen == len && fixed_match(m->pattern, len, name);
+	if (len < m->head + m->tail || !fixed_match(m->pattern, m->head, name) ||
+	    !fixed_match(last + 1, m->tail, name + len - m->tail))
+		return 0;
+	if (m->middle_stars)
+		return 1;	/* "a*b", "*.?": the ends were all there was to it */
+	/* The middle, from the first '*' to the last, against what is left. */
+	p = first;
+	i = m->head;
+	end = len - m->tail;
+	while (i < end) {
+		if (p <= last && *p == '*') {
+			star = ++p;
 			resume = i;
-		} else if (*pattern && (*pattern == '?' || *pattern == name[i])) {
-			pattern++;
+		} else if (p <= last && (*p == '?' || *p == name[i])) {
+			p++;
 			i++;
 		} else if (star) {
-			pattern = star;
+			p = star;
 			i = ++resume;
 		} else {
 			return 0;
 		}
 	}
-	while (*pattern == '*')
-		pattern++;
-	return !*pattern;
+	while (p <= last && *p == '*')
+		p++;
+	return p > last;
 }
 
 static int ascii(const char *s, size_t len)
@@ -170,7 +211,7 @@ static int name_matches(const struct name_matcher *m, const char *name, size_t l
 		    memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len))
 			return 0;	/* not the literal text it begins and ends with */
 		if (m->stars_only && ascii(name, len))
-			return stars_match(m->pattern, name, len);
+			return stars_match(m, name, len);
 		if (len >= sizeof(buf))
 			return 0;
 		memcpy(buf, name, len);
