@@ -10,6 +10,10 @@ kernel keeps such files whole, so with PAIRS every PAIRS-th file is
 written together with the next one, 4 KiB of each in turn (two downloads
 at once), which leaves both in pieces: the planner gets files to move.
 Needs root (mount); everything is seeded.
+
+KT_MAX_KIB (default 16) caps the file sizes and KT_BLOCK_SIZE (default
+mkfs's) sets the block size: 2,000,000 files of 1-4 KiB in 1 KiB blocks
+fit some 6 GB of disk, where 1-16 KiB in 4 KiB blocks take 20 GB.
 """
 import os
 import random
@@ -25,7 +29,14 @@ def main(argv):
         os.unlink(img)
     with open(img, "wb") as f:
         f.truncate(gib << 30)
-    subprocess.run(["mkfs.ext3", "-q", "-F", img], check=True)
+    maxkib = int(os.environ.get("KT_MAX_KIB", "16"))
+    bsize = os.environ.get("KT_BLOCK_SIZE")
+    mkfs = ["mkfs.ext3", "-q", "-F"]
+    if bsize:
+        # Inodes for every file and directory, whatever the block size.
+        # (mkfs rounds -N down to whole inode table blocks per group.)
+        mkfs += ["-b", bsize, "-N", str((nfiles + ndirs) * 103 // 100 + 1024)]
+    subprocess.run(mkfs + [img], check=True)
     mnt = tempfile.mkdtemp(prefix="kerneltree-")
     rnd = random.Random(seed)
     buf = bytes(range(256)) * 64
@@ -40,7 +51,7 @@ def main(argv):
             both = pairs and i % pairs == 0 and i + 1 < nfiles
             names = [os.path.join(dirs[rnd.randrange(ndirs)], "f%07d" % (i + k))
                      for k in range(2 if both else 1)]
-            sizes = [rnd.randint(1024, 16384) for _ in names]
+            sizes = [rnd.randint(1024, maxkib * 1024) for _ in names]
             fds = [os.open(n, os.O_WRONLY | os.O_CREAT, 0o644) for n in names]
             step = 4096 if both else 16384
             for o in range(0, max(sizes), step):

@@ -8,6 +8,7 @@
  * maps), which is the order e2fsck checks contiguity in.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "e2frag.h"
 
@@ -53,6 +54,7 @@ struct walk {
 	const struct blockmap_visitor *v;
 	void		*priv;
 	char		*buf;		/* one block per indirection level */
+	const struct blockmap_cache *cache;	/* blocks already read, or NULL */
 	blk64_t		visited;	/* bound: a map cannot hold more blocks than the fs */
 	blk64_t		limit;
 };
@@ -95,8 +97,11 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 		if (ret)
 			return ret;
 	}
-	ret = io_channel_read_blk64(fs->io, blk, 1, entries);
-	if (ret)
+	if (w->cache && blk >= w->cache->start &&
+	    blk - w->cache->start < w->cache->count)
+		memcpy(entries, w->cache->data +
+		       (size_t)(blk - w->cache->start) * fs->blocksize, fs->blocksize);
+	else if ((ret = io_channel_read_blk64(fs->io, blk, 1, entries)))
 		return ret;
 	per_block = blockmap_entries_used(entries, per_block);
 	for (i = 0; i < per_block; i++) {
@@ -282,8 +287,16 @@ static errcode_t walk_extents(struct walk *w, ext2_ino_t ino,
 errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
 			const struct blockmap_visitor *v, void *priv, char *buf)
 {
+	return blockmap_walk_cached(fs, ino, inode, v, priv, buf, NULL);
+}
+
+errcode_t blockmap_walk_cached(ext2_filsys fs, ext2_ino_t ino,
+			       struct ext2_inode *inode,
+			       const struct blockmap_visitor *v, void *priv,
+			       char *buf, const struct blockmap_cache *cache)
+{
 	struct walk w = {
-		.fs = fs, .v = v, .priv = priv, .buf = buf,
+		.fs = fs, .v = v, .priv = priv, .buf = buf, .cache = cache,
 		.limit = ext2fs_blocks_count(fs->super),
 	};
 

@@ -390,6 +390,21 @@ struct blockmap_visitor {
 errcode_t blockmap_walk(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode,
 			const struct blockmap_visitor *v, void *priv, char *buf);
 
+/* COUNT blocks from START, already read into DATA. */
+struct blockmap_cache {
+	blk64_t		start, count;
+	const char	*data;
+};
+
+/*
+ * The same, taking the indirect blocks that CACHE holds from it instead
+ * of the disk: a scan reads many files' indirect blocks in one read.
+ */
+errcode_t blockmap_walk_cached(ext2_filsys fs, ext2_ino_t ino,
+			       struct ext2_inode *inode,
+			       const struct blockmap_visitor *v, void *priv,
+			       char *buf, const struct blockmap_cache *cache);
+
 /*
  * How many of an indirect block's N entries come before its trailing
  * zeros (a small file's block uses its first few): the walkers of a block
@@ -514,6 +529,14 @@ double util_now_seconds(void);
  * size_t or realloc fails.  The one growable array of the project.
  */
 errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
+
+/*
+ * Ask for transparent huge pages over the 2 MiB-aligned part of
+ * [P, P + LEN): arrays of millions of entries read at random cost a TLB
+ * miss per access in 4 KiB pages (where the system leaves THP to
+ * madvise; a hint, never an error).
+ */
+void util_huge_pages(void *p, size_t len);
 
 /* What PHASE works on, for a progress line: "inodes", "planning"... */
 const char *util_phase_name(enum e2f_phase phase);

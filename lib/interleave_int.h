@@ -27,6 +27,17 @@ static inline void interleave_union(uint32_t *parent, uint32_t x, uint32_t y)
 	parent[interleave_root(parent, x)] = interleave_root(parent, y);
 }
 
+/* Whether pair X is stronger than Y: more alternations, then the lower inodes. */
+static inline int interleave_pair_better(const struct layout_pair *x,
+					 const struct layout_pair *y)
+{
+	if (x->alternations != y->alternations)
+		return x->alternations > y->alternations;
+	if (x->a != y->a)
+		return x->a < y->a;
+	return x->b < y->b;
+}
+
 /*
  * Keep P among the LAYOUT_OUTLINE_PAIRS strongest pairs in TOP (*N of
  * them, strongest first: most alternations, then the lower inodes).

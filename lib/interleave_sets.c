@@ -174,20 +174,11 @@ static void keep_dir(struct layout_set_outline *o, struct layout_set_dir d)
 		o->dirs[k] = d;
 }
 
-static int pair_better(const struct layout_pair *x, const struct layout_pair *y)
-{
-	if (x->alternations != y->alternations)
-		return x->alternations > y->alternations;
-	if (x->a != y->a)
-		return x->a < y->a;
-	return x->b < y->b;
-}
-
 void interleave_keep_pair(struct layout_pair *top, uint32_t *n, struct layout_pair p)
 {
 	uint32_t k = *n < LAYOUT_OUTLINE_PAIRS ? (*n)++ : LAYOUT_OUTLINE_PAIRS;
 
-	for (; k > 0 && pair_better(&p, &top[k - 1]); k--)
+	for (; k > 0 && interleave_pair_better(&p, &top[k - 1]); k--)
 		if (k < LAYOUT_OUTLINE_PAIRS)
 			top[k] = top[k - 1];
 	if (k < LAYOUT_OUTLINE_PAIRS)

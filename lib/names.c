@@ -87,39 +87,106 @@ static int cmp_dir_run(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * Runs FIRST.. that one read of at most DIR_READ_BLOCKS covers: each
+ * starting at or after the end of the one before and at most
+ * DIR_READ_GAP blocks after it.  Directories written one after another
+ * sit side by side, one block each: read one by one they were thousands
+ * of system calls.  Returns how many runs, at least one; *SPAN is the
+ * blocks to read (0 when the first run alone is too long for one read).
+ */
+#define DIR_READ_GAP 8
+static uint64_t dir_batch(const struct scan_extra *x, uint64_t first,
+			  blk64_t *span)
+{
+	const struct dir_run *r = &x->dir_runs[first];
+	blk64_t end = r->start + r->len;
+	uint64_t i;
+
+	*span = 0;
+	if (r->len > DIR_READ_BLOCKS)
+		return 1;
+	for (i = first + 1; i < x->ndir_runs; i++) {
+		const struct dir_run *n = &x->dir_runs[i];
+
+		if (n->start < end || n->start - end > DIR_READ_GAP ||
+		    n->start + n->len - r->start > DIR_READ_BLOCKS)
+			break;
+		end = n->start + n->len;
+	}
+	*span = end - r->start;
+	return i - first;
+}
+
+/* Every block of run R, read DIR_READ_BLOCKS at a time into BUF. */
+static errcode_t read_one_run(struct layout *layout, const struct dir_run *r,
+			      char *buf, uint64_t *done)
+{
+	ext2_filsys fs = layout->fs;
+	blk64_t off, n, b;
+	errcode_t ret;
+
+	for (off = 0; off < r->len; off += n) {
+		n = r->len - off < DIR_READ_BLOCKS ? r->len - off : DIR_READ_BLOCKS;
+		if (io_channel_read_blk64(fs->io, r->start + off, n, buf))
+			continue;	/* unreadable: its entries stay nameless */
+		for (b = 0; b < n; b++) {
+			ret = parse_dir_block(layout, r->ino, buf + b * fs->blocksize);
+			if (ret)
+				return ret;
+		}
+		*done += n;
+	}
+	return 0;
+}
+
 static errcode_t read_dir_runs(struct layout *layout, struct scan_extra *x,
 			       const struct layout_opts *opts)
 {
 	ext2_filsys fs = layout->fs;
-	uint64_t i, done = 0, total = 0;
+	uint64_t i, k, nrun, done = 0, total = 0;
+	blk64_t span;
 	char *buf;
 	errcode_t ret = 0;
 
 	if (x->ndir_runs)
 		qsort(x->dir_runs, x->ndir_runs, sizeof(*x->dir_runs), cmp_dir_run);
-	for (i = 0; i < x->ndir_runs; i++) {
+	for (i = 0; i < x->ndir_runs; i++)
 		total += x->dir_runs[i].len;
+	/* Read ahead what the batches below read, one request per batch. */
+	for (i = 0; i < x->ndir_runs; i += nrun) {
+		nrun = dir_batch(x, i, &span);
 		io_channel_cache_readahead(fs->io, x->dir_runs[i].start,
-					   x->dir_runs[i].len);
+					   span ? span : x->dir_runs[i].len);
 	}
 	ret = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * fs->blocksize, &buf);
 	if (ret)
 		return ret;
-	for (i = 0; i < x->ndir_runs; i++) {
-		const struct dir_run *r = &x->dir_runs[i];
-		blk64_t off, n, b;
+	for (i = 0; i < x->ndir_runs; i += nrun) {
+		nrun = dir_batch(x, i, &span);
+		/* One read for the batch; run by run if it fails, as before. */
+		if (span && !io_channel_read_blk64(fs->io, x->dir_runs[i].start,
+						   span, buf)) {
+			for (k = i; k < i + nrun; k++) {
+				const struct dir_run *r = &x->dir_runs[k];
+				char *at = buf + (r->start - x->dir_runs[i].start) *
+					fs->blocksize;
+				blk64_t b;
 
-		for (off = 0; off < r->len; off += n) {
-			n = r->len - off < DIR_READ_BLOCKS ? r->len - off : DIR_READ_BLOCKS;
-			if (io_channel_read_blk64(fs->io, r->start + off, n, buf))
-				continue;	/* unreadable: its entries stay nameless */
-			for (b = 0; b < n; b++) {
-				ret = parse_dir_block(layout, r->ino,
-						      buf + b * fs->blocksize);
+				for (b = 0; b < r->len; b++) {
+					ret = parse_dir_block(layout, r->ino,
+							      at + b * fs->blocksize);
+					if (ret)
+						goto out;
+				}
+				done += r->len;
+			}
+		} else {
+			for (k = i; k < i + nrun; k++) {
+				ret = read_one_run(layout, &x->dir_runs[k], buf, &done);
 				if (ret)
 					goto out;
 			}
-			done += n;
 		}
 		if (opts->progress && opts->progress(opts->progress_priv,
 						     E2F_PHASE_DIRS, done, total)) {

@@ -14,12 +14,33 @@
 
 /* Inode scan buffer; readahead_inode_tables() keeps the reads ahead of it. */
 #define SCAN_BUFFER_BLOCKS	64
+/* At most this many blocks per read of deferred indirect blocks... */
+#define IND_READ_BLOCKS		64
+/* ... reading through gaps of at most this many blocks between them. */
+#define IND_READ_GAP		8
+
+/*
+ * A regular file whose map goes through one indirect block, walked after
+ * the inode tables: its file record has its place, its map comes later,
+ * when the indirect blocks of all such files are read in physical order,
+ * many to a read.  (The kernel puts them side by side, but in the order
+ * files were written, not in inode order: read as the inodes come, each
+ * was a read of its own, the larger part of the scan's system calls.)
+ */
+struct deferred {
+	uint64_t		file;	/* index of its record in layout->files */
+	ext2_ino_t		ino;
+	int			csum_ok;	/* its checksum held (plain_map) */
+	struct ext2_inode	inode;
+};
 
 struct scan_state {
 	struct layout		*layout;
 	struct scan_extra	*extra;
 	uint64_t		files_cap, pieces_cap, aux_cap;
 	char			*block_buf;
+	struct deferred		*deferred;
+	uint64_t		ndeferred, deferred_cap;
 };
 
 /* What is being learned about the inode at hand. */
@@ -226,17 +247,37 @@ static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
 		blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
 }
 
+/*
+ * Whether the map of INODE waits for the deferred pass: a regular file
+ * with one indirect block and no deeper ones.  Not when the sanity
+ * checks are on: they note the first problem in inode order.
+ */
+static int deferrable(const struct layout *layout, struct ext2_inode *inode,
+		      int reserved)
+{
+	ext2_filsys fs = layout->fs;
+	blk64_t ind = inode->i_block[EXT2_IND_BLOCK];
+
+	return !layout->sanity && !reserved && LINUX_S_ISREG(inode->i_mode) &&
+	       !(inode->i_flags & EXT4_EXTENTS_FL) && ind &&
+	       !inode->i_block[EXT2_DIND_BLOCK] && !inode->i_block[EXT2_TIND_BLOCK] &&
+	       ind >= fs->super->s_first_data_block &&
+	       ind < ext2fs_blocks_count(fs->super) &&
+	       ext2fs_inode_has_valid_blocks2(fs, inode);
+}
+
+static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
+			  ext2_ino_t ino, struct ext2_inode *inode, int reserved,
+			  int csum_ok, const struct blockmap_cache *cache, int *keep);
+
 static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 			    struct ext2_inode *inode, int csum_ok)
 {
 	struct layout *layout = s->layout;
 	ext2_filsys fs = layout->fs;
 	struct layout_file *f;
-	struct file_acc a;
-	uint64_t first_piece = layout->npieces, first_aux = layout->naux;
-	blk64_t ea;
 	errcode_t ret;
-	int reserved = special_inode(fs, ino);
+	int reserved = special_inode(fs, ino), keep = 0;
 
 	if (!inode->i_links_count && !reserved)
 		return 0;
@@ -272,17 +313,54 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 	f->type = inode_type(inode);
 	f->links = inode->i_links_count;
 	f->size = EXT2_I_SIZE(inode);
-	f->where = first_piece;
 	if (inode->i_flags & EXT4_EXTENTS_FL)
 		f->flags |= LAYOUT_F_EXTENTS;
+	if (deferrable(layout, inode, reserved)) {
+		struct deferred *d;
 
+		ret = util_grow(&s->deferred, &s->deferred_cap, s->ndeferred + 1,
+				  sizeof(*s->deferred));
+		if (ret)
+			return ret;
+		d = &s->deferred[s->ndeferred++];
+		d->file = layout->nfiles++;	/* its place, kept in inode order */
+		d->ino = ino;
+		d->csum_ok = csum_ok;
+		d->inode = *inode;
+		return 0;
+	}
+	ret = scan_map(s, f, ino, inode, reserved, csum_ok, NULL, &keep);
+	if (!ret && keep)
+		layout->nfiles++;
+	return ret;
+}
+
+/*
+ * Walk INODE's map into F (its record, filled but for the map), its
+ * pieces at the end of layout->pieces.  *KEEP says whether the record
+ * stays: a file with no block of its own is not one.
+ */
+static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
+			  ext2_ino_t ino, struct ext2_inode *inode, int reserved,
+			  int csum_ok, const struct blockmap_cache *cache, int *keep)
+{
+	struct layout *layout = s->layout;
+	ext2_filsys fs = layout->fs;
+	struct file_acc a;
+	uint64_t first_piece = layout->npieces, first_aux = layout->naux;
+	blk64_t ea;
+	errcode_t ret;
+
+	*keep = 0;
+	f->where = first_piece;
 	memset(&a, 0, sizeof(a));
 	a.s = s;
 	a.layout = layout;
 	a.extra = s->extra;
 	a.f = f;
 	a.reserved = reserved;
-	ret = blockmap_walk(fs, ino, inode, &acc_visitor, &a, s->block_buf);
+	ret = blockmap_walk_cached(fs, ino, inode, &acc_visitor, &a, s->block_buf,
+				   cache);
 	if (ret == E2F_ERR_CORRUPT_INODE || ret == EXT2_ET_SHORT_READ) {
 		f->flags |= LAYOUT_F_CORRUPT;
 		ret = 0;
@@ -334,8 +412,119 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		f->where = layout->pieces[first_piece].start;
 		layout->npieces = first_piece;
 	}
-	layout->nfiles++;
+	*keep = 1;
 	return 0;
+}
+
+static int cmp_deferred(const void *a, const void *b)
+{
+	const struct deferred *x = a, *y = b;
+	blk64_t p = x->inode.i_block[EXT2_IND_BLOCK], q = y->inode.i_block[EXT2_IND_BLOCK];
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/*
+ * Deferred files FIRST.. whose indirect blocks one read of at most
+ * IND_READ_BLOCKS takes in; *SPAN the blocks to read.
+ */
+static uint64_t ind_batch(const struct scan_state *s, uint64_t first, blk64_t *span)
+{
+	blk64_t start = s->deferred[first].inode.i_block[EXT2_IND_BLOCK];
+	blk64_t end = start + 1;
+	uint64_t i;
+
+	for (i = first + 1; i < s->ndeferred; i++) {
+		blk64_t b = s->deferred[i].inode.i_block[EXT2_IND_BLOCK];
+
+		if (b >= end + IND_READ_GAP || b + 1 - start > IND_READ_BLOCKS)
+			break;
+		if (b + 1 > end)
+			end = b + 1;
+	}
+	*span = end - start;
+	return i - first;
+}
+
+/* Lay the pieces out in file order again, as a scan in inode order leaves them. */
+static errcode_t reorder_pieces(struct layout *layout)
+{
+	struct layout_piece *p;
+	uint64_t i, n = 0;
+
+	p = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*p));
+	if (!p)
+		return ENOMEM;
+	for (i = 0; i < layout->nfiles; i++) {
+		struct layout_file *f = &layout->files[i];
+
+		if (f->pieces < 2)
+			continue;
+		memcpy(p + n, layout->pieces + f->where, f->pieces * sizeof(*p));
+		f->where = n;
+		n += f->pieces;
+	}
+	memcpy(layout->pieces, p, n * sizeof(*p));
+	layout->npieces = n;
+	free(p);
+	return 0;
+}
+
+/*
+ * The deferred files' maps: their indirect blocks in physical order, many
+ * to a read; then the records of files with no block dropped and the
+ * pieces put back in file order.
+ */
+static errcode_t scan_deferred(struct scan_state *s)
+{
+	struct layout *layout = s->layout;
+	ext2_filsys fs = layout->fs;
+	struct blockmap_cache cache;
+	uint64_t i, k, nbatch, kept;
+	blk64_t span;
+	char *buf = NULL;
+	errcode_t ret = 0;
+	int keep, dropped = 0;
+
+	if (!s->ndeferred)
+		return 0;
+	qsort(s->deferred, s->ndeferred, sizeof(*s->deferred), cmp_deferred);
+	ret = ext2fs_get_mem((size_t)IND_READ_BLOCKS * fs->blocksize, &buf);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->ndeferred; i += nbatch) {
+		nbatch = ind_batch(s, i, &span);
+		cache.start = s->deferred[i].inode.i_block[EXT2_IND_BLOCK];
+		cache.count = span;
+		cache.data = buf;
+		/* A batch that cannot be read whole: each file reads its own. */
+		if (io_channel_read_blk64(fs->io, cache.start, span, buf))
+			cache.count = 0;
+		for (k = i; k < i + nbatch; k++) {
+			struct deferred *d = &s->deferred[k];
+			struct layout_file *f = &layout->files[d->file];
+
+			ret = scan_map(s, f, d->ino, &d->inode, 0, d->csum_ok, &cache, &keep);
+			if (ret)
+				goto out;
+			if (!keep) {
+				f->ino = 0;	/* dropped below */
+				dropped = 1;
+			}
+		}
+	}
+	if (dropped) {
+		for (i = 0, kept = 0; i < layout->nfiles; i++)
+			if (layout->files[i].ino)
+				layout->files[kept++] = layout->files[i];
+		layout->nfiles = kept;
+	}
+	ret = reorder_pieces(layout);
+out:
+	ext2fs_free_mem(&buf);
+	return ret;
 }
 
 static int cmp_aux(const void *a, const void *b)
@@ -437,6 +626,9 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 		if (ret)
 			goto out;
 	}
+	ret = scan_deferred(&s);
+	if (ret)
+		goto out;
 	if (layout->naux)	/* qsort wants a real array even for 0 */
 		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:
@@ -444,6 +636,7 @@ out:
 		ext2fs_close_inode_scan(scan);
 	ext2fs_free_mem(&inode);
 	ext2fs_free_mem(&s.block_buf);
+	free(s.deferred);
 	return ret;
 }
 

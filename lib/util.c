@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <time.h>
 
@@ -219,6 +220,21 @@ const char *util_phase_name(enum e2f_phase phase)
 	return (unsigned)phase < E2F_PHASE_COUNT ? names[phase] : "?";
 }
 
+void util_huge_pages(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t end = ((uintptr_t)p + len) & ~(huge - 1);
+
+	if (end > start)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
 errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size)
 {
 	void **p = array;
@@ -234,6 +250,7 @@ errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size)
 	q = realloc(*p, n * size);
 	if (!q)
 		return ENOMEM;
+	util_huge_pages(q, n * size);
 	*p = q;
 	*cap = n;
 	return 0;

@@ -1,0 +1,185 @@
+/*
+ * map_find.c --- e2fragmap's search (lib/map_find.c) against its oracle,
+ * fnmatch(3) over every file's name and directory path: a made-up tree of
+ * random names (ASCII and UTF-8, in random directories) and random
+ * patterns of literals, '*', '?' and brackets, with and without a '/'.
+ * Each search must give exactly the files fnmatch names, in the listing
+ * order (directories by path, then names, then files).
+ */
+#include <fnmatch.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2frag.h"
+#include "map.h"
+#include "../lib/tap.h"
+
+#define NDIRS	12
+#define NFILES	3000
+#define DIR0	11			/* first directory's inode */
+#define FILE0	100			/* first file's inode */
+
+static uint64_t state = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return state;
+}
+
+/* A random string of LEN pieces from ALPHA (pieces split by '|'). */
+static void random_text(char *out, const char *const *alpha, unsigned nalpha,
+			unsigned len)
+{
+	unsigned i;
+
+	out[0] = 0;
+	for (i = 0; i < len; i++)
+		strcat(out, alpha[rnd() % nalpha]);
+}
+
+static struct layout L;
+static char dir_path[NDIRS][32];
+static unsigned file_dir[NFILES];
+
+static void add_name(ext2_ino_t ino, ext2_ino_t parent, const char *name)
+{
+	struct layout_name *n = &L.names[L.nnames++];
+	size_t len = strlen(name);
+
+	n->ino = ino;
+	n->parent = parent;
+	n->name = L.name_pool_len;
+	n->name_len = len;
+	memcpy(L.name_pool + L.name_pool_len, name, len);
+	L.name_pool_len += len;
+}
+
+static const char *file_name(uint32_t f)
+{
+	static char buf[256];
+	const struct layout_name *n = &L.names[NDIRS + f];
+
+	memcpy(buf, L.name_pool + n->name, n->name_len);
+	buf[n->name_len] = 0;
+	return buf;
+}
+
+/* Listing order: directory path, then name, then file. */
+static int cmp_listed(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	char nx[256];
+	int c = strcmp(dir_path[file_dir[x]], dir_path[file_dir[y]]);
+
+	if (c)
+		return c;
+	strcpy(nx, file_name(x));
+	c = strcmp(nx, file_name(y));
+	if (c)
+		return c;
+	return x < y ? -1 : x > y;
+}
+
+/* What fnmatch says PATTERN finds, in the listing order. */
+static uint64_t oracle(const char *pattern, uint32_t *out)
+{
+	const char *slash = strrchr(pattern, '/');
+	char dirpat[256];
+	uint64_t n = 0;
+	uint32_t f;
+
+	if (slash) {
+		snprintf(dirpat, sizeof(dirpat), "%s%.*s", pattern[0] == '/' ? "" : "/",
+			 (int)(slash - pattern), pattern);
+		if (!dirpat[0])
+			strcpy(dirpat, "/");
+	}
+	for (f = 0; f < NFILES; f++) {
+		if (slash && fnmatch(dirpat, dir_path[file_dir[f]], FNM_PATHNAME))
+			continue;
+		if (!fnmatch(slash ? slash + 1 : pattern, file_name(f), 0))
+			out[n++] = f;
+	}
+	qsort(out, n, sizeof(*out), cmp_listed);
+	return n;
+}
+
+int main(void)
+{
+	static const char *const name_alpha[] = {
+		"a", "b", "c", ".", "0", "1", "-", "\xc3\xa9", "ab", ".c", "]",
+	};
+	static const char *const pat_alpha[] = {
+		"a", "b", "c", ".", "0", "1", "*", "*", "?", "?", "[a-c]", "[!0]",
+		"\xc3\xa9", ".c", "\\*",
+	};
+	static const char *const fixed[] = {
+		"*", "?", "*.c", "a*", "*a*b*", "?*?", "*[0-9]?", "a\\b", "/d0*/*",
+		"/*/a*", "d1/?", "/*", "nowhere", "\xc3\xa9*",
+	};
+	struct map_find_index *x = NULL;
+	uint32_t *want = malloc(NFILES * sizeof(*want)), *got;
+	uint64_t nwant, ngot;
+	unsigned i, bad = 0, tries = 0, hits = 0;
+	char pattern[128], name[128];
+
+	setlocale(LC_ALL, "C.UTF-8");
+	L.files = calloc(NFILES, sizeof(*L.files));
+	L.names = calloc(NDIRS + NFILES, sizeof(*L.names));
+	L.name_pool = malloc((NDIRS + NFILES) * 64);
+	for (i = 0; i < NDIRS; i++) {
+		snprintf(name, sizeof(name), "d%u", i);
+		snprintf(dir_path[i], sizeof(dir_path[i]), "/d%u", i);
+		add_name(DIR0 + i, EXT2_ROOT_INO, name);
+	}
+	for (i = 0; i < NFILES; i++) {
+		file_dir[i] = rnd() % NDIRS;
+		random_text(name, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha),
+			    1 + rnd() % 6);
+		add_name(FILE0 + i, DIR0 + file_dir[i], name);
+		L.files[L.nfiles++].ino = FILE0 + i;
+	}
+	tap_plan(2);
+	tap_ok(!map_find_index_build(&L, &x), "the index of %u files in %u directories",
+	       NFILES, NDIRS);
+	for (i = 0; i < 2000 + sizeof(fixed) / sizeof(*fixed); i++) {
+		if (i < sizeof(fixed) / sizeof(*fixed)) {
+			strcpy(pattern, fixed[i]);
+		} else {
+			random_text(pattern, pat_alpha, sizeof(pat_alpha) / sizeof(*pat_alpha),
+				    1 + rnd() % 5);
+			if (rnd() % 8 == 0) {	/* a path */
+				memmove(pattern + 4, pattern, strlen(pattern) + 1);
+				memcpy(pattern, rnd() % 2 ? "/d1*" : "/*/", 4);
+				if (pattern[3] != '/')
+					pattern[3] = '/';
+			}
+		}
+		nwant = oracle(pattern, want);
+		if (map_find_files(x, pattern, &got, &ngot)) {
+			bad++;
+			continue;
+		}
+		tries++;
+		hits += nwant;
+		if (ngot != nwant || (nwant && memcmp(got, want, nwant * sizeof(*got)))) {
+			if (bad++ < 5)
+				printf("# '%s': %llu found, fnmatch says %llu\n", pattern,
+				       (unsigned long long)ngot, (unsigned long long)nwant);
+		}
+		free(got);
+	}
+	tap_ok(!bad, "%u patterns (%u hits in all) find what fnmatch finds, in list order",
+	       tries, hits);
+	map_find_index_free(x);
+	free(L.files);
+	free(L.names);
+	free(L.name_pool);
+	free(want);
+	return 0;
+}
