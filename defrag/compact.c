@@ -354,6 +354,9 @@ static errcode_t owners_in(struct compact *c, blk64_t lo, blk64_t hi,
 	return 0;
 }
 
+/* Rounds of direct moves before a chunk is cleared. */
+#define DIRECT_PASSES	64
+
 /* Walk one gap's packed part chunk by chunk.  *stuck: ran out of room. */
 static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 {
@@ -367,7 +370,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		uint32_t *own = NULL;
 		size_t nown = 0, i;
 		uint64_t f;
-		int ok = 1;
+		int ok = 1, pass;
 
 		/* Little free space makes many small chunks: a long walk. */
 		ret = planner_check(p);
@@ -400,6 +403,23 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		}
 		c->chunk_start = front;
 		ret = stage_gather(c, front, front + len);
+		/*
+		 * First every block whose final place is free goes there
+		 * directly, again while that frees others' final places: only
+		 * what is left (on a cycle, or behind one) is staged below.
+		 */
+		for (pass = 0; !ret && pass < DIRECT_PASSES; pass++) {
+			blk64_t moved = 0, m;
+
+			for (i = 0; !ret && i < c->nplaced; i++) {
+				ret = cmove_direct(c, c->placed[i], &m);
+				moved += m;
+			}
+			if (!ret && moved)
+				ret = stage_gather(c, front, front + len);
+			if (!moved)
+				break;
+		}
 		if (!ret)
 			ret = owners_in(c, front, front + len, &own, &nown);
 		for (i = 0; !ret && ok && i < nown; i++)
