@@ -318,6 +318,122 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	return 0;
 }
 
+/* Gaps found afresh (in ZONE only, when one is given) and packed. */
+static errcode_t gaps_and_pack(struct compact *c, int64_t zone,
+			       const struct unit *units, size_t nunits,
+			       const uint32_t *extra, size_t nextra)
+{
+	errcode_t ret;
+	size_t i;
+
+	free(c->gaps);
+	c->gaps = NULL;
+	c->ngaps = 0;
+	memset(c->final, 0, (c->p->layout->nfiles + 1) * sizeof(*c->final));
+	ret = find_gaps(c);
+	/* Making room in one zone: only its gaps. */
+	for (i = 0; !ret && zone >= 0 && i < c->ngaps; i++)
+		if (planner_zone_of(c->p, c->gaps[i].start) != zone)
+			c->gaps[i].len = 0;
+	if (!ret)
+		ret = pack(c, units, nunits, extra, nextra);
+	return ret;
+}
+
+/* Where the packed part of the gap holding BLK ends (BLK's gap: none, 0). */
+static blk64_t packed_end(const struct compact *c, blk64_t blk)
+{
+	size_t i;
+
+	for (i = 0; i < c->ngaps; i++) {
+		const struct gap *g = &c->gaps[i];
+
+		if (blk >= g->start && zonewalk_off(c->p, g->start, blk) < g->len)
+			return g->used ? zonewalk_blk(c->p, g->start, g->used - 1, NULL) + 1 :
+					 g->start;
+	}
+	return 0;
+}
+
+/*
+ * Packing a zone to make room for the selected files: its other files
+ * (EXTRA) need move only where they are in the selected files' way.  So
+ * the selected files are packed first alone; the extras lying wholly past
+ * where they end stay where they are (out of the packing), and the rest
+ * is packed around them.  Unless that leaves a selected file without the
+ * place it had: then every extra is packed, as the zone's files all move.
+ */
+static errcode_t pack_leaving_extras(struct compact *c, int64_t zone,
+				     const struct unit *units, size_t nunits,
+				     const uint32_t *extra, size_t nextra)
+{
+	struct planner *p = c->p;
+	uint8_t *had = NULL;
+	size_t i, nstay = 0;
+	uint32_t k;
+	errcode_t ret;
+
+	/* The extras' blocks are in the gaps, but only the selected files packed. */
+	ret = gaps_and_pack(c, zone, units, nunits, NULL, 0);
+	if (!ret && !(had = calloc(p->layout->nfiles + 1, 1)))
+		ret = ENOMEM;
+	for (i = 0; !ret && i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			had[f] = c->member[f];
+		}
+	for (i = 0; !ret && i < nextra; i++) {
+		const struct layout_piece *r;
+		struct layout_piece sole;
+		uint32_t n, j;
+		int stay = 1;
+
+		r = planner_runs(p, extra[i], &n, &sole);
+		for (j = 0; j < n && stay; j++) {
+			blk64_t end = packed_end(c, r[j].start);
+
+			stay = end && r[j].start >= end;
+		}
+		had[extra[i]] = stay ? 3 : 0;
+		nstay += stay;
+	}
+	/* Only the extras in the way take part now. */
+	for (i = 0; !ret && i < nextra; i++)
+		if (had[extra[i]] == 3)
+			c->member[extra[i]] = 0;
+	for (i = 0; !ret && i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			if (c->member[f] == 2)
+				c->member[f] = 1;
+		}
+	if (!ret && nstay)
+		ret = gaps_and_pack(c, zone, units, nunits, extra, nextra);
+	for (i = 0; !ret && nstay && i < nunits; i++)
+		for (k = 0; k < units[i].n && nstay; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			if (had[f] == 1 && c->member[f] != 1)
+				nstay = 0;	/* it lost its place: all move */
+		}
+	if (!ret && !nstay) {
+		for (i = 0; i < nextra; i++)
+			c->member[extra[i]] = 1;
+		for (i = 0; i < nunits; i++)
+			for (k = 0; k < units[i].n; k++) {
+				uint32_t f = p->members[units[i].first + k];
+
+				if (c->member[f] == 2)
+					c->member[f] = 1;
+			}
+		ret = gaps_and_pack(c, zone, units, nunits, extra, nextra);
+	}
+	free(had);
+	return ret;
+}
+
 static blk64_t total_free(const struct spacemap *sm)
 {
 	uint64_t ext;
@@ -532,14 +648,10 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 		}
 	if (zone >= 0)
 		ret = zone_files(&c, zone, &extra, &nextra);
-	if (!ret)
-		ret = find_gaps(&c);
-	/* Making room in one zone: only its gaps. */
-	for (i = 0; !ret && zone >= 0 && i < c.ngaps; i++)
-		if (planner_zone_of(p, c.gaps[i].start) != zone)
-			c.gaps[i].len = 0;
-	if (!ret)
-		ret = pack(&c, units, nunits, extra, nextra);
+	if (!ret && zone >= 0 && nextra && nunits)
+		ret = pack_leaving_extras(&c, zone, units, nunits, extra, nextra);
+	else if (!ret)
+		ret = gaps_and_pack(&c, zone, units, nunits, extra, nextra);
 	/* The files packed, listed once: each chunk looks at them, not at every file. */
 	if (!ret && !(c.placed = malloc((p->layout->nfiles + 1) * sizeof(*c.placed))))
 		ret = ENOMEM;
