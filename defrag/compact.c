@@ -10,6 +10,9 @@
  * set one file after another); what remains of each gap is where free
  * space will be at the end.  Then a frontier walks each gap from its
  * start, one chunk at a time, the chunk no larger than the free space:
+ *   0. direct: every block (anywhere) whose final place is free goes
+ *      there, round after round while that frees others' final places,
+ *      so that a block whose chain of moves ends in free space moves once;
  *   1. clear: blocks in the chunk that are not already in their final
  *      place are moved out, into free space outside it (where free space
  *      will remain at the end, if possible, so they need not move again);
@@ -370,6 +373,7 @@ static errcode_t pack_leaving_extras(struct compact *c, int64_t zone,
 	struct planner *p = c->p;
 	uint8_t *had = NULL;
 	size_t i, nstay = 0;
+	blk64_t moving = 0, placed = 0;
 	uint32_t k;
 	errcode_t ret;
 
@@ -397,7 +401,24 @@ static errcode_t pack_leaving_extras(struct compact *c, int64_t zone,
 		}
 		had[extra[i]] = stay ? 3 : 0;
 		nstay += stay;
+		if (!stay)
+			moving += layout_stream_blocks(&p->layout->files[extra[i]]);
 	}
+	/*
+	 * Within the write budget only: the extras in the way are moved for
+	 * the selected files' sake, and may take at most half as much again
+	 * as those (a packing that finds room only by moving far more than
+	 * it places is not made; every extra then takes part, as before).
+	 */
+	for (i = 0; !ret && i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			if (had[f] == 1)
+				placed += layout_stream_blocks(&p->layout->files[f]);
+		}
+	if (moving > (blk64_t)(placed * (CONSOLIDATE_AMPLIFICATION - 1)))
+		nstay = 0;
 	/* Only the extras in the way take part now. */
 	for (i = 0; !ret && i < nextra; i++)
 		if (had[extra[i]] == 3)
@@ -524,7 +545,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		 * directly, again while that frees others' final places: only
 		 * what is left (on a cycle, or behind one) is staged below.
 		 */
-		for (pass = 0; !ret && pass < DIRECT_PASSES; pass++) {
+		for (pass = 0; !ret && !p->no_direct && pass < DIRECT_PASSES; pass++) {
 			blk64_t moved = 0, m;
 
 			for (i = 0; !ret && i < c->nplaced; i++) {

@@ -265,11 +265,12 @@ static errcode_t compact_once(struct planner *p, const struct unit *u,
 
 /*
  * Compaction, taken back unless it is kept (compact_once).  The frontier
- * moves a chunk as large as the free space at a time; every block in a
- * chunk that is not in its final place is staged out and moved again,
- * even one whose place is in the same chunk, so smaller chunks stage less
- * on some disks and more on others (indirect blocks are put back once per
- * chunk).  When the whole plan then writes more than the target of
+ * moves a chunk as large as the free space at a time; a block in a chunk
+ * that is not in its final place and could not go there directly before
+ * is staged out and moved again, even one whose place is in the same
+ * chunk, so smaller chunks stage less on some disks and more on others
+ * (indirect blocks are put back once per chunk).  When the whole plan
+ * then writes more than the target of
  * CONSOLIDATE_AMPLIFICATION times what needed moving, or got stuck for
  * want of room (a smaller chunk needs less), smaller chunks are tried
  * too, and the one that leaves the fewest files short of best, then
@@ -443,10 +444,13 @@ static blk64_t needed_blocks(const struct planner *p)
 	return needed;
 }
 
-/* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
+/*
+ * One plan: units placed in turn first, or (PACK_FIRST) all packed at once;
+ * LENIENT and NO_DIRECT as struct planner says.
+ */
 static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			   const struct plan_opts *opts, int pack_first,
-			   int lenient, struct plan **ret)
+			   int lenient, int no_direct, struct plan **ret)
 {
 	struct planner p;
 	struct plan *plan;
@@ -464,6 +468,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	p.sel = sel;
 	p.plan = plan;
 	p.lenient = lenient;
+	p.no_direct = no_direct;
 	if (opts) {
 		p.progress = opts->progress;
 		p.progress_priv = opts->progress_priv;
@@ -569,6 +574,30 @@ static int plan_any_worse(const struct plan *plan)
 }
 
 /*
+ * A lenient plan (NO_DIRECT: without direct moves), kept in place of *A
+ * if it brings more files to best and leaves no selected file worse than
+ * it was.
+ */
+static errcode_t plan_lenient(struct layout *layout, const struct selection *sel,
+			      const struct plan_opts *opts, int no_direct,
+			      struct plan **a)
+{
+	struct plan *b;
+	errcode_t err;
+
+	err = plan_once(layout, sel, opts, 0, 1, no_direct, &b);
+	if (err)
+		return err;
+	if (b->best > (*a)->best && !plan_any_worse(b)) {
+		plan_free(*a);
+		*a = b;
+	} else {
+		plan_free(b);
+	}
+	return 0;
+}
+
+/*
  * Placing files one by one into the best free run can leave free space cut
  * so that the last ones find no room where packing them all together
  * would have fitted every one (a zone that holds one recording and not
@@ -582,11 +611,11 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	struct plan *a, *b = NULL;
 	errcode_t err;
 
-	err = plan_once(layout, sel, opts, 0, 0, &a);
+	err = plan_once(layout, sel, opts, 0, 0, 0, &a);
 	if (err)
 		return err;
 	if (a->partial || a->no_room) {
-		err = plan_once(layout, sel, opts, 1, 0, &b);
+		err = plan_once(layout, sel, opts, 1, 0, 0, &b);
 		if (err) {
 			plan_free(a);
 			return err;
@@ -603,21 +632,19 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	 * Still short: packings were taken back because a file they moved
 	 * out of the way would have been left in more pieces, though later
 	 * turns may place it (what a second run then does).  So plan once
-	 * more letting them stand, and keep that plan if it brings more
-	 * files to best and leaves no selected file worse than it was.
+	 * more letting them stand (plan_lenient).  Direct moves (compact.c)
+	 * change where free space lies while a packing goes on, and so which
+	 * files the later turns can place (2 GiB near-full ext4 90%: one
+	 * recording left in 3 pieces with them, none without): still short,
+	 * the lenient plan once more without them.
 	 */
-	if (a->partial || a->no_room) {
-		err = plan_once(layout, sel, opts, 0, 1, &b);
-		if (err) {
-			plan_free(a);
-			return err;
-		}
-		if (b->best > a->best && !plan_any_worse(b)) {
-			plan_free(a);
-			a = b;
-		} else {
-			plan_free(b);
-		}
+	if (!err && (a->partial || a->no_room))
+		err = plan_lenient(layout, sel, opts, 0, &a);
+	if (!err && (a->partial || a->no_room))
+		err = plan_lenient(layout, sel, opts, 1, &a);
+	if (err) {
+		plan_free(a);
+		return err;
 	}
 	if (opts && opts->progress)
 		opts->progress(opts->progress_priv, E2F_PHASE_PLAN, sel->candidates,
