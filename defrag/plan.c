@@ -445,6 +445,40 @@ static blk64_t needed_blocks(const struct planner *p)
 }
 
 /*
+ * What a second run would do first, done now: consolidation moves files
+ * and joins free runs, where a selected file left short of best may now
+ * find fewer pieces (2 GiB near-full ext3 95%: two recordings in 3 pieces
+ * that a second run put in 2).  So such files get the fewer-pieces step
+ * again (place_partial moves a file only into fewer pieces than it has),
+ * while that moves any, at most a few rounds.
+ */
+static errcode_t settle_partial(struct planner *p)
+{
+	uint64_t i, moves;
+	int round;
+	errcode_t err = 0;
+
+	for (round = 0; !err && round < 4; round++) {
+		moves = p->plan->nmoves;
+		for (i = 0; !err && i < p->layout->nfiles; i++) {
+			const struct plan_file *r;
+			uint32_t pieces;
+
+			if (!(p->sel->flags[i] & SEL_CANDIDATE) ||
+			    (p->pf[i].flags & PF_UNMOVABLE) || !p->plan->file_at[i])
+				continue;
+			r = plan_file(p->plan, i);
+			pieces = r->moves ? r->pieces_after : p->layout->files[i].pieces;
+			if (pieces > planner_best(p, i))
+				err = place_partial(p, i);
+		}
+		if (p->plan->nmoves == moves)
+			break;
+	}
+	return err;
+}
+
+/*
  * One plan: units placed in turn first, or (PACK_FIRST) all packed at once;
  * LENIENT and NO_DIRECT as struct planner says.
  */
@@ -540,6 +574,8 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	if (!err && !consolidated)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
+	if (!err)
+		err = settle_partial(&p);
 	if (!err)
 		finish_figures(&p);
 out:
