@@ -450,11 +450,13 @@ static blk64_t needed_blocks(const struct planner *p)
  * find fewer pieces (2 GiB near-full ext3 95%: two recordings in 3 pieces
  * that a second run put in 2).  So such files get the fewer-pieces step
  * again (place_partial moves a file only into fewer pieces than it has),
- * while that moves any, at most a few rounds.
+ * kept where it is faster to read than now, while that moves any, at most
+ * a few rounds.
  */
 static errcode_t settle_partial(struct planner *p)
 {
 	uint64_t i, moves;
+	double read0;
 	int round;
 	errcode_t err = 0;
 
@@ -469,8 +471,23 @@ static errcode_t settle_partial(struct planner *p)
 				continue;
 			r = plan_file(p->plan, i);
 			pieces = r->moves ? r->pieces_after : p->layout->files[i].pieces;
-			if (pieces > planner_best(p, i))
-				err = place_partial(p, i);
+			if (pieces <= planner_best(p, i))
+				continue;
+			/*
+			 * Kept only if faster to read than the file is now, as a
+			 * second run would judge it (place_partial compares with
+			 * its layout before the run).
+			 */
+			read0 = r->moves ? r->read_after : file_read_seconds(p, i);
+			err = psnap_take(p);
+			if (err)
+				break;
+			err = place_partial(p, i);
+			r = plan_file(p->plan, i);
+			if (!err && r->moves && r->pieces_after < pieces && r->read_after < read0)
+				psnap_forget(p);
+			else
+				psnap_restore(p);
 		}
 		if (p->plan->nmoves == moves)
 			break;
