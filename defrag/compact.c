@@ -551,6 +551,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 			for (i = 0; !ret && i < c->nplaced; i++) {
 				ret = cmove_direct(c, c->placed[i], &m);
 				moved += m;
+				p->plan->direct_moves += !!m;
 			}
 			if (!ret && moved)
 				ret = stage_gather(c, front, front + len);
