@@ -41,7 +41,7 @@ python3() { "$PY" "$@"; }
 # overrides it).  Packing writes most blocks once (they go straight to
 # their final places; only blocks on a cycle of moves are staged out and
 # back): 1.04x on nf-ext2-1k-90, 1.17x on nf-ext3-1k-95; on turns-ext2-1k
-# the packing writes 1.25x and the free-space joins take the rest of the
+# the packing writes 1.32x and the free-space joins take the rest of the
 # budget, up to 1.5x.
 
 failed=0
