@@ -169,6 +169,7 @@ struct plan {
 	double		read_before, read_after, ideal;
 	uint64_t	free_extents_before, free_extents_after;
 	blk64_t		largest_free_before, largest_free_after, free_blocks;
+	uint64_t	direct_moves;	/* compaction's direct moves made while planning */
 };
 
 /*

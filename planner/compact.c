@@ -10,6 +10,9 @@
  * set one file after another); what remains of each gap is where free
  * space will be at the end.  Then a frontier walks each gap from its
  * start, one chunk at a time, the chunk no larger than the free space:
+ *   0. direct: every block (anywhere) whose final place is free goes
+ *      there, round after round while that frees others' final places,
+ *      so that a block whose chain of moves ends in free space moves once;
  *   1. clear: blocks in the chunk that are not already in their final
  *      place are moved out, into free space outside it (where free space
  *      will remain at the end, if possible, so they need not move again);
@@ -318,6 +321,140 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	return 0;
 }
 
+/* Gaps found afresh (in ZONE only, when one is given) and packed. */
+static errcode_t gaps_and_pack(struct compact *c, int64_t zone,
+			       const struct unit *units, size_t nunits,
+			       const uint32_t *extra, size_t nextra)
+{
+	errcode_t ret;
+	size_t i;
+
+	free(c->gaps);
+	c->gaps = NULL;
+	c->ngaps = 0;
+	memset(c->final, 0, (c->p->layout->nfiles + 1) * sizeof(*c->final));
+	ret = find_gaps(c);
+	/* Making room in one zone: only its gaps. */
+	for (i = 0; !ret && zone >= 0 && i < c->ngaps; i++)
+		if (planner_zone_of(c->p, c->gaps[i].start) != zone)
+			c->gaps[i].len = 0;
+	if (!ret)
+		ret = pack(c, units, nunits, extra, nextra);
+	return ret;
+}
+
+/* Where the packed part of the gap holding BLK ends (BLK's gap: none, 0). */
+static blk64_t packed_end(const struct compact *c, blk64_t blk)
+{
+	size_t i;
+
+	for (i = 0; i < c->ngaps; i++) {
+		const struct gap *g = &c->gaps[i];
+
+		if (blk >= g->start && zonewalk_off(c->p, g->start, blk) < g->len)
+			return g->used ? zonewalk_blk(c->p, g->start, g->used - 1, NULL) + 1 :
+					 g->start;
+	}
+	return 0;
+}
+
+/*
+ * Packing a zone to make room for the selected files: its other files
+ * (EXTRA) need move only where they are in the selected files' way.  So
+ * the selected files are packed first alone; the extras lying wholly past
+ * where they end stay where they are (out of the packing), and the rest
+ * is packed around them.  Unless that leaves a selected file without the
+ * place it had: then every extra is packed, as the zone's files all move.
+ */
+static errcode_t pack_leaving_extras(struct compact *c, int64_t zone,
+				     const struct unit *units, size_t nunits,
+				     const uint32_t *extra, size_t nextra)
+{
+	struct planner *p = c->p;
+	uint8_t *had = NULL;
+	size_t i, nstay = 0;
+	blk64_t moving = 0, placed = 0;
+	uint32_t k;
+	errcode_t ret;
+
+	/* The extras' blocks are in the gaps, but only the selected files packed. */
+	ret = gaps_and_pack(c, zone, units, nunits, NULL, 0);
+	if (!ret && !(had = calloc(p->layout->nfiles + 1, 1)))
+		ret = ENOMEM;
+	for (i = 0; !ret && i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			had[f] = c->member[f];
+		}
+	for (i = 0; !ret && i < nextra; i++) {
+		const struct layout_piece *r;
+		struct layout_piece sole;
+		uint32_t n, j;
+		int stay = 1;
+
+		r = planner_runs(p, extra[i], &n, &sole);
+		for (j = 0; j < n && stay; j++) {
+			blk64_t end = packed_end(c, r[j].start);
+
+			stay = end && r[j].start >= end;
+		}
+		had[extra[i]] = stay ? 3 : 0;
+		nstay += stay;
+		if (!stay)
+			moving += layout_stream_blocks(&p->layout->files[extra[i]]);
+	}
+	/*
+	 * Within the write budget only: the extras in the way are moved for
+	 * the selected files' sake, and may take at most half as much again
+	 * as those (a packing that finds room only by moving far more than
+	 * it places is not made; every extra then takes part, as before).
+	 */
+	for (i = 0; !ret && i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			if (had[f] == 1)
+				placed += layout_stream_blocks(&p->layout->files[f]);
+		}
+	if (moving > (blk64_t)(placed * (CONSOLIDATE_AMPLIFICATION - 1)))
+		nstay = 0;
+	/* Only the extras in the way take part now. */
+	for (i = 0; !ret && i < nextra; i++)
+		if (had[extra[i]] == 3)
+			c->member[extra[i]] = 0;
+	for (i = 0; !ret && i < nunits; i++)
+		for (k = 0; k < units[i].n; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			if (c->member[f] == 2)
+				c->member[f] = 1;
+		}
+	if (!ret && nstay)
+		ret = gaps_and_pack(c, zone, units, nunits, extra, nextra);
+	for (i = 0; !ret && nstay && i < nunits; i++)
+		for (k = 0; k < units[i].n && nstay; k++) {
+			uint32_t f = p->members[units[i].first + k];
+
+			if (had[f] == 1 && c->member[f] != 1)
+				nstay = 0;	/* it lost its place: all move */
+		}
+	if (!ret && !nstay) {
+		for (i = 0; i < nextra; i++)
+			c->member[extra[i]] = 1;
+		for (i = 0; i < nunits; i++)
+			for (k = 0; k < units[i].n; k++) {
+				uint32_t f = p->members[units[i].first + k];
+
+				if (c->member[f] == 2)
+					c->member[f] = 1;
+			}
+		ret = gaps_and_pack(c, zone, units, nunits, extra, nextra);
+	}
+	free(had);
+	return ret;
+}
+
 static blk64_t total_free(const struct spacemap *sm)
 {
 	uint64_t ext;
@@ -354,6 +491,9 @@ static errcode_t owners_in(struct compact *c, blk64_t lo, blk64_t hi,
 	return 0;
 }
 
+/* Rounds of direct moves before a chunk is cleared. */
+#define DIRECT_PASSES	64
+
 /* Walk one gap's packed part chunk by chunk.  *stuck: ran out of room. */
 static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 {
@@ -367,7 +507,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		uint32_t *own = NULL;
 		size_t nown = 0, i;
 		uint64_t f;
-		int ok = 1;
+		int ok = 1, pass;
 
 		/* Little free space makes many small chunks: a long walk. */
 		ret = planner_check(p);
@@ -400,6 +540,24 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		}
 		c->chunk_start = front;
 		ret = stage_gather(c, front, front + len);
+		/*
+		 * First every block whose final place is free goes there
+		 * directly, again while that frees others' final places: only
+		 * what is left (on a cycle, or behind one) is staged below.
+		 */
+		for (pass = 0; !ret && !p->no_direct && pass < DIRECT_PASSES; pass++) {
+			blk64_t moved = 0, m;
+
+			for (i = 0; !ret && i < c->nplaced; i++) {
+				ret = cmove_direct(c, c->placed[i], &m);
+				moved += m;
+				p->plan->direct_moves += !!m;
+			}
+			if (!ret && moved)
+				ret = stage_gather(c, front, front + len);
+			if (!moved)
+				break;
+		}
 		if (!ret)
 			ret = owners_in(c, front, front + len, &own, &nown);
 		for (i = 0; !ret && ok && i < nown; i++)
@@ -512,14 +670,10 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 		}
 	if (zone >= 0)
 		ret = zone_files(&c, zone, &extra, &nextra);
-	if (!ret)
-		ret = find_gaps(&c);
-	/* Making room in one zone: only its gaps. */
-	for (i = 0; !ret && zone >= 0 && i < c.ngaps; i++)
-		if (planner_zone_of(p, c.gaps[i].start) != zone)
-			c.gaps[i].len = 0;
-	if (!ret)
-		ret = pack(&c, units, nunits, extra, nextra);
+	if (!ret && zone >= 0 && nextra && nunits)
+		ret = pack_leaving_extras(&c, zone, units, nunits, extra, nextra);
+	else if (!ret)
+		ret = gaps_and_pack(&c, zone, units, nunits, extra, nextra);
 	/* The files packed, listed once: each chunk looks at them, not at every file. */
 	if (!ret && !(c.placed = malloc((p->layout->nfiles + 1) * sizeof(*c.placed))))
 		ret = ENOMEM;

@@ -100,5 +100,11 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		      int *ok);
 errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		     int *ok);
+/*
+ * Every part of F not in its final place whose final place is free now
+ * goes there, in one move; *MOVED the blocks it moved (0: none, or no
+ * room for the blocks the move needs besides).
+ */
+errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved);
 
 #endif /* DEFRAG_COMPACT_INT_H */

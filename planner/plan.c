@@ -265,11 +265,12 @@ static errcode_t compact_once(struct planner *p, const struct unit *u,
 
 /*
  * Compaction, taken back unless it is kept (compact_once).  The frontier
- * moves a chunk as large as the free space at a time; every block in a
- * chunk that is not in its final place is staged out and moved again,
- * even one whose place is in the same chunk, so smaller chunks stage less
- * on some disks and more on others (indirect blocks are put back once per
- * chunk).  When the whole plan then writes more than the target of
+ * moves a chunk as large as the free space at a time; a block in a chunk
+ * that is not in its final place and could not go there directly before
+ * is staged out and moved again, even one whose place is in the same
+ * chunk, so smaller chunks stage less on some disks and more on others
+ * (indirect blocks are put back once per chunk).  When the whole plan
+ * then writes more than the target of
  * CONSOLIDATE_AMPLIFICATION times what needed moving, or got stuck for
  * want of room (a smaller chunk needs less), smaller chunks are tried
  * too, and the one that leaves the fewest files short of best, then
@@ -443,10 +444,64 @@ static blk64_t needed_blocks(const struct planner *p)
 	return needed;
 }
 
-/* One plan: units placed in turn first, or (PACK_FIRST) all packed at once. */
+/*
+ * What a second run would do first, done now: consolidation moves files
+ * and joins free runs, where a selected file left short of best may now
+ * find fewer pieces (2 GiB near-full ext3 95%: two recordings in 3 pieces
+ * that a second run put in 2).  So such files get the fewer-pieces step
+ * again (place_partial moves a file only into fewer pieces than it has),
+ * kept where it is faster to read than now, while that moves any, at most
+ * a few rounds.
+ */
+static errcode_t settle_partial(struct planner *p)
+{
+	uint64_t i, moves;
+	double read0;
+	int round;
+	errcode_t err = 0;
+
+	for (round = 0; !err && round < 4; round++) {
+		moves = p->plan->nmoves;
+		for (i = 0; !err && i < p->layout->nfiles; i++) {
+			const struct plan_file *r;
+			uint32_t pieces;
+
+			if (!(p->sel->flags[i] & SEL_CANDIDATE) ||
+			    (p->pf[i].flags & PF_UNMOVABLE) || !p->plan->file_at[i])
+				continue;
+			r = plan_file(p->plan, i);
+			pieces = r->moves ? r->pieces_after : p->layout->files[i].pieces;
+			if (pieces <= planner_best(p, i))
+				continue;
+			/*
+			 * Kept only if faster to read than the file is now, as a
+			 * second run would judge it (place_partial compares with
+			 * its layout before the run).
+			 */
+			read0 = r->moves ? r->read_after : file_read_seconds(p, i);
+			err = psnap_take(p);
+			if (err)
+				break;
+			err = place_partial(p, i);
+			r = plan_file(p->plan, i);
+			if (!err && r->moves && r->pieces_after < pieces && r->read_after < read0)
+				psnap_forget(p);
+			else
+				psnap_restore(p);
+		}
+		if (p->plan->nmoves == moves)
+			break;
+	}
+	return err;
+}
+
+/*
+ * One plan: units placed in turn first, or (PACK_FIRST) all packed at once;
+ * LENIENT and NO_DIRECT as struct planner says.
+ */
 static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			   const struct plan_opts *opts, int pack_first,
-			   int lenient, struct plan **ret)
+			   int lenient, int no_direct, struct plan **ret)
 {
 	struct planner p;
 	struct plan *plan;
@@ -464,6 +519,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	p.sel = sel;
 	p.plan = plan;
 	p.lenient = lenient;
+	p.no_direct = no_direct;
 	if (opts) {
 		p.progress = opts->progress;
 		p.progress_priv = opts->progress_priv;
@@ -536,6 +592,8 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
 	if (!err)
+		err = settle_partial(&p);
+	if (!err)
 		finish_figures(&p);
 out:
 	planner_free_states(&p);
@@ -569,6 +627,30 @@ static int plan_any_worse(const struct plan *plan)
 }
 
 /*
+ * A lenient plan (NO_DIRECT: without direct moves), kept in place of *A
+ * if it brings more files to best and leaves no selected file worse than
+ * it was.
+ */
+static errcode_t plan_lenient(struct layout *layout, const struct selection *sel,
+			      const struct plan_opts *opts, int no_direct,
+			      struct plan **a)
+{
+	struct plan *b;
+	errcode_t err;
+
+	err = plan_once(layout, sel, opts, 0, 1, no_direct, &b);
+	if (err)
+		return err;
+	if (b->best > (*a)->best && !plan_any_worse(b)) {
+		plan_free(*a);
+		*a = b;
+	} else {
+		plan_free(b);
+	}
+	return 0;
+}
+
+/*
  * Placing files one by one into the best free run can leave free space cut
  * so that the last ones find no room where packing them all together
  * would have fitted every one (a zone that holds one recording and not
@@ -576,17 +658,18 @@ static int plan_any_worse(const struct plan *plan)
  * packing first, and keep whichever brings more files to best (then
  * writes less).
  */
-errcode_t plan_build(struct layout *layout, const struct selection *sel,
-		     const struct plan_opts *opts, struct plan **ret)
+static errcode_t plan_build_with(struct layout *layout, const struct selection *sel,
+				 const struct plan_opts *opts, int no_direct,
+				 struct plan **ret)
 {
 	struct plan *a, *b = NULL;
 	errcode_t err;
 
-	err = plan_once(layout, sel, opts, 0, 0, &a);
+	err = plan_once(layout, sel, opts, 0, 0, no_direct, &a);
 	if (err)
 		return err;
 	if (a->partial || a->no_room) {
-		err = plan_once(layout, sel, opts, 1, 0, &b);
+		err = plan_once(layout, sel, opts, 1, 0, no_direct, &b);
 		if (err) {
 			plan_free(a);
 			return err;
@@ -603,22 +686,61 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	 * Still short: packings were taken back because a file they moved
 	 * out of the way would have been left in more pieces, though later
 	 * turns may place it (what a second run then does).  So plan once
-	 * more letting them stand, and keep that plan if it brings more
-	 * files to best and leaves no selected file worse than it was.
+	 * more letting them stand (plan_lenient).
 	 */
-	if (a->partial || a->no_room) {
-		err = plan_once(layout, sel, opts, 0, 1, &b);
+	if (a->partial || a->no_room)
+		err = plan_lenient(layout, sel, opts, no_direct, &a);
+	if (err) {
+		plan_free(a);
+		return err;
+	}
+	*ret = a;
+	return 0;
+}
+
+/* Whether PLAN leaves more free runs than before and than block groups. */
+static int plan_cuts_free(const struct layout *layout, const struct plan *plan)
+{
+	return plan->free_extents_after > plan->free_extents_before &&
+	       plan->free_extents_after > layout->fs->group_desc_count;
+}
+
+/*
+ * Direct moves (compact.c) make most packings write less, but they change
+ * where free space lies while a packing goes on, and so what later turns
+ * place and where free space ends (2 GiB near-full ext4 90%: one
+ * recording left in 3 pieces with them, none without; e2fragimg's mixed
+ * ext4 1K disk: free space in 10 runs with them, 7 without, 8 groups).
+ * So a plan that made any is planned again without them, and the one
+ * bringing more files to best, then keeping the free-space promise, then
+ * writing less, is kept.
+ */
+errcode_t plan_build(struct layout *layout, const struct selection *sel,
+		     const struct plan_opts *opts, struct plan **ret)
+{
+	struct plan *a, *b;
+	errcode_t err;
+
+	err = plan_build_with(layout, sel, opts, 0, &a);
+	if (!err && a->direct_moves) {
+		err = plan_build_with(layout, sel, opts, 1, &b);
 		if (err) {
 			plan_free(a);
 			return err;
 		}
-		if (b->best > a->best && !plan_any_worse(b)) {
+		if (b->best > a->best ||
+		    (b->best == a->best &&
+		     (plan_cuts_free(layout, a) > plan_cuts_free(layout, b) ||
+		      (plan_cuts_free(layout, a) == plan_cuts_free(layout, b) &&
+		       b->copy_blocks < a->copy_blocks)))) {
 			plan_free(a);
 			a = b;
 		} else {
 			plan_free(b);
 		}
 	}
+	if (err)
+		return err;
 	if (opts && opts->progress)
 		opts->progress(opts->progress_priv, E2F_PHASE_PLAN, sel->candidates,
 			       sel->candidates);

@@ -106,6 +106,7 @@ struct planner {
 	 * no selected file ends worse.
 	 */
 	int		lenient;
+	int		no_direct;	/* compact.c: no direct moves before a chunk */
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
