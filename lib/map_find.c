@@ -13,8 +13,11 @@
  * files a search of a name took 100 ms, where this takes some 10; a pattern with
  * a '/' matches the directories' paths first and looks only into the
  * groups of those that match.  Plain names and patterns with one '*'
- * between literal text ("*.ts", "rec*") are compared directly; only the
- * rest go through fnmatch().
+ * between literal text ("*.ts", "rec*") are compared directly; other
+ * globs are compiled to a bitmap of the ASCII bytes each position takes
+ * ('?', brackets as fnmatch reads them, literals) and matched by hand
+ * against ASCII names; names with other bytes, and the globs the hand
+ * matcher does not know exactly ("[[:digit:]]"), go through fnmatch().
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -62,44 +65,174 @@ struct map_find_index {
 
 enum match_kind { MATCH_LITERAL, MATCH_AFFIX, MATCH_GLOB };
 
+/* Longer globs go through fnmatch (a name is at most 255 bytes anyway). */
+#define GLOB_TOKENS	256
+
+/*
+ * One position of a glob compiled for ASCII names: the bytes it matches,
+ * as a bitmap of the 128 ASCII bytes (a literal sets one bit, '?' all of
+ * them, a bracket expression what fnmatch itself says it matches), or a
+ * '*'.
+ */
+struct glob_token {
+	uint64_t	set[2];
+	int		star;
+};
+
 struct name_matcher {
 	enum match_kind	kind;
 	const char	*pattern;	/* NUL-terminated, for fnmatch */
 	size_t		len;		/* of the literal, or of the part before '*' */
 	const char	*suffix;	/* MATCH_AFFIX: the part after '*' */
 	size_t		suffix_len;
-	int		stars_only;	/* MATCH_GLOB: no '[' nor '\\', only '*' and '?' */
-	/* stars_only: the first and last '*' (NULL: none), the text around them */
-	const char	*first_star, *last_star;
-	size_t		head, tail, plen;
+	/* MATCH_GLOB: compiled (by hand) or not (fnmatch for every name) */
+	int		by_hand;
+	struct glob_token tok[GLOB_TOKENS];
+	size_t		ntok;
+	/* by_hand: the first and last '*' (ntok: none), the tokens around them */
+	size_t		first_star, last_star, head, tail;
 	int		middle_stars;	/* nothing but '*' between them */
 };
+
+static void token_add(struct glob_token *t, unsigned char c)
+{
+	t->set[c >> 6] |= 1ULL << (c & 63);
+}
+
+/*
+ * The end of the bracket expression whose '[' is at P, as fnmatch(flags 0)
+ * finds it: '!' (and '^' where fnmatch takes it so) negates, a ']' first
+ * is a member, a backslash escapes.  NULL when there is no closing ']' (the
+ * '[' is then a literal); BAD for what the hand matcher leaves to fnmatch:
+ * classes, equivalence classes and collating symbols ("[:", "[=", "[."),
+ * a backslash at the end (fnmatch then matches nothing) and non-ASCII bytes.
+ */
+static const char bad_bracket[1];
+#define BAD	bad_bracket
+
+static const char *bracket_end(const char *p, int caret_negates)
+{
+	p++;
+	if (*p == '!' || (*p == '^' && caret_negates))
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p != ']'; p++) {
+		if (!*p)
+			return NULL;
+		if (*p & 0x80 || (*p == '[' && p[1] && strchr(":=.", p[1])))
+			return BAD;
+		if (*p == '\\' && (!*++p || *p & 0x80))
+			return BAD;
+	}
+	return p;
+}
+
+/*
+ * The ASCII bytes the bracket expression [P, END] matches, asked of
+ * fnmatch one byte at a time: ranges, negation and escapes mean exactly
+ * what they mean to it, in this locale (a bracket matches one character
+ * whatever is around it, with flags 0).
+ */
+static int bracket_set(struct glob_token *t, const char *p, const char *end)
+{
+	char br[PATH_MAX_LEN], s[2] = { 0, 0 };
+	int c;
+
+	if (end + 1 - p >= (long)sizeof(br))
+		return 0;
+	memcpy(br, p, end + 1 - p);
+	br[end + 1 - p] = 0;
+	for (c = 1; c < 128; c++) {
+		s[0] = (char)c;
+		if (!fnmatch(br, s, 0))
+			token_add(t, c);
+	}
+	return 1;
+}
+
+/*
+ * PATTERN compiled for ASCII names, one token a character of the name
+ * ('*' aside), when the hand matcher can match it exactly as fnmatch(flags
+ * 0) would; 0 when fnmatch has to: non-ASCII bytes in the pattern (fnmatch
+ * reads it as multibyte characters), a trailing backslash, classes.
+ */
+static int glob_compile(struct name_matcher *m, const char *pattern)
+{
+	int caret_negates = !fnmatch("[^a]", "b", 0);
+	const char *p, *end;
+	struct glob_token *t;
+	int c;
+
+	m->ntok = 0;
+	for (p = pattern; *p; p++) {
+		if (*p == '*' && m->ntok && m->tok[m->ntok - 1].star)
+			continue;	/* "**" is "*" */
+		if (m->ntok == GLOB_TOKENS || *p & 0x80)
+			return 0;
+		t = &m->tok[m->ntok++];
+		memset(t, 0, sizeof(*t));
+		switch (*p) {
+		case '*':
+			t->star = 1;
+			break;
+		case '?':
+			t->set[0] = ~1ULL;	/* every byte but NUL */
+			t->set[1] = ~0ULL;
+			break;
+		case '\\':
+			if (!p[1] || p[1] & 0x80)
+				return 0;
+			token_add(t, *++p);
+			break;
+		case '[':
+			end = bracket_end(p, caret_negates);
+			if (end == BAD)
+				return 0;
+			if (!end) {
+				token_add(t, '[');	/* never closed: a literal */
+				break;
+			}
+			if (!bracket_set(t, p, end))
+				return 0;
+			p = end;
+			break;
+		default:
+			c = (unsigned char)*p;
+			token_add(t, c);
+		}
+	}
+	m->first_star = m->last_star = m->ntok;
+	for (c = 0; c < (int)m->ntok; c++)
+		if (m->tok[c].star) {
+			if (m->first_star == m->ntok)
+				m->first_star = c;
+			m->last_star = c;
+		}
+	if (m->first_star < m->ntok) {
+		m->head = m->first_star;
+		m->tail = m->ntok - m->last_star - 1;
+		m->middle_stars = 1;
+		for (c = m->first_star; c <= (int)m->last_star; c++)
+			if (!m->tok[c].star)
+				m->middle_stars = 0;
+	}
+	return 1;
+}
 
 /*
  * A glob's literal text before its first special character and after its
  * last: a name must begin and end with them (and hold both) to match, so
- * fnmatch(), some 30 times slower than a comparison, sees only the names
- * that do.  ']' counts as special, in case it closes a bracket.
+ * the matcher (fnmatch, some 30 times slower than a comparison, or the
+ * hand matcher) sees only the names that do.  ']' counts as special, in
+ * case it closes a bracket.
  */
 static void glob_affixes(struct name_matcher *m, const char *pattern)
 {
 	const char *special = "*?[]\\", *p;
 
 	m->kind = MATCH_GLOB;
-	m->stars_only = !strpbrk(pattern, "[\\");
-	if (m->stars_only) {
-		m->plen = strlen(pattern);
-		m->first_star = strchr(pattern, '*');
-		m->last_star = strrchr(pattern, '*');
-		if (m->first_star) {
-			m->head = m->first_star - pattern;
-			m->tail = strlen(m->last_star + 1);
-			m->middle_stars = 1;
-			for (p = m->first_star; p <= m->last_star; p++)
-				if (*p != '*')
-					m->middle_stars = 0;
-		}
-	}
+	m->by_hand = glob_compile(m, pattern);
 	m->len = strcspn(pattern, special);
 	m->suffix = pattern + strlen(pattern);
 	for (p = m->suffix; p > pattern + m->len && !strchr(special, p[-1]); p--)
@@ -112,9 +245,11 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 {
 	const char *star = NULL, *p;
 
-	memset(m, 0, sizeof(*m));
-	m->pattern = pattern;
 	m->kind = MATCH_LITERAL;
+	m->pattern = pattern;
+	m->suffix = NULL;
+	m->suffix_len = 0;
+	m->by_hand = 0;
 	for (p = pattern; *p; p++) {
 		if (*p == '?' || *p == '[' || *p == '\\' || (*p == '*' && star)) {
 			glob_affixes(m, pattern);
@@ -133,33 +268,39 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	}
 }
 
-/* PATTERN's first LEN characters (no '*') against NAME's, position by position. */
-static int fixed_match(const char *pattern, size_t len, const char *name)
+static int token_match(const struct glob_token *t, unsigned char c)
+{
+	return (t->set[c >> 6] >> (c & 63)) & 1;
+}
+
+/* N tokens (no '*') against NAME's first N bytes, position by position. */
+static int fixed_match(const struct glob_token *t, size_t n, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < len; i++)
-		if (pattern[i] != '?' && pattern[i] != name[i])
+	for (i = 0; i < n; i++)
+		if (!token_match(&t[i], name[i]))
 			return 0;
 	return 1;
 }
 
 /*
- * PATTERN of literals, '*' and '?' against an ASCII NAME of LEN bytes, as
- * fnmatch(flags 0) has it: with no multibyte character, '?' is one byte.
- * What comes before the first '*' and after the last matches the ends of
- * the name position by position ("*0?" looks at two bytes); the middle
- * is the usual walk, going back to the last '*' on a mismatch.
+ * The compiled glob against an ASCII NAME of LEN bytes, as fnmatch(flags
+ * 0) has it: with no multibyte character, every token but '*' is one
+ * byte.  What comes before the first '*' and after the last matches the
+ * ends of the name position by position ("*[0-9]?" looks at two bytes);
+ * the middle is the usual walk, going back to the last '*' on a mismatch.
  */
-static int stars_match(const struct name_matcher *m, const char *name, size_t len)
+static int hand_match(const struct name_matcher *m, const char *name, size_t len)
 {
-	const char *first = m->first_star, *last = m->last_star, *p, *star = NULL;
-	size_t i, end, resume = 0;
+	const struct glob_token *t = m->tok;
+	size_t first = m->first_star, last = m->last_star, p, star = 0, i, end, resume = 0;
+	int starred = 0;
 
-	if (!first)
-		return m->plen == len && fixed_match(m->pattern, len, name);
-	if (len < m->head + m->tail || !fixed_match(m->pattern, m->head, name) ||
-	    !fixed_match(last + 1, m->tail, name + len - m->tail))
+	if (first == m->ntok)
+		return m->ntok == len && fixed_match(t, len, name);
+	if (len < m->head + m->tail || !fixed_match(t, m->head, name) ||
+	    !fixed_match(t + last + 1, m->tail, name + len - m->tail))
 		return 0;
 	if (m->middle_stars)
 		return 1;	/* "a*b", "*.?": the ends were all there was to it */
@@ -168,20 +309,21 @@ static int stars_match(const struct name_matcher *m, const char *name, size_t le
 	i = m->head;
 	end = len - m->tail;
 	while (i < end) {
-		if (p <= last && *p == '*') {
+		if (p <= last && t[p].star) {
 			star = ++p;
+			starred = 1;
 			resume = i;
-		} else if (p <= last && (*p == '?' || *p == name[i])) {
+		} else if (p <= last && token_match(&t[p], name[i])) {
 			p++;
 			i++;
-		} else if (star) {
+		} else if (starred) {
 			p = star;
 			i = ++resume;
 		} else {
 			return 0;
 		}
 	}
-	while (p <= last && *p == '*')
+	while (p <= last && t[p].star)
 		p++;
 	return p > last;
 }
@@ -210,8 +352,8 @@ static int name_matches(const struct name_matcher *m, const char *name, size_t l
 		if (len < m->len + m->suffix_len || memcmp(name, m->pattern, m->len) ||
 		    memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len))
 			return 0;	/* not the literal text it begins and ends with */
-		if (m->stars_only && ascii(name, len))
-			return stars_match(m, name, len);
+		if (m->by_hand && ascii(name, len))
+			return hand_match(m, name, len);
 		if (len >= sizeof(buf))
 			return 0;
 		memcpy(buf, name, len);
