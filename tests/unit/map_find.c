@@ -4,7 +4,12 @@
  * random names (ASCII and UTF-8, in random directories) and random
  * patterns of literals, '*', '?' and brackets, with and without a '/'.
  * Each search must give exactly the files fnmatch names, in the listing
- * order (directories by path, then names, then files).
+ * order (directories by path, then names, then files).  A second tree of
+ * ASCII names made of the characters brackets care about ('[', ']', '!',
+ * '^', '-', '\\', ':') takes bracket expressions: edge cases one by one
+ * ("[]a]", "[!]]", "[^]]", "[a-]", "[z-a]", "[\\]]", "[[:digit:]]", an
+ * unclosed '[', a trailing backslash) and 1,000 random patterns, some
+ * 420,000 names compared with fnmatch.
  */
 #include <fnmatch.h>
 #include <locale.h>
@@ -18,6 +23,8 @@
 
 #define NDIRS	12
 #define NFILES	3000
+#define NFILES2	400			/* the bracket round's names */
+#define NPATS2	1000			/* and its random patterns */
 #define DIR0	11			/* first directory's inode */
 #define FILE0	100			/* first file's inode */
 
@@ -43,6 +50,7 @@ static void random_text(char *out, const char *const *alpha, unsigned nalpha,
 }
 
 static struct layout L;
+static unsigned nfiles;
 static char dir_path[NDIRS][32];
 static unsigned file_dir[NFILES];
 
@@ -99,7 +107,7 @@ static uint64_t oracle(const char *pattern, uint32_t *out)
 		if (!dirpat[0])
 			strcpy(dirpat, "/");
 	}
-	for (f = 0; f < NFILES; f++) {
+	for (f = 0; f < nfiles; f++) {
 		if (slash && fnmatch(dirpat, dir_path[file_dir[f]], FNM_PATHNAME))
 			continue;
 		if (!fnmatch(slash ? slash + 1 : pattern, file_name(f), 0))
@@ -107,6 +115,93 @@ static uint64_t oracle(const char *pattern, uint32_t *out)
 	}
 	qsort(out, n, sizeof(*out), cmp_listed);
 	return n;
+}
+
+/* One search against the oracle; a difference counts in *BAD. */
+static void check(const struct map_find_index *x, const char *pattern, uint32_t *want,
+		  unsigned *tries, unsigned *hits, unsigned *bad)
+{
+	uint64_t nwant = oracle(pattern, want), ngot;
+	uint32_t *got;
+
+	if (map_find_files(x, pattern, &got, &ngot)) {
+		++*bad;
+		return;
+	}
+	++*tries;
+	*hits += nwant;
+	if (ngot != nwant || (nwant && memcmp(got, want, nwant * sizeof(*got)))) {
+		if ((*bad)++ < 5)
+			printf("# '%s': %llu found, fnmatch says %llu\n", pattern,
+			       (unsigned long long)ngot, (unsigned long long)nwant);
+	}
+	free(got);
+}
+
+/* A made-up tree of NFILES_ random names from ALPHA in NDIRS directories, indexed. */
+static void make_tree(unsigned nfiles_, const char *const *alpha, unsigned nalpha,
+		      unsigned maxlen, struct map_find_index **x)
+{
+	char name[128];
+	unsigned i;
+
+	L.nnames = L.nfiles = L.name_pool_len = 0;
+	nfiles = nfiles_;
+	for (i = 0; i < NDIRS; i++) {
+		snprintf(name, sizeof(name), "d%u", i);
+		snprintf(dir_path[i], sizeof(dir_path[i]), "/d%u", i);
+		add_name(DIR0 + i, EXT2_ROOT_INO, name);
+	}
+	for (i = 0; i < nfiles; i++) {
+		file_dir[i] = rnd() % NDIRS;
+		random_text(name, alpha, nalpha, 1 + rnd() % maxlen);
+		add_name(FILE0 + i, DIR0 + file_dir[i], name);
+		L.files[L.nfiles++].ino = FILE0 + i;
+	}
+	tap_ok(!map_find_index_build(&L, x), "the index of %u files in %u directories",
+	       nfiles, NDIRS);
+}
+
+/*
+ * Bracket expressions, which the search matches by hand on ASCII names:
+ * their edge cases one by one, then random patterns made mostly of the
+ * characters that mean something in a bracket, over names made of them.
+ */
+static void bracket_round(uint32_t *want)
+{
+	static const char *const name_alpha[] = {
+		"a", "b", "c", "z", "A", "0", "1", "9", "-", "]", "[", "!", "^", "\\",
+		".", "*", "?", ":", " ", "\x7f", "\x01",
+	};
+	static const char *const pat_alpha[] = {
+		"*", "*", "?", "a", "b", "0", "9", "-", "[", "[", "]", "]", "!", "^",
+		"\\", "\\]", ":", "[a-c]", "[!0-9]", "[^a]", "[]a]", "[!]]", "[[:digit:]]",
+		"[z-a]", "[\\]-a]",
+	};
+	static const char *const fixed[] = {
+		"*[0-9]?", "[abc]", "[a-z]*", "*[!a]", "[^a]*", "[]]", "[]a]*", "[!]]*",
+		"[^]]", "[^]a]*", "[a-]*", "[-a]*", "*[\\]]", "[\\!]*", "[a\\-c]",
+		"*[z-a]*", "[[:digit:]]*", "*[[:alpha:]]?", "[[.a.]]*", "[[=a=]]*", "[[:foo:]]",
+		"[", "a[", "[a", "*[", "[!", "[]", "[\\", "*[\\", "a\\", "*[a-c]*[!0]*",
+		"*[]-]*", "[--0]*", "*[*?]*", "[[]*", "*[a-c", "[.]", "\\[a]", "*[\xc3\xa9]*",
+		"[!\xc3\xa9]*", "[!a-c]?[0-9]*", "*[!-]", "[a-c-z]*", "[!\\]]*", "?[]-a]*",
+		"[ -/]*", "*[^^]", "*\\?*", "[*]*[?]",
+	};
+	struct map_find_index *x = NULL;
+	char pattern[128];
+	unsigned i, bad = 0, tries = 0, hits = 0;
+
+	make_tree(NFILES2, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha), 5, &x);
+	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		check(x, fixed[i], want, &tries, &hits, &bad);
+	for (i = 0; i < NPATS2; i++) {
+		random_text(pattern, pat_alpha, sizeof(pat_alpha) / sizeof(*pat_alpha),
+			    1 + rnd() % 6);
+		check(x, pattern, want, &tries, &hits, &bad);
+	}
+	tap_ok(!bad, "%u bracket patterns over %u ASCII names (%u hits in all) find what "
+	       "fnmatch finds, in list order", tries, NFILES2, hits);
+	map_find_index_free(x);
 }
 
 int main(void)
@@ -123,30 +218,16 @@ int main(void)
 		"/*/a*", "d1/?", "/*", "nowhere", "\xc3\xa9*",
 	};
 	struct map_find_index *x = NULL;
-	uint32_t *want = malloc(NFILES * sizeof(*want)), *got;
-	uint64_t nwant, ngot;
+	uint32_t *want = malloc(NFILES * sizeof(*want));
 	unsigned i, bad = 0, tries = 0, hits = 0;
-	char pattern[128], name[128];
+	char pattern[128];
 
 	setlocale(LC_ALL, "C.UTF-8");
 	L.files = calloc(NFILES, sizeof(*L.files));
 	L.names = calloc(NDIRS + NFILES, sizeof(*L.names));
 	L.name_pool = malloc((NDIRS + NFILES) * 64);
-	for (i = 0; i < NDIRS; i++) {
-		snprintf(name, sizeof(name), "d%u", i);
-		snprintf(dir_path[i], sizeof(dir_path[i]), "/d%u", i);
-		add_name(DIR0 + i, EXT2_ROOT_INO, name);
-	}
-	for (i = 0; i < NFILES; i++) {
-		file_dir[i] = rnd() % NDIRS;
-		random_text(name, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha),
-			    1 + rnd() % 6);
-		add_name(FILE0 + i, DIR0 + file_dir[i], name);
-		L.files[L.nfiles++].ino = FILE0 + i;
-	}
-	tap_plan(2);
-	tap_ok(!map_find_index_build(&L, &x), "the index of %u files in %u directories",
-	       NFILES, NDIRS);
+	tap_plan(4);
+	make_tree(NFILES, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha), 6, &x);
 	for (i = 0; i < 2000 + sizeof(fixed) / sizeof(*fixed); i++) {
 		if (i < sizeof(fixed) / sizeof(*fixed)) {
 			strcpy(pattern, fixed[i]);
@@ -160,23 +241,12 @@ int main(void)
 					pattern[3] = '/';
 			}
 		}
-		nwant = oracle(pattern, want);
-		if (map_find_files(x, pattern, &got, &ngot)) {
-			bad++;
-			continue;
-		}
-		tries++;
-		hits += nwant;
-		if (ngot != nwant || (nwant && memcmp(got, want, nwant * sizeof(*got)))) {
-			if (bad++ < 5)
-				printf("# '%s': %llu found, fnmatch says %llu\n", pattern,
-				       (unsigned long long)ngot, (unsigned long long)nwant);
-		}
-		free(got);
+		check(x, pattern, want, &tries, &hits, &bad);
 	}
 	tap_ok(!bad, "%u patterns (%u hits in all) find what fnmatch finds, in list order",
 	       tries, hits);
 	map_find_index_free(x);
+	bracket_round(want);
 	free(L.files);
 	free(L.names);
 	free(L.name_pool);
