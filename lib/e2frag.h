@@ -267,7 +267,9 @@ struct layout {
 	uint64_t		naux;
 	struct layout_interleave *interleaved;	/* sorted by file index */
 	uint64_t		ninterleaved;
-	ext2_ino_t		*partners;	/* inode numbers, ascending per file
+	ext2_ino_t		*partners;	/* inode numbers, per file in the
+						 * order found, not sorted: only
+						 * the JSON lists them, and sorts
 						 * (NULL: layout_opts.partner_counts_only) */
 	uint64_t		npartners;
 	uint32_t		*set_members;	/* file indexes */

@@ -134,48 +134,6 @@ static int cmp_piece_start(const void *a, const void *b, void *arg)
 }
 
 /*
- * Sort N numbers ascending.  Partner lists are sorted once per file, and
- * a large set has millions of entries in all: qsort's call per comparison
- * was a quarter of the whole analysis there.
- */
-static void sort_u32(uint32_t *a, uint32_t n)
-{
-	uint32_t i, k, v;
-
-	while (n > 16) {
-		uint32_t pivot = a[n / 2], j = n - 1, t;
-
-		i = 0;
-		for (;;) {
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i >= j)
-				break;
-			t = a[i];
-			a[i++] = a[j];
-			a[j--] = t;
-		}
-		/* Recurse into the smaller side, loop on the larger: O(log n) stack. */
-		if (j + 1 < n - j - 1) {
-			sort_u32(a, j + 1);
-			a += j + 1;
-			n -= j + 1;
-		} else {
-			sort_u32(a + j + 1, n - j - 1);
-			n = j + 1;
-		}
-	}
-	for (i = 1; i < n; i++) {
-		v = a[i];
-		for (k = i; k > 0 && a[k - 1] > v; k--)
-			a[k] = a[k - 1];
-		a[k] = v;
-	}
-}
-
-/*
  * The fragmented files and their pieces, numbered in file order (piece
  * number k of all of them).  A scan stores exactly these pieces in
  * layout->pieces in that order; a layout put together otherwise gets a
@@ -517,8 +475,6 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 	}
 	if (!kept)
 		return 0;
-	if (!layout->partner_counts_only)
-		sort_u32(t->touched, kept);	/* partners ascend; counts need no order */
 	ret = util_grow(&layout->interleaved, &w->interleaved_cap,
 			  layout->ninterleaved + 1, sizeof(*layout->interleaved));
 	if (!ret && !layout->partner_counts_only)

@@ -10,6 +10,7 @@
 
 #include <e2p/e2p.h>
 
+#include "compare.h"
 #include "report_json.h"
 
 json_t *report_json_real(double x)
@@ -112,9 +113,23 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	uint32_t i;
 
 	layout_file_times(layout, f, &read, &ideal);
-	for (i = 0; il && layout->partners && i < il->partners; i++)
-		json_array_append_new(partners, json_integer(
-			layout->partners[il->first_partner + i]));
+	if (il && layout->partners && il->partners) {
+		/* The scan keeps them in the order found; the report lists them ascending. */
+		ext2_ino_t *sorted = malloc(il->partners * sizeof(*sorted));
+
+		if (sorted) {
+			memcpy(sorted, layout->partners + il->first_partner,
+			       il->partners * sizeof(*sorted));
+			qsort(sorted, il->partners, sizeof(*sorted), compare_u32);
+			for (i = 0; i < il->partners; i++)
+				json_array_append_new(partners, json_integer(sorted[i]));
+			free(sorted);
+		} else {
+			json_decref(partners);
+			json_decref(o);
+			return NULL;	/* the caller's write fails: no report with a list missing */
+		}
+	}
 	json_object_set_new(o, "ino", json_integer(f->ino));
 	json_object_set_new(o, "path", path_json(layout, f->ino));
 	json_object_set_new(o, "type", json_string(layout_type_name(f->type)));

@@ -199,6 +199,12 @@ void tui_run(struct tui *t)
 			fflush(t->keylog);
 			key = -1;
 		}
+		/*
+		 * The names are read only once the first screen is up: on a
+		 * busy machine their thread would take CPU from the map.
+		 */
+		if (t->names_later)
+			tui_names_begin(t);
 		/* While the names are read, look now and then to show them when they come. */
 		waiting = !tui_names_ready(t);
 		timeout(waiting ? NAMES_POLL_MS : -1);

@@ -177,15 +177,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (opts.names == LAYOUT_NAMES_ALL || tui_names_start(&t)) {
-		/* No thread: the names now, as the scan would have read them. */
-		ret = opts.names == LAYOUT_NAMES_ALL ? 0 : map_names_read(t.layout, NULL, NULL);
-		if (!ret)
-			ret = map_find_index_build(t.layout, &t.find);
+	if (opts.names == LAYOUT_NAMES_ALL) {
+		ret = map_find_index_build(t.layout, &t.find);
 		if (ret) {
 			com_err(t.prog, ret, "while reading the names of %s", info.device);
 			goto out;
 		}
+	} else {
+		t.names_later = 1;	/* once the first screen is up (loop.c) */
 	}
 	if (getenv("E2FRAGMAP_KEYLOG"))
 		t.keylog = fopen(getenv("E2FRAGMAP_KEYLOG"), "w");

@@ -3,7 +3,7 @@
  * the map is already on the screen.
  *
  * The first screen needs no names (main.c scans without them); the
- * directories are read meanwhile.  Until they are, paths show as
+ * directories are read once it is drawn (loop.c).  Until they are, paths show as
  * "<ino N>" (the status line's owner, redrawn when the names come), and
  * what needs every name (a search, the lists) waits for them, saying so.
  * The thread only touches the layout's names and sets, the filesystem's
@@ -37,12 +37,17 @@ static void *read_names(void *priv)
 	return NULL;
 }
 
-int tui_names_start(struct tui *t)
+void tui_names_begin(struct tui *t)
 {
-	if (pthread_create(&t->names_thread, NULL, read_names, t))
-		return -1;
-	t->names_pending = 1;
-	return 0;
+	t->names_later = 0;
+	if (!pthread_create(&t->names_thread, NULL, read_names, t)) {
+		t->names_pending = 1;
+		return;
+	}
+	/* No thread: read them now, while the first screen waits. */
+	read_names(t);
+	if (t->names_err)
+		tui_message(t, "cannot read every name: %s", error_message(t->names_err));
 }
 
 static void join(struct tui *t)
@@ -60,7 +65,8 @@ static void join(struct tui *t)
 int tui_names_in(const struct tui *t)
 {
 	/* Once the thread says it is done, what it wrote can be read (acquire). */
-	return !t->names_pending || __atomic_load_n(&t->names_done, __ATOMIC_ACQUIRE);
+	return !t->names_later &&
+	       (!t->names_pending || __atomic_load_n(&t->names_done, __ATOMIC_ACQUIRE));
 }
 
 int tui_names_ready(struct tui *t)

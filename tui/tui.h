@@ -94,6 +94,7 @@ struct tui {
 
 	/* The names, read in a thread while the map is up (names.c). */
 	pthread_t		names_thread;
+	int			names_later;	/* not read yet: begin after the first draw */
 	int			names_pending;	/* started and not joined */
 	int			names_done;	/* atomic: the thread has finished */
 	int			names_stop;	/* atomic: asks it to stop */
@@ -131,7 +132,7 @@ int tui_width(const char *s);
 void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len);
 
 /* names.c: the names, read while the map is up. */
-int tui_names_start(struct tui *t);
+void tui_names_begin(struct tui *t);
 /* Whether the names are in (without waiting); _ready also joins the thread. */
 int tui_names_in(const struct tui *t);
 int tui_names_ready(struct tui *t);
