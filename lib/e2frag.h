@@ -120,6 +120,8 @@ enum {
 	 * e2defrag's planner need not read it again (fmap_from_stream).
 	 */
 	LAYOUT_F_PLAIN_MAP  = 1 << 5,
+	/* Owns extent tree blocks: layout->file_etb says how many. */
+	LAYOUT_F_ETB        = 1 << 6,
 };
 
 /* A run of physically consecutive blocks. */
@@ -129,20 +131,21 @@ struct layout_piece {
 };
 
 /*
- * One inode that owns blocks.  Kept small (48 bytes): a scan holds one per
+ * One inode that owns blocks.  Kept small (40 bytes): a scan holds one per
  * file, and e2frag must stay within a few times e2fsck's memory.  What can
  * be derived is: best (layout_file_best), read times (layout_file_times),
- * interleaving (layout_file_interleave), pieces (layout_file_piece).
+ * interleaving (layout_file_interleave), pieces (layout_file_piece), every
+ * block it owns (layout_file_blocks: the few files with extent tree blocks
+ * have their count in layout->file_etb, not 4 bytes in every record).
  */
 struct layout_file {
 	uint64_t	size;		/* i_size, bytes */
-	blk64_t		blocks;		/* every block owned: data, IND/DIND/TIND, ETB (not the EA block) */
+	blk64_t		stream;		/* stream blocks: data and IND/DIND/TIND */
 	uint64_t	where;		/* pieces == 1: its first block; else index of its
 					 * first piece in layout->pieces (logical order) */
 	ext2_ino_t	ino;
 	uint32_t	pieces;		/* doc/design.md: piece */
 	uint32_t	extents;	/* doc/design.md: extent (filefrag's notion) */
-	uint32_t	etb_blocks;	/* extent tree blocks: owned, not read */
 	uint16_t	links;
 	uint8_t		type;		/* enum layout_type */
 	uint8_t		flags;		/* LAYOUT_F_* */
@@ -151,8 +154,14 @@ struct layout_file {
 /* Data and IND blocks: what a sequential read of the file touches. */
 static inline blk64_t layout_stream_blocks(const struct layout_file *f)
 {
-	return f->blocks - f->etb_blocks;
+	return f->stream;
 }
+
+/* Extent tree blocks a file owns (LAYOUT_F_ETB), by inode. */
+struct layout_file_etb {
+	ext2_ino_t	ino;
+	uint32_t	blocks;
+};
 
 /* An interleaved file's partners and set (layout->interleaved, by file). */
 struct layout_interleave {
@@ -265,6 +274,8 @@ struct layout {
 	uint64_t		npieces;
 	struct layout_aux	*aux;		/* sorted by start */
 	uint64_t		naux;
+	struct layout_file_etb	*file_etb;	/* files with LAYOUT_F_ETB, by inode */
+	uint64_t		nfile_etb;
 	struct layout_interleave *interleaved;	/* sorted by file index */
 	uint64_t		ninterleaved;
 	ext2_ino_t		*partners;	/* inode numbers, ascending per file
@@ -352,6 +363,16 @@ layout_file_piece(const struct layout *layout, const struct layout_file *f,
 
 /* Fewest pieces F could have here (doc/design.md: best). */
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f);
+
+/* Extent tree blocks F owns (owned, not read). */
+uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *f);
+
+/* Every block F owns: its stream and its extent tree (not the EA block). */
+static inline blk64_t layout_file_blocks(const struct layout *layout,
+					 const struct layout_file *f)
+{
+	return f->stream + layout_file_etb(layout, f);
+}
 
 /* Modeled and ideal seconds to read F (doc/design.md: modeled read time). */
 void layout_file_times(const struct layout *layout, const struct layout_file *f,

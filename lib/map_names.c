@@ -98,7 +98,7 @@ errcode_t map_names_read(struct layout *layout, e2f_progress_fn progress, void *
 		if (f->type != LAYOUT_DIR)
 			continue;
 		if (!(f->flags & LAYOUT_F_CORRUPT) &&
-		    ((f->flags & LAYOUT_F_EXTENTS) || f->blocks <= EXT2_NDIR_BLOCKS)) {
+		    ((f->flags & LAYOUT_F_EXTENTS) || f->stream <= EXT2_NDIR_BLOCKS)) {
 			for (p = 0; p < f->pieces && !ret; p++) {
 				struct layout_piece pc = layout_file_piece(layout, f, p);
 
