@@ -189,6 +189,23 @@ static int cmp_unit(const void *a, const void *b, void *arg)
 	       members[x->first] > members[y->first];
 }
 
+static int cmp_member_key(const void *a, const void *b)
+{
+	const struct member_key *x = a, *y = b;
+
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+uint32_t planner_member_at(const struct planner *p, uint32_t file)
+{
+	struct member_key key = { file, 0 };
+	const struct member_key *k = p->nmembers ?
+		bsearch(&key, p->member_keys, p->nmembers, sizeof(key),
+			cmp_member_key) : NULL;
+
+	return k ? k->at : NO_MEMBER;
+}
+
 errcode_t planner_build_units(struct planner *p)
 {
 	struct layout *layout = p->layout;
@@ -201,9 +218,9 @@ errcode_t planner_build_units(struct planner *p)
 		cap += !!(p->pf[i].flags & PF_PENDING);
 	p->members = malloc(cap * sizeof(*p->members));
 	p->units = malloc(cap * sizeof(*p->units));
-	p->member_at = malloc((layout->nfiles + 1) * sizeof(*p->member_at));
+	p->member_keys = malloc(cap * sizeof(*p->member_keys));
 	in_unit = calloc(layout->nfiles + 1, 1);
-	if (!p->members || !p->units || !p->member_at || !in_unit) {
+	if (!p->members || !p->units || !p->member_keys || !in_unit) {
 		free(in_unit);
 		return ENOMEM;
 	}
@@ -243,10 +260,11 @@ errcode_t planner_build_units(struct planner *p)
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);
-	for (i = 0; i < layout->nfiles; i++)
-		p->member_at[i] = NO_MEMBER;
-	for (i = 0; i < p->nmembers; i++)
-		p->member_at[p->members[i]] = i;
+	for (i = 0; i < p->nmembers; i++) {
+		p->member_keys[i].file = p->members[i];
+		p->member_keys[i].at = i;
+	}
+	sort_n(p->member_keys, p->nmembers, sizeof(*p->member_keys), cmp_member_key);
 	sort_n_r(p->units, p->nunits, sizeof(*p->units), cmp_unit, p->members);
 	return 0;
 }
