@@ -14,7 +14,7 @@
 #include "compare.h"
 
 /* Sort RUNS and clip overlaps among unmovable owners (EA blocks shared by inodes). */
-static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
+static errcode_t resolve_overlaps(struct sm_run *runs, size_t *n)
 {
 	size_t i, o = 0;
 	errcode_t ret = spacemap_sort(runs, *n);
@@ -22,10 +22,10 @@ static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 	if (ret)
 		return ret;
 	for (i = 0; i < *n; i++) {
-		struct sm_seg r = runs[i];
+		struct sm_run r = runs[i];
 
 		if (o) {
-			struct sm_seg *prev = &runs[o - 1];
+			struct sm_run *prev = &runs[o - 1];
 			blk64_t pend = prev->start + prev->len;
 
 			if (r.start < pend) {
@@ -44,14 +44,21 @@ static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 	return 0;
 }
 
-static errcode_t add_seg(struct sm_seg **runs, size_t *n, size_t *cap,
+static errcode_t add_seg(struct sm_run **runs, size_t *n, size_t *cap,
 			 blk64_t start, blk64_t len, uint32_t owner)
 {
-	if (grow_n(runs, cap, *n + 1, sizeof(**runs)))
-		return ENOMEM;
-	(*runs)[*n].start = start;
-	(*runs)[*n].len = len;
-	(*runs)[(*n)++].owner = owner;
+	do {
+		/* Runs hold less than 2^32 blocks: a longer one in parts. */
+		uint32_t part = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+
+		if (grow_n(runs, cap, *n + 1, sizeof(**runs)))
+			return ENOMEM;
+		(*runs)[*n].start = start;
+		(*runs)[*n].len = part;
+		(*runs)[(*n)++].owner = owner;
+		start += part;
+		len -= part;
+	} while (len);
 	return 0;
 }
 
@@ -61,7 +68,7 @@ errcode_t planner_build_space(struct planner *p)
 	struct layout *layout = p->layout;
 	ext2_filsys fs = p->fs;
 	struct layout_aux *aux;
-	struct sm_seg *runs = NULL;
+	struct sm_run *runs = NULL;
 	size_t nruns = 0, cap = 0;
 	blk64_t first = fs->super->s_first_data_block;
 	blk64_t end = ext2fs_blocks_count(fs->super), s, e;

@@ -463,7 +463,7 @@ static errcode_t push_gap(struct spacemap *sm, size_t fill, blk64_t start,
  * thousand segments was a tenth of planning), then owners put in order
  * among equal starts (few, next to each other).
  */
-errcode_t spacemap_sort(struct sm_seg *v, size_t n)
+errcode_t spacemap_sort(struct sm_run *v, size_t n)
 {
 	size_t i, j;
 	blk64_t max = 0;
@@ -479,13 +479,13 @@ errcode_t spacemap_sort(struct sm_seg *v, size_t n)
 			if (v[i].start > max)
 				max = v[i].start;
 		ret = radix_sort_by_start(v, n, sizeof(*v),
-					  offsetof(struct sm_seg, start), max);
+					  offsetof(struct sm_run, start), max);
 		if (ret)
 			return ret;
 	}
 	/* Equal starts by owner: an insertion sort, stable. */
 	for (i = 1; i < n; i++) {
-		struct sm_seg x = v[i];
+		struct sm_run x = v[i];
 
 		for (j = i; j > 0 && v[j - 1].start == x.start &&
 			    v[j - 1].owner > x.owner; j--)
@@ -496,7 +496,7 @@ errcode_t spacemap_sort(struct sm_seg *v, size_t n)
 }
 
 errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
-			 struct sm_seg *runs, size_t nruns,
+			 struct sm_run *runs, size_t nruns,
 			 ext2fs_block_bitmap used)
 {
 	size_t i, k, fill;

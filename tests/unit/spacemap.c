@@ -202,7 +202,7 @@ int main(void)
 {
 	struct ext2_super_block param;
 	char path[] = "/tmp/e2f-spacemap-XXXXXX", why[256] = "";
-	struct sm_seg *runs;
+	struct sm_run *runs;
 	struct spacemap sm;
 	ext2_filsys fs;
 	size_t nruns = 0, marks[MAX_DEPTH];
@@ -242,7 +242,7 @@ int main(void)
 				o = SM_PINNED;
 			}
 		} else {
-			runs[nruns++] = (struct sm_seg){ b, len, o };
+			runs[nruns++] = (struct sm_run){ b, len, o };
 		}
 		for (blk64_t k = b; k < b + len; k++)
 			ref[k] = o;
@@ -251,7 +251,7 @@ int main(void)
 	/* The runs come in any order. */
 	for (size_t i = nruns; i > 1; i--) {
 		size_t j = rnd(i);
-		struct sm_seg t = runs[i - 1];
+		struct sm_run t = runs[i - 1];
 
 		runs[i - 1] = runs[j];
 		runs[j] = t;
