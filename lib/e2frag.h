@@ -304,8 +304,6 @@ struct layout {
 	struct layout_pair	*interleave_top;	/* per interleaved entry,
 							 * LAYOUT_OUTLINE_PAIRS: its strongest
 							 * pairs (alternations 0: no more) */
-	uint32_t		*file_interleave;	/* per file: 1 + its index in
-							 * interleaved, or 0 */
 	int			partner_counts_only;	/* layout_opts: partners is NULL */
 	/* sanity.c: what the scan noted for sanity_check_layout, or NULL */
 	struct sanity_notes	*sanity;
@@ -441,12 +439,28 @@ blk64_t blockmap_meta_blocks(blk64_t data, blk64_t per_block);
 
 /* ------------------------------------------------------------------ names.c */
 
+/*
+ * 12 bytes an inode: the name's length is the byte before it in the pool
+ * (a directory entry's name has at most 255), not 4 more in every entry.
+ */
 struct layout_name {
 	ext2_ino_t	ino;
 	ext2_ino_t	parent;		/* 0: no name found (disconnected) */
-	uint32_t	name;		/* offset into name_pool */
-	uint32_t	name_len;
+	uint32_t	name;		/* offset into name_pool of its length byte */
 };
+
+/* N's name (not terminated) and its length; none while N->parent is 0. */
+static inline const char *layout_name_text(const struct layout *layout,
+					   const struct layout_name *n)
+{
+	return layout->name_pool + n->name + 1;
+}
+
+static inline unsigned layout_name_len(const struct layout *layout,
+				       const struct layout_name *n)
+{
+	return n->parent ? (unsigned char)layout->name_pool[n->name] : 0;
+}
 
 /*
  * Absolute path of INO ("/", "/a/b"), or "<ino N>" when no directory

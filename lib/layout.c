@@ -18,7 +18,6 @@ void layout_free(struct layout *layout)
 	free(layout->interleaved);
 	free(layout->partners);
 	free(layout->interleave_top);
-	free(layout->file_interleave);
 	free(layout->set_members);
 	free(layout->sets);
 	free(layout->zones);
@@ -86,12 +85,13 @@ layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 	uint32_t file = f - layout->files;
 	uint64_t i;
 
-	/* Only files in more than one piece can interleave. */
+	/*
+	 * Only files in more than one piece can interleave; those are looked
+	 * up (interleaved is by file), where an index of every file took 4
+	 * bytes a file.
+	 */
 	if (f->pieces < 2)
 		return NULL;
-	if (layout->file_interleave)
-		return layout->file_interleave[file] ?
-			&layout->interleaved[layout->file_interleave[file] - 1] : NULL;
 	i = lower_bound(0, layout->ninterleaved, entry_before, layout->interleaved, &file);
 	return i < layout->ninterleaved && layout->interleaved[i].file == file ?
 		&layout->interleaved[i] : NULL;

@@ -41,14 +41,14 @@ static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
 	if (!n || n->parent || !len || ino == EXT2_ROOT_INO || ino == parent)
 		return 0;
 	ret = util_grow(&layout->name_pool, &layout->name_pool_size,
-			  layout->name_pool_len + len, 1);
+			  layout->name_pool_len + 1 + len, 1);
 	if (ret)
 		return ret;
-	memcpy(layout->name_pool + layout->name_pool_len, name, len);
+	layout->name_pool[layout->name_pool_len] = (char)len;	/* at most 255 */
+	memcpy(layout->name_pool + layout->name_pool_len + 1, name, len);
 	n->parent = parent;
 	n->name = layout->name_pool_len;
-	n->name_len = len;
-	layout->name_pool_len += len;
+	layout->name_pool_len += 1 + len;
 	return 0;
 }
 
@@ -313,12 +313,14 @@ size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 	}
 	for (i = depth - 1; i >= 0; i--) {
 		n = chain[i];
-		need += 1 + n->name_len;
+		unsigned nlen = layout_name_len(layout, n);
+
+		need += 1 + nlen;
 		/* Once a component does not fit, the path stays cut there. */
 		if (need < len) {
 			buf[pos++] = '/';
-			memcpy(buf + pos, layout->name_pool + n->name, n->name_len);
-			pos += n->name_len;
+			memcpy(buf + pos, layout_name_text(layout, n), nlen);
+			pos += nlen;
 			buf[pos] = 0;
 		}
 	}

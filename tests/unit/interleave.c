@@ -184,7 +184,6 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 	free(L.interleaved);
 	free(L.partners);
 	free(L.interleave_top);
-	free(L.file_interleave);
 	free(L.sets);
 	free(L.set_members);
 	if (!packed) {
