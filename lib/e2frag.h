@@ -474,6 +474,16 @@ size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino);
 
 /*
+ * Name the files WANT says (every file when WANT is NULL) that a scan with
+ * LAYOUT_NAMES_LOSSY left nameless, reading the directories again, as a
+ * scan with LAYOUT_NAMES_ALL would have named them.  Not on a filesystem
+ * with inline data (map_names_can_wait): its inline directories are not
+ * read again.  lib/map_names.c.
+ */
+errcode_t layout_names_more(struct layout *layout,
+			    int (*want)(void *priv, uint64_t file), void *priv);
+
+/*
  * Mark the files under PATH (a file, or a directory and everything below)
  * LAYOUT_F_SELECTED.  ENOENT when PATH names nothing.
  */

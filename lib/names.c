@@ -271,6 +271,41 @@ errcode_t names_build(struct layout *layout, struct scan_extra *x,
 	return 0;
 }
 
+errcode_t names_add(struct layout *layout, struct scan_extra *x,
+		    int (*want)(void *priv, uint64_t file), void *priv)
+{
+	struct layout_opts opts;
+	struct layout_name *v;
+	uint64_t i, j = 0, o = 0, more = 0;
+
+	for (i = 0; i < layout->nfiles; i++)
+		more += (!want || want(priv, i)) &&
+			!find_name(layout, layout->files[i].ino);
+	if (!more)
+		return 0;
+	v = calloc(layout->nnames + more, sizeof(*v));
+	if (!v)
+		return ENOMEM;
+	/* Both in inode order: merged, the new ones nameless until read. */
+	for (i = 0; i < layout->nfiles; i++) {
+		ext2_ino_t ino = layout->files[i].ino;
+
+		if ((want && !want(priv, i)) || find_name(layout, ino))
+			continue;
+		while (j < layout->nnames && layout->names[j].ino < ino)
+			v[o++] = layout->names[j++];
+		v[o++].ino = ino;
+	}
+	while (j < layout->nnames)
+		v[o++] = layout->names[j++];
+	free(layout->names);
+	layout->names = v;
+	layout->nnames = o;
+	/* Named files keep their names: set_name gives one only once. */
+	memset(&opts, 0, sizeof(opts));
+	return read_dir_runs(layout, x, &opts);
+}
+
 void names_free(struct layout *layout)
 {
 	free(layout->names);
