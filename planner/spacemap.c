@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "spacemap.h"
 #include "dutil.h"
@@ -495,10 +497,36 @@ errcode_t spacemap_sort(struct sm_run *v, size_t n)
 	return 0;
 }
 
+/*
+ * Give the pages of RUNS[0, N), already in the map, back to the system
+ * (*DONE: where the last release ended).  The chunks grow as the runs are
+ * read: both whole were the planner's peak at a million files.  Whole
+ * pages inside the array only, a megabyte or more at a time; nothing
+ * reads them again (the caller frees RUNS).
+ */
+static void release_runs(const struct sm_run *runs, size_t n, uintptr_t *done)
+{
+#ifdef MADV_DONTNEED
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = *done ? *done : ((uintptr_t)runs + page - 1) & ~(page - 1);
+	uintptr_t hi = (uintptr_t)(runs + n) & ~(page - 1);
+
+	if (hi >= lo + (1 << 20)) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+#else
+	(void)runs;
+	(void)n;
+	(void)done;
+#endif
+}
+
 errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 			 struct sm_run *runs, size_t nruns,
 			 ext2fs_block_bitmap used)
 {
+	uintptr_t released = 0;
 	size_t i, k, fill;
 	blk64_t pos = first;
 	errcode_t ret;
@@ -530,6 +558,8 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 		if (ret)
 			goto errout;
 		pos = runs[i].start + runs[i].len;
+		if (!(i & 4095))
+			release_runs(runs, i, &released);
 	}
 	ret = push_gap(sm, fill, pos, end, used);
 	if (!ret && !sm->nchunks)

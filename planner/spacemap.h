@@ -160,7 +160,9 @@ errcode_t spacemap_sort(struct sm_run *v, size_t n);
 /*
  * Build SM over [FIRST, END) from RUNS (any order, not overlapping: the
  * caller resolved shared blocks); blocks in no run are free when clear in
- * USED, else pinned.  E2F_ERR_CORRUPT_INODE when runs overlap.
+ * USED, else pinned.  E2F_ERR_CORRUPT_INODE when runs overlap.  RUNS is
+ * sorted, and what it holds after is undefined (its pages are given back
+ * as the map is built): the caller only frees it.
  */
 errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 			 struct sm_run *runs, size_t nruns,
