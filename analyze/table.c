@@ -191,7 +191,7 @@ static void cell(char *buf, size_t len, const struct layout *layout,
 		else
 			util_format_size(f->size, buf, len);
 		break;
-	case COL_BLOCKS: snprintf(buf, len, "%llu", (unsigned long long)f->blocks); break;
+	case COL_BLOCKS: snprintf(buf, len, "%llu", (unsigned long long)layout_file_blocks(layout, f)); break;
 	case COL_PIECES: snprintf(buf, len, "%u", f->pieces); break;
 	case COL_EXTENTS: snprintf(buf, len, "%u", f->extents); break;
 	case COL_BEST: snprintf(buf, len, "%u", layout_file_best(layout, f)); break;

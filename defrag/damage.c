@@ -18,7 +18,7 @@ static void keep_clean(ext2_filsys fs)
 }
 
 static int refuse(const char *prog, const char *device, ext2_filsys fs,
-		  const struct layout *layout, errcode_t ret,
+		  struct layout *layout, errcode_t ret,
 		  const struct sanity_finding *found)
 {
 	char what[600];
@@ -32,6 +32,9 @@ static int refuse(const char *prog, const char *device, ext2_filsys fs,
 	if (found->what == SANITY_NONE)
 		return 0;
 	keep_clean(fs);
+	/* Any file may be the one named: all of them (no-op when all are). */
+	if (layout)
+		(void)layout_names_more(layout, NULL, NULL);
 	sanity_describe(layout, found, what, sizeof(what));
 	if (found->problems > 1)
 		fprintf(stderr, "%s: %s: %s (and %llu more %s); run e2fsck -f first. Nothing was changed.\n",

@@ -393,6 +393,26 @@ static int exit_status(const struct plan *plan, const struct run_state *st)
 	return EXIT_OK;
 }
 
+/* Whether the plan lists file I (layout_names_more). */
+static int planned(void *priv, uint64_t i)
+{
+	return ((const struct plan *)priv)->file_at[i] != 0;
+}
+
+/*
+ * Whether the scan may name only the files a summary shows (the planner
+ * orders interleave sets by the names it has), the rest of the plan's
+ * read after planning: every name of a million files, kept through
+ * planning for the few the plan lists, was a fifth of the memory.  PATH
+ * arguments need every name to select, pictures show any file, and the
+ * second reading does not reach inline directories.
+ */
+static int names_after_plan(const struct cli *c, ext2_filsys fs)
+{
+	return !c->sel.npaths && !c->svg_before && !c->svg_after &&
+	       !ext2fs_has_feature_inline_data(fs->super);
+}
+
 static int run(struct cli *c, const char *prog)
 {
 	struct fsopen_info info;
@@ -485,6 +505,7 @@ static int run(struct cli *c, const char *prog)
 	lo.progress = progress_update;
 	lo.progress_priv = &pr;
 	lo.sanity = 1;
+	lo.names = names_after_plan(c, fs) ? LAYOUT_NAMES_LOSSY : LAYOUT_NAMES_ALL;
 	/* Who interleaves with whom is e2frag's report: the sets are enough here. */
 	lo.partner_counts_only = 1;
 
@@ -527,6 +548,11 @@ static int run(struct cli *c, const char *prog)
 	}
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
+		goto out;
+	}
+	if (lo.names != LAYOUT_NAMES_ALL &&
+	    (ret = layout_names_more(layout, planned, plan))) {
+		com_err(prog, ret, "while reading the names in %s", info.device);
 		goto out;
 	}
 	r.prog = prog;

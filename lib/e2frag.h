@@ -120,6 +120,8 @@ enum {
 	 * e2defrag's planner need not read it again (fmap_from_stream).
 	 */
 	LAYOUT_F_PLAIN_MAP  = 1 << 5,
+	/* Owns extent tree blocks: layout->file_etb says how many. */
+	LAYOUT_F_ETB        = 1 << 6,
 };
 
 /* A run of physically consecutive blocks. */
@@ -129,20 +131,21 @@ struct layout_piece {
 };
 
 /*
- * One inode that owns blocks.  Kept small (48 bytes): a scan holds one per
+ * One inode that owns blocks.  Kept small (40 bytes): a scan holds one per
  * file, and e2frag must stay within a few times e2fsck's memory.  What can
  * be derived is: best (layout_file_best), read times (layout_file_times),
- * interleaving (layout_file_interleave), pieces (layout_file_piece).
+ * interleaving (layout_file_interleave), pieces (layout_file_piece), every
+ * block it owns (layout_file_blocks: the few files with extent tree blocks
+ * have their count in layout->file_etb, not 4 bytes in every record).
  */
 struct layout_file {
 	uint64_t	size;		/* i_size, bytes */
-	blk64_t		blocks;		/* every block owned: data, IND/DIND/TIND, ETB (not the EA block) */
+	blk64_t		stream;		/* stream blocks: data and IND/DIND/TIND */
 	uint64_t	where;		/* pieces == 1: its first block; else index of its
 					 * first piece in layout->pieces (logical order) */
 	ext2_ino_t	ino;
 	uint32_t	pieces;		/* doc/design.md: piece */
 	uint32_t	extents;	/* doc/design.md: extent (filefrag's notion) */
-	uint32_t	etb_blocks;	/* extent tree blocks: owned, not read */
 	uint16_t	links;
 	uint8_t		type;		/* enum layout_type */
 	uint8_t		flags;		/* LAYOUT_F_* */
@@ -151,8 +154,14 @@ struct layout_file {
 /* Data and IND blocks: what a sequential read of the file touches. */
 static inline blk64_t layout_stream_blocks(const struct layout_file *f)
 {
-	return f->blocks - f->etb_blocks;
+	return f->stream;
 }
+
+/* Extent tree blocks a file owns (LAYOUT_F_ETB), by inode. */
+struct layout_file_etb {
+	ext2_ino_t	ino;
+	uint32_t	blocks;
+};
 
 /* An interleaved file's partners and set (layout->interleaved, by file). */
 struct layout_interleave {
@@ -265,6 +274,8 @@ struct layout {
 	uint64_t		npieces;
 	struct layout_aux	*aux;		/* sorted by start */
 	uint64_t		naux;
+	struct layout_file_etb	*file_etb;	/* files with LAYOUT_F_ETB, by inode */
+	uint64_t		nfile_etb;
 	struct layout_interleave *interleaved;	/* sorted by file index */
 	uint64_t		ninterleaved;
 	ext2_ino_t		*partners;	/* inode numbers, per file in the
@@ -295,8 +306,6 @@ struct layout {
 	struct layout_pair	*interleave_top;	/* per interleaved entry,
 							 * LAYOUT_OUTLINE_PAIRS: its strongest
 							 * pairs (alternations 0: no more) */
-	uint32_t		*file_interleave;	/* per file: 1 + its index in
-							 * interleaved, or 0 */
 	int			partner_counts_only;	/* layout_opts: partners is NULL */
 	/* sanity.c: what the scan noted for sanity_check_layout, or NULL */
 	struct sanity_notes	*sanity;
@@ -354,6 +363,16 @@ layout_file_piece(const struct layout *layout, const struct layout_file *f,
 
 /* Fewest pieces F could have here (doc/design.md: best). */
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f);
+
+/* Extent tree blocks F owns (owned, not read). */
+uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *f);
+
+/* Every block F owns: its stream and its extent tree (not the EA block). */
+static inline blk64_t layout_file_blocks(const struct layout *layout,
+					 const struct layout_file *f)
+{
+	return f->stream + layout_file_etb(layout, f);
+}
 
 /* Modeled and ideal seconds to read F (doc/design.md: modeled read time). */
 void layout_file_times(const struct layout *layout, const struct layout_file *f,
@@ -422,12 +441,28 @@ blk64_t blockmap_meta_blocks(blk64_t data, blk64_t per_block);
 
 /* ------------------------------------------------------------------ names.c */
 
+/*
+ * 12 bytes an inode: the name's length is the byte before it in the pool
+ * (a directory entry's name has at most 255), not 4 more in every entry.
+ */
 struct layout_name {
 	ext2_ino_t	ino;
 	ext2_ino_t	parent;		/* 0: no name found (disconnected) */
-	uint32_t	name;		/* offset into name_pool */
-	uint32_t	name_len;
+	uint32_t	name;		/* offset into name_pool of its length byte */
 };
+
+/* N's name (not terminated) and its length; none while N->parent is 0. */
+static inline const char *layout_name_text(const struct layout *layout,
+					   const struct layout_name *n)
+{
+	return layout->name_pool + n->name + 1;
+}
+
+static inline unsigned layout_name_len(const struct layout *layout,
+				       const struct layout_name *n)
+{
+	return n->parent ? (unsigned char)layout->name_pool[n->name] : 0;
+}
 
 /*
  * Absolute path of INO ("/", "/a/b"), or "<ino N>" when no directory
@@ -439,6 +474,16 @@ size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 
 /* The directory INO was found in (its first name's), or 0 when none. */
 ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino);
+
+/*
+ * Name the files WANT says (every file when WANT is NULL) that a scan with
+ * LAYOUT_NAMES_LOSSY left nameless, reading the directories again, as a
+ * scan with LAYOUT_NAMES_ALL would have named them.  Not on a filesystem
+ * with inline data (map_names_can_wait): its inline directories are not
+ * read again.  lib/map_names.c.
+ */
+errcode_t layout_names_more(struct layout *layout,
+			    int (*want)(void *priv, uint64_t file), void *priv);
 
 /*
  * Mark the files under PATH (a file, or a directory and everything below)

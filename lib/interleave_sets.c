@@ -32,17 +32,13 @@ errcode_t interleave_fill_sets(struct layout *layout, struct interleave_work *w)
 	free(set_of);
 	layout->sets = calloc(nsets ? nsets : 1, sizeof(*layout->sets));
 	layout->set_members = malloc((n ? n : 1) * sizeof(uint32_t));
-	layout->file_interleave = calloc(layout->nfiles + 1,
-					 sizeof(*layout->file_interleave));
-	if (!layout->sets || !layout->set_members || !layout->file_interleave)
+	if (!layout->sets || !layout->set_members)
 		return ENOMEM;
 	layout->nsets = nsets;
 	layout->nset_members = n;
 	/* Count members, lay out the member array, then fill it. */
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		layout->sets[layout->interleaved[i].set - 1].members++;
-		layout->file_interleave[layout->interleaved[i].file] = i + 1;
-	}
 	for (i = 0, nmembers = 0; i < nsets; i++) {
 		layout->sets[i].first_member = nmembers;
 		nmembers += layout->sets[i].members;

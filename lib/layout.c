@@ -14,10 +14,10 @@ void layout_free(struct layout *layout)
 	free(layout->files);
 	free(layout->pieces);
 	free(layout->aux);
+	free(layout->file_etb);
 	free(layout->interleaved);
 	free(layout->partners);
 	free(layout->interleave_top);
-	free(layout->file_interleave);
 	free(layout->set_members);
 	free(layout->sets);
 	free(layout->zones);
@@ -44,6 +44,24 @@ int64_t layout_find(const struct layout *layout, ext2_ino_t ino)
 	return i < layout->nfiles && layout->files[i].ino == ino ? (int64_t)i : -1;
 }
 
+uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *f)
+{
+	uint64_t lo = 0, hi = layout->nfile_etb;
+
+	if (!(f->flags & LAYOUT_F_ETB))
+		return 0;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (layout->file_etb[mid].ino < f->ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < layout->nfile_etb && layout->file_etb[lo].ino == f->ino ?
+		layout->file_etb[lo].blocks : 0;
+}
+
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f)
 {
 	return zones_best(layout, layout_stream_blocks(f));
@@ -67,12 +85,13 @@ layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 	uint32_t file = f - layout->files;
 	uint64_t i;
 
-	/* Only files in more than one piece can interleave. */
+	/*
+	 * Only files in more than one piece can interleave; those are looked
+	 * up (interleaved is by file), where an index of every file took 4
+	 * bytes a file.
+	 */
 	if (f->pieces < 2)
 		return NULL;
-	if (layout->file_interleave)
-		return layout->file_interleave[file] ?
-			&layout->interleaved[layout->file_interleave[file] - 1] : NULL;
 	i = lower_bound(0, layout->ninterleaved, entry_before, layout->interleaved, &file);
 	return i < layout->ninterleaved && layout->interleaved[i].file == file ?
 		&layout->interleaved[i] : NULL;
@@ -100,21 +119,23 @@ void layout_summarize(struct layout *layout, int all)
 		const struct layout_file *f = &layout->files[i];
 		uint32_t best;
 		double read, ideal;
+		blk64_t blocks;
 
 		if (!all && !(f->flags & LAYOUT_F_SELECTED))
 			continue;
+		blocks = layout_file_blocks(layout, f);
 		best = layout_file_best(layout, f);
 		readmodel_file(&layout->model, layout, f, best, &read, &ideal);
 		s->files++;
 		s->pieces += f->pieces;
 		s->best_pieces += best;
 		s->extents += f->extents;
-		s->blocks += f->blocks;
+		s->blocks += blocks;
 		if (f->pieces > 1)
 			s->fragmented_files++;
 		/* e2fsck counts the EA block too when it compares with a group. */
 		if (f->pieces > 1 &&
-		    f->blocks + !!(f->flags & LAYOUT_F_HAS_XATTR_BLOCK) < bpg)
+		    blocks + !!(f->flags & LAYOUT_F_HAS_XATTR_BLOCK) < bpg)
 			s->fragmented_small_files++;
 		if (f->pieces > best)
 			s->avoidably_fragmented_files++;

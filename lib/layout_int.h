@@ -33,6 +33,12 @@ struct scan_extra {
 errcode_t names_build(struct layout *layout, struct scan_extra *extra,
 		      const struct layout_opts *opts);
 void names_free(struct layout *layout);
+/*
+ * Entries for the files WANT says (all when WANT is NULL) that have none
+ * yet, named from the directories of EXTRA (its inline ones aside).
+ */
+errcode_t names_add(struct layout *layout, struct scan_extra *extra,
+		    int (*want)(void *priv, uint64_t file), void *priv);
 
 /* fsopen.c */
 /*

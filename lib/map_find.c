@@ -436,11 +436,13 @@ static errcode_t dir_get(struct map_find_index *x, ext2_ino_t ino, int depth,
 		len = strlen(x->pool + x->dirs[parent].path);
 		if (len == 1)
 			len = 0;	/* the root: "/" + name */
-		if (len + 1 + nm->name_len < sizeof(path)) {
+		unsigned nlen = layout_name_len(layout, nm);
+
+		if (len + 1 + nlen < sizeof(path)) {
 			memcpy(path, x->pool + x->dirs[parent].path, len);
 			path[len] = '/';
-			memcpy(path + len + 1, layout->name_pool + nm->name, nm->name_len);
-			len += 1 + nm->name_len;
+			memcpy(path + len + 1, layout_name_text(layout, nm), nlen);
+			len += 1 + nlen;
 			path[len] = 0;
 		} else {
 			len = layout_path(layout, ino, path, sizeof(path));
@@ -477,13 +479,14 @@ static int cmp_member_name(const void *a, const void *b, void *arg)
 	const struct layout *layout = arg;
 	const struct find_member *x = a, *y = b;
 	const struct layout_name *nx = &layout->names[x->name], *ny = &layout->names[y->name];
-	int c = memcmp(layout->name_pool + nx->name, layout->name_pool + ny->name,
-		       nx->name_len < ny->name_len ? nx->name_len : ny->name_len);
+	unsigned lx = layout_name_len(layout, nx), ly = layout_name_len(layout, ny);
+	int c = memcmp(layout_name_text(layout, nx), layout_name_text(layout, ny),
+		       lx < ly ? lx : ly);
 
 	if (c)
 		return c;
-	if (nx->name_len != ny->name_len)
-		return nx->name_len < ny->name_len ? -1 : 1;
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
 	return x->file < y->file ? -1 : x->file > y->file;
 }
 
@@ -527,7 +530,7 @@ static errcode_t index_names(struct map_find_index *x)
 	unsigned char *p;
 
 	for (i = 0; i < x->nmembers; i++)
-		len += 1 + layout->names[x->members[i].name].name_len;
+		len += 1 + layout_name_len(layout, &layout->names[x->members[i].name]);
 	p = x->names = malloc(len);
 	x->names_at = malloc((x->ndirs + 1) * sizeof(*x->names_at));
 	if (!p || !x->names_at)
@@ -535,12 +538,12 @@ static errcode_t index_names(struct map_find_index *x)
 	for (i = 0, r = 0; i < x->nmembers; i++) {
 		const struct layout_name *nm = &layout->names[x->members[i].name];
 		/* A directory entry's name is at most 255 bytes. */
-		unsigned n = nm->name_len < 255 ? nm->name_len : 255;
+		unsigned n = layout_name_len(layout, nm);
 
 		while (r < x->ndirs && x->group[r] == i)	/* the groups starting here */
 			x->names_at[r++] = p - x->names;
 		*p++ = n;
-		memcpy(p, layout->name_pool + nm->name, n);
+		memcpy(p, layout_name_text(layout, nm), n);
 		p += n;
 	}
 	while (r <= x->ndirs)

@@ -57,7 +57,7 @@ static errcode_t hl_add_file(struct map_highlight *hl, const struct layout *layo
 			return ret;
 	}
 	/* Most files have no aux blocks: no need to look through them all. */
-	if (!f->etb_blocks && !(f->flags & LAYOUT_F_HAS_XATTR_BLOCK))
+	if (!(f->flags & (LAYOUT_F_ETB | LAYOUT_F_HAS_XATTR_BLOCK)))
 		return 0;
 	for (i = 0; i < layout->naux; i++) {
 		if (layout->aux[i].ino != f->ino)

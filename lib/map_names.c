@@ -73,22 +73,15 @@ int map_names_can_wait(ext2_filsys fs)
 	return !ext2fs_has_feature_inline_data(fs->super);
 }
 
-errcode_t map_names_read(struct layout *layout, e2f_progress_fn progress, void *priv)
+/* The data blocks of every directory of LAYOUT into X->dir_runs. */
+static errcode_t collect_dir_runs(struct layout *layout, struct scan_extra *x)
 {
 	ext2_filsys fs = layout->fs;
-	struct layout_opts opts;
-	struct scan_extra x;
 	char *buf = NULL;
 	uint64_t i;
 	uint32_t p;
 	errcode_t ret;
 
-	memset(&x, 0, sizeof(x));
-	memset(&opts, 0, sizeof(opts));
-	opts.model = layout->model;
-	opts.names = LAYOUT_NAMES_ALL;
-	opts.progress = progress;
-	opts.progress_priv = priv;
 	ret = ext2fs_get_mem(3 * fs->blocksize, &buf);
 	if (ret)
 		return ret;
@@ -98,26 +91,57 @@ errcode_t map_names_read(struct layout *layout, e2f_progress_fn progress, void *
 		if (f->type != LAYOUT_DIR)
 			continue;
 		if (!(f->flags & LAYOUT_F_CORRUPT) &&
-		    ((f->flags & LAYOUT_F_EXTENTS) || f->blocks <= EXT2_NDIR_BLOCKS)) {
+		    ((f->flags & LAYOUT_F_EXTENTS) || f->stream <= EXT2_NDIR_BLOCKS)) {
 			for (p = 0; p < f->pieces && !ret; p++) {
 				struct layout_piece pc = layout_file_piece(layout, f, p);
 
-				ret = add_dir_run(&x, f->ino, pc.start, pc.len);
+				ret = add_dir_run(x, f->ino, pc.start, pc.len);
 			}
 		} else {
-			ret = walk_dir(fs, &x, f->ino, buf);
+			ret = walk_dir(fs, x, f->ino, buf);
 		}
 		if (ret)
-			goto out;
+			break;
 	}
-	/* What the scan named without reading directories goes: all are named now. */
-	names_free(layout);
-	layout->nnames = layout->name_pool_len = layout->name_pool_size = 0;
-	ret = names_build(layout, &x, &opts);
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+errcode_t map_names_read(struct layout *layout, e2f_progress_fn progress, void *priv)
+{
+	struct layout_opts opts;
+	struct scan_extra x;
+	errcode_t ret;
+
+	memset(&x, 0, sizeof(x));
+	memset(&opts, 0, sizeof(opts));
+	opts.model = layout->model;
+	opts.names = LAYOUT_NAMES_ALL;
+	opts.progress = progress;
+	opts.progress_priv = priv;
+	ret = collect_dir_runs(layout, &x);
+	if (!ret) {
+		/* What the scan named without reading directories goes: all are named now. */
+		names_free(layout);
+		layout->nnames = layout->name_pool_len = layout->name_pool_size = 0;
+		ret = names_build(layout, &x, &opts);
+	}
 	if (!ret)
 		interleave_order_sets(layout);
-out:
 	free(x.dir_runs);
-	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+errcode_t layout_names_more(struct layout *layout,
+			    int (*want)(void *priv, uint64_t file), void *priv)
+{
+	struct scan_extra x;
+	errcode_t ret;
+
+	memset(&x, 0, sizeof(x));
+	ret = collect_dir_runs(layout, &x);
+	if (!ret)
+		ret = names_add(layout, &x, want, priv);
+	free(x.dir_runs);
 	return ret;
 }

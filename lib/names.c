@@ -41,14 +41,14 @@ static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
 	if (!n || n->parent || !len || ino == EXT2_ROOT_INO || ino == parent)
 		return 0;
 	ret = util_grow(&layout->name_pool, &layout->name_pool_size,
-			  layout->name_pool_len + len, 1);
+			  layout->name_pool_len + 1 + len, 1);
 	if (ret)
 		return ret;
-	memcpy(layout->name_pool + layout->name_pool_len, name, len);
+	layout->name_pool[layout->name_pool_len] = (char)len;	/* at most 255 */
+	memcpy(layout->name_pool + layout->name_pool_len + 1, name, len);
 	n->parent = parent;
 	n->name = layout->name_pool_len;
-	n->name_len = len;
-	layout->name_pool_len += len;
+	layout->name_pool_len += 1 + len;
 	return 0;
 }
 
@@ -271,6 +271,41 @@ errcode_t names_build(struct layout *layout, struct scan_extra *x,
 	return 0;
 }
 
+errcode_t names_add(struct layout *layout, struct scan_extra *x,
+		    int (*want)(void *priv, uint64_t file), void *priv)
+{
+	struct layout_opts opts;
+	struct layout_name *v;
+	uint64_t i, j = 0, o = 0, more = 0;
+
+	for (i = 0; i < layout->nfiles; i++)
+		more += (!want || want(priv, i)) &&
+			!find_name(layout, layout->files[i].ino);
+	if (!more)
+		return 0;
+	v = calloc(layout->nnames + more, sizeof(*v));
+	if (!v)
+		return ENOMEM;
+	/* Both in inode order: merged, the new ones nameless until read. */
+	for (i = 0; i < layout->nfiles; i++) {
+		ext2_ino_t ino = layout->files[i].ino;
+
+		if ((want && !want(priv, i)) || find_name(layout, ino))
+			continue;
+		while (j < layout->nnames && layout->names[j].ino < ino)
+			v[o++] = layout->names[j++];
+		v[o++].ino = ino;
+	}
+	while (j < layout->nnames)
+		v[o++] = layout->names[j++];
+	free(layout->names);
+	layout->names = v;
+	layout->nnames = o;
+	/* Named files keep their names: set_name gives one only once. */
+	memset(&opts, 0, sizeof(opts));
+	return read_dir_runs(layout, x, &opts);
+}
+
 void names_free(struct layout *layout)
 {
 	free(layout->names);
@@ -313,12 +348,14 @@ size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 	}
 	for (i = depth - 1; i >= 0; i--) {
 		n = chain[i];
-		need += 1 + n->name_len;
+		unsigned nlen = layout_name_len(layout, n);
+
+		need += 1 + nlen;
 		/* Once a component does not fit, the path stays cut there. */
 		if (need < len) {
 			buf[pos++] = '/';
-			memcpy(buf + pos, layout->name_pool + n->name, n->name_len);
-			pos += n->name_len;
+			memcpy(buf + pos, layout_name_text(layout, n), nlen);
+			pos += nlen;
 			buf[pos] = 0;
 		}
 	}

@@ -27,29 +27,15 @@ static inline blk64_t radix_key(const char *p, size_t key)
 	return k;
 }
 
-/*
- * Sort the N elements of SIZE bytes at V by the blk64_t at offset KEY in
- * each, keeping the order of equal ones.  MAX is the largest key (or
- * more).  ENOMEM, V unchanged, when the scratch space cannot be had.
- */
-static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
-					    size_t key, blk64_t max)
+/* The LSD passes over N elements at V, TMP (N elements) and COUNT their scratch. */
+static inline void radix_sort_passes(char *v, uint64_t n, size_t size,
+				     size_t key, blk64_t max, char *tmp,
+				     uint64_t *count)
 {
 	enum { BITS = 12, BUCKETS = 1 << BITS };
-	char *tmp, *src = v, *dst;
-	uint64_t *count;
+	char *src = v, *dst = tmp;
 	unsigned shift;
 
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * size);
-	count = malloc(BUCKETS * sizeof(*count));
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
-		return ENOMEM;
-	}
-	dst = tmp;
 	for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
 		uint64_t i, sum = 0;
 		char *t;
@@ -71,8 +57,46 @@ static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
 		src = dst;
 		dst = t;
 	}
-	if (src != (char *)v)
+	if (src != v)
 		memcpy(v, src, n * size);
+}
+
+/*
+ * Sort the N elements of SIZE bytes at V by the blk64_t at offset KEY in
+ * each, keeping the order of equal ones.  MAX is the largest key (or
+ * more).  ENOMEM, V unchanged, when the scratch space cannot be had.
+ *
+ * The scratch is half the array, not all of it: each half is sorted on
+ * its own, then the first half, copied out, is merged with the second
+ * (equal keys from the first half first: stable).  The sort's copy was
+ * the peak of memory for the map and the planner at a million files.
+ */
+static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
+					    size_t key, blk64_t max)
+{
+	char *tmp, *a = v;
+	uint64_t *count, h = n / 2, i, j, o;
+
+	if (n < 2)
+		return 0;
+	tmp = malloc((n - h) * size);
+	count = malloc((1 << 12) * sizeof(*count));
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return ENOMEM;
+	}
+	radix_sort_passes(a, h, size, key, max, tmp, count);
+	radix_sort_passes(a + h * size, n - h, size, key, max, tmp, count);
+	memcpy(tmp, a, h * size);
+	/* Output never overtakes the second half's reading: o = i + (j - h) <= j. */
+	for (i = 0, j = h, o = 0; i < h && j < n; o++) {
+		if (radix_key(a + j * size, key) < radix_key(tmp + i * size, key))
+			memcpy(a + o * size, a + j++ * size, size);
+		else
+			memcpy(a + o * size, tmp + i++ * size, size);
+	}
+	memcpy(a + o * size, tmp + i * size, (h - i) * size);
 	free(tmp);
 	free(count);
 	return 0;

@@ -134,7 +134,7 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	json_object_set_new(o, "path", path_json(layout, f->ino));
 	json_object_set_new(o, "type", json_string(layout_type_name(f->type)));
 	json_object_set_new(o, "size", json_integer(f->size));
-	json_object_set_new(o, "blocks", json_integer(f->blocks));
+	json_object_set_new(o, "blocks", json_integer(layout_file_blocks(layout, f)));
 	json_object_set_new(o, "pieces", json_integer(f->pieces));
 	json_object_set_new(o, "extents", json_integer(f->extents));
 	json_object_set_new(o, "best", json_integer(layout_file_best(layout, f)));

@@ -37,7 +37,7 @@ struct deferred {
 struct scan_state {
 	struct layout		*layout;
 	struct scan_extra	*extra;
-	uint64_t		files_cap, pieces_cap, aux_cap;
+	uint64_t		files_cap, pieces_cap, aux_cap, file_etb_cap;
 	char			*block_buf;
 	struct deferred		*deferred;
 	uint64_t		ndeferred, deferred_cap;
@@ -54,6 +54,7 @@ struct file_acc {
 	blk64_t			data_lend;	/* one past the last data block, logical */
 	blk64_t			data_pend;	/* ... and physical */
 	blk64_t			init_end;	/* one past the last initialized data block, logical */
+	uint32_t		etb;		/* extent tree blocks */
 	int			hole;		/* an unmapped logical block before data_lend */
 	int			reserved;	/* a reserved inode: blocks are fixed metadata */
 };
@@ -65,7 +66,7 @@ static errcode_t acc_stream(struct file_acc *a, blk64_t pblk, blk64_t len)
 	struct layout_piece *p;
 	errcode_t ret;
 
-	a->f->blocks += len;
+	a->f->stream += len;
 	if (a->f->pieces && a->stream_end == pblk) {
 		layout->pieces[layout->npieces - 1].len += len;
 		a->stream_end += len;
@@ -148,8 +149,7 @@ static errcode_t acc_etb(void *priv, blk64_t pblk)
 {
 	struct file_acc *a = priv;
 
-	a->f->blocks++;
-	a->f->etb_blocks++;
+	a->etb++;
 	return add_aux(a->layout, &a->s->aux_cap, pblk, a->f->ino, LAYOUT_AUX_ETB);
 }
 
@@ -184,7 +184,7 @@ static int special_inode(ext2_filsys fs, ext2_ino_t ino)
 
 /* Move a reserved inode's pieces out of the file list, into the fixed set. */
 static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
-			       struct layout_file *f, uint64_t first)
+			       struct layout_file *f, uint64_t first, uint32_t etb)
 {
 	struct layout_reserved *r = NULL;
 	uint64_t i;
@@ -196,7 +196,7 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 		r = &layout->resize;
 	if (r) {
 		r->ino = f->ino;
-		r->blocks = f->blocks;
+		r->blocks = f->stream + etb;
 		r->pieces = f->pieces;
 		free(r->runs);
 		r->runs = malloc((f->pieces ? f->pieces : 1) * sizeof(*r->runs));
@@ -241,9 +241,9 @@ static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
 		 * ext2fs_extent_header_verify wants it (2 to 4 in i_block). */
 		return ext2fs_le16_to_cpu(eh->eh_magic) == EXT3_EXT_MAGIC &&
 		       !eh->eh_depth && max >= 2 && max <= 4 && entries <= max &&
-		       entries == a->f->pieces && !a->f->etb_blocks;
+		       entries == a->f->pieces && !a->etb;
 	}
-	return a->f->blocks - a->data_seen ==
+	return a->f->stream - a->data_seen ==
 		blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
 }
 
@@ -399,13 +399,23 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 				layout->aux[i].len;
 		}
 		layout->naux = first_aux;
-		return take_reserved(layout, s->extra, f, first_piece);
+		return take_reserved(layout, s->extra, f, first_piece, a.etb);
 	}
 	if (f->flags & LAYOUT_F_CORRUPT)
 		layout->summary.corrupt_files++;
-	if (!f->blocks) {
+	if (!f->stream && !a.etb) {
 		/* Only an EA block: nothing to report, but the map shows it. */
 		return 0;
+	}
+	if (a.etb) {
+		/* Inode order: extent files are never deferred (deferrable). */
+		ret = util_grow(&layout->file_etb, &s->file_etb_cap,
+				  layout->nfile_etb + 1, sizeof(*layout->file_etb));
+		if (ret)
+			return ret;
+		layout->file_etb[layout->nfile_etb].ino = ino;
+		layout->file_etb[layout->nfile_etb++].blocks = a.etb;
+		f->flags |= LAYOUT_F_ETB;
 	}
 	if (f->pieces == 1) {
 		/* Most files: keep the one piece in the file itself. */

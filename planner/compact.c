@@ -49,7 +49,7 @@ static errcode_t find_gaps(struct compact *c)
 	blk64_t last_end = 0;	/* where the last gap ends (past metadata, span) */
 
 	for (i = 0; i < sm->n; i++) {
-		const struct sm_seg *s = &SM_SEG(sm, i);
+		const struct sm_seg sv = SM_SEG(sm, i), *s = &sv;
 		int in = s->owner == SM_FREE || is_member(c, s->owner);
 
 		if (c->span && s->owner == SM_META && c->ngaps && s->start == last_end) {

@@ -434,11 +434,12 @@ errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved)
 
 		while (o < e && !ret) {
 			blk64_t left, fin = compact_fin(c, f, o, &left), m = e - o;
-			const struct sm_seg *g;
+			struct sm_seg gv;
+			const struct sm_seg *g = &gv;
 
 			if (left && left < m)
 				m = left;	/* the rest goes to the next zone */
-			g = &SM_SEG(sm, spacemap_find(sm, fin));
+			gv = SM_SEG(sm, spacemap_find(sm, fin));
 			if (g->start + g->len - fin < m)
 				m = g->start + g->len - fin;
 			if (fin != b && g->owner == SM_FREE)

@@ -204,7 +204,8 @@ int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 
 	while (len) {
 		struct layout_piece *r;
-		const struct sm_seg *g;
+		struct sm_seg gv;
+		const struct sm_seg *g = &gv;
 		blk64_t n, at;
 
 		if (c->cand_next >= c->ncand)
@@ -212,7 +213,7 @@ int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 		r = &c->cand[c->cand_next];
 		at = r->start + c->cand_off;
 		n = r->len - c->cand_off < len ? r->len - c->cand_off : len;
-		g = &SM_SEG(sm, spacemap_find(sm, at));
+		gv = SM_SEG(sm, spacemap_find(sm, at));
 		if (g->start + g->len - at < n)
 			n = g->start + g->len - at;
 		if (g->owner == SM_FREE) {
@@ -288,10 +289,11 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 		int direct = 0;
 
 		if (c->member[f] == 1) {
-			const struct sm_seg *g;
+			struct sm_seg gv;
+			const struct sm_seg *g = &gv;
 
 			fin = compact_fin(c, f, so, &left);
-			g = &SM_SEG(sm, spacemap_find(sm, fin));
+			gv = SM_SEG(sm, spacemap_find(sm, fin));
 			if (left && left < n)
 				n = left;	/* the rest goes to the next zone */
 

@@ -135,7 +135,7 @@ static errcode_t find_joins(struct consol *c)
 
 	c->njoins = 0;
 	for (s = 0; s < sm->n; s++) {
-		const struct sm_seg *g = &SM_SEG(sm, s);
+		const struct sm_seg gv = SM_SEG(sm, s), *g = &gv;
 		blk64_t lo, hi, cost;
 
 		if (g->owner == SM_META)

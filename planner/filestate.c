@@ -146,7 +146,7 @@ static void edge_reach(const struct planner *p, const struct spacemap *sm,
 	if (start > sm->first) {
 		i = spacemap_find(sm, start - 1);
 		for (k = 0; k < EDGE_LOOK; k++, i--) {
-			const struct sm_seg *g = &SM_SEG(sm, i);
+			const struct sm_seg gv = SM_SEG(sm, i), *g = &gv;
 
 			if (!will_be_free(p, g->owner, going, ngoing))
 				break;
@@ -159,7 +159,7 @@ static void edge_reach(const struct planner *p, const struct spacemap *sm,
 	if (end < sm->end) {
 		i = spacemap_find(sm, end);
 		for (k = 0; k < EDGE_LOOK && i < sm->n; k++, i++) {
-			const struct sm_seg *g = &SM_SEG(sm, i);
+			const struct sm_seg gv = SM_SEG(sm, i), *g = &gv;
 
 			if (!will_be_free(p, g->owner, going, ngoing))
 				break;

@@ -189,8 +189,9 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 	run.start = at;
 	run.len = need;
 	/* place_members wants a unit: this file alone. */
-	one.first = p->member_at[file] == NO_MEMBER ? p->nmembers :
-		p->member_at[file];
+	one.first = planner_member_at(p, file);
+	if (one.first == NO_MEMBER)
+		one.first = p->nmembers;
 	if (one.first == p->nmembers || kind != MOVE_EVACUATE) {
 		/* Not a candidate (or not its own move): commit directly. */
 		struct layout_piece meta = { at, need - layout_stream_blocks(&p->layout->files[file]) };
@@ -241,7 +242,7 @@ static blk64_t in_place_cost(struct planner *p, uint32_t file, blk64_t t,
 	    planner_zone_of(p, t) != planner_zone_of(p, t + n - 1))
 		return ~(blk64_t)0;
 	for (s = spacemap_find(sm, t); s < sm->n && SM_SEG(sm, s).start < t + n; s++) {
-		const struct sm_seg *g = &SM_SEG(sm, s);
+		const struct sm_seg gv = SM_SEG(sm, s), *g = &gv;
 		blk64_t a = g->start > t ? g->start : t;
 		blk64_t b = g->start + g->len < t + n ? g->start + g->len : t + n;
 
@@ -383,7 +384,7 @@ static errcode_t free_stretches(const struct spacemap *sm, blk64_t limit,
 	if (!f)
 		return ENOMEM;
 	for (i = 0; i < sm->n && SM_SEG(sm, i).start < limit; i++) {
-		const struct sm_seg *g = &SM_SEG(sm, i);
+		const struct sm_seg gv = SM_SEG(sm, i), *g = &gv;
 
 		if (g->owner != SM_FREE)
 			continue;

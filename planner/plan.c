@@ -198,7 +198,9 @@ static int64_t freest_zone(const struct planner *p, int rank)
 /* Index of FILE in p->members, for a unit of its own; -1 if not a candidate. */
 static int64_t member_index(const struct planner *p, uint32_t file)
 {
-	return p->member_at[file] == NO_MEMBER ? -1 : (int64_t)p->member_at[file];
+	uint32_t m = planner_member_at(p, file);
+
+	return m == NO_MEMBER ? -1 : (int64_t)m;
 }
 
 /* Candidates not at best (pending, or placed in more pieces than best). */
@@ -601,7 +603,7 @@ out:
 	free(p.etb);
 	free(p.units);
 	free(p.members);
-	free(p.member_at);
+	free(p.member_keys);
 	free(p.owner_count);
 	while (p.snap)
 		psnap_forget(&p);

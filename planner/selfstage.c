@@ -32,7 +32,7 @@ static errcode_t free_outside(const struct planner *p, blk64_t limit,
 	if (!f)
 		return ENOMEM;
 	for (i = 0; i < sm->n && SM_SEG(sm, i).start < limit; i++) {
-		const struct sm_seg *g = &SM_SEG(sm, i);
+		const struct sm_seg gv = SM_SEG(sm, i), *g = &gv;
 		blk64_t a = g->start, b = g->start + g->len;
 
 		if (g->owner != SM_FREE)

@@ -14,7 +14,7 @@
 #include "compare.h"
 
 /* Sort RUNS and clip overlaps among unmovable owners (EA blocks shared by inodes). */
-static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
+static errcode_t resolve_overlaps(struct sm_run *runs, size_t *n)
 {
 	size_t i, o = 0;
 	errcode_t ret = spacemap_sort(runs, *n);
@@ -22,10 +22,10 @@ static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 	if (ret)
 		return ret;
 	for (i = 0; i < *n; i++) {
-		struct sm_seg r = runs[i];
+		struct sm_run r = runs[i];
 
 		if (o) {
-			struct sm_seg *prev = &runs[o - 1];
+			struct sm_run *prev = &runs[o - 1];
 			blk64_t pend = prev->start + prev->len;
 
 			if (r.start < pend) {
@@ -44,14 +44,21 @@ static errcode_t resolve_overlaps(struct sm_seg *runs, size_t *n)
 	return 0;
 }
 
-static errcode_t add_seg(struct sm_seg **runs, size_t *n, size_t *cap,
+static errcode_t add_seg(struct sm_run **runs, size_t *n, size_t *cap,
 			 blk64_t start, blk64_t len, uint32_t owner)
 {
-	if (grow_n(runs, cap, *n + 1, sizeof(**runs)))
-		return ENOMEM;
-	(*runs)[*n].start = start;
-	(*runs)[*n].len = len;
-	(*runs)[(*n)++].owner = owner;
+	do {
+		/* Runs hold less than 2^32 blocks: a longer one in parts. */
+		uint32_t part = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+
+		if (grow_n(runs, cap, *n + 1, sizeof(**runs)))
+			return ENOMEM;
+		(*runs)[*n].start = start;
+		(*runs)[*n].len = part;
+		(*runs)[(*n)++].owner = owner;
+		start += part;
+		len -= part;
+	} while (len);
 	return 0;
 }
 
@@ -61,7 +68,7 @@ errcode_t planner_build_space(struct planner *p)
 	struct layout *layout = p->layout;
 	ext2_filsys fs = p->fs;
 	struct layout_aux *aux;
-	struct sm_seg *runs = NULL;
+	struct sm_run *runs = NULL;
 	size_t nruns = 0, cap = 0;
 	blk64_t first = fs->super->s_first_data_block;
 	blk64_t end = ext2fs_blocks_count(fs->super), s, e;
@@ -189,6 +196,23 @@ static int cmp_unit(const void *a, const void *b, void *arg)
 	       members[x->first] > members[y->first];
 }
 
+static int cmp_member_key(const void *a, const void *b)
+{
+	const struct member_key *x = a, *y = b;
+
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+uint32_t planner_member_at(const struct planner *p, uint32_t file)
+{
+	struct member_key key = { file, 0 };
+	const struct member_key *k = p->nmembers ?
+		bsearch(&key, p->member_keys, p->nmembers, sizeof(key),
+			cmp_member_key) : NULL;
+
+	return k ? k->at : NO_MEMBER;
+}
+
 errcode_t planner_build_units(struct planner *p)
 {
 	struct layout *layout = p->layout;
@@ -201,9 +225,9 @@ errcode_t planner_build_units(struct planner *p)
 		cap += !!(p->pf[i].flags & PF_PENDING);
 	p->members = malloc(cap * sizeof(*p->members));
 	p->units = malloc(cap * sizeof(*p->units));
-	p->member_at = malloc((layout->nfiles + 1) * sizeof(*p->member_at));
+	p->member_keys = malloc(cap * sizeof(*p->member_keys));
 	in_unit = calloc(layout->nfiles + 1, 1);
-	if (!p->members || !p->units || !p->member_at || !in_unit) {
+	if (!p->members || !p->units || !p->member_keys || !in_unit) {
 		free(in_unit);
 		return ENOMEM;
 	}
@@ -243,10 +267,11 @@ errcode_t planner_build_units(struct planner *p)
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);
-	for (i = 0; i < layout->nfiles; i++)
-		p->member_at[i] = NO_MEMBER;
-	for (i = 0; i < p->nmembers; i++)
-		p->member_at[p->members[i]] = i;
+	for (i = 0; i < p->nmembers; i++) {
+		p->member_keys[i].file = p->members[i];
+		p->member_keys[i].at = i;
+	}
+	sort_n(p->member_keys, p->nmembers, sizeof(*p->member_keys), cmp_member_key);
 	sort_n_r(p->units, p->nunits, sizeof(*p->units), cmp_unit, p->members);
 	return 0;
 }

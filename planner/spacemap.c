@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "spacemap.h"
 #include "dutil.h"
@@ -210,7 +212,7 @@ static void set_hint(struct spacemap *sm, size_t k)
 	sm->hint_first = fen_prefix(sm, k);
 }
 
-struct sm_seg *spacemap_seg_slow(const struct spacemap *sm, size_t i)
+struct sm_cell *spacemap_cell_slow(const struct spacemap *sm, size_t i)
 {
 	struct spacemap *w = (struct spacemap *)sm;	/* the cache, not the map's state */
 	size_t pos = 0, rem = i, step = 1;
@@ -233,7 +235,7 @@ struct sm_seg *spacemap_seg_slow(const struct spacemap *sm, size_t i)
 /* A new empty chunk at index K (the Fenwick tree is left to rebuild). */
 static errcode_t chunk_insert(struct spacemap *sm, size_t k)
 {
-	struct sm_seg *seg = malloc(sm->chunk_max * sizeof(*seg));
+	struct sm_cell *seg = malloc(sm->chunk_max * sizeof(*seg));
 
 	if (!seg || grow_n(&sm->chunk, &sm->chunk_cap, sm->nchunks + 1,
 			   sizeof(*sm->chunk)) ||
@@ -257,7 +259,7 @@ static void locate(const struct spacemap *sm, size_t i, size_t *k, size_t *o)
 		*o = sm->chunk[*k].n;
 		return;
 	}
-	spacemap_seg(sm, i);
+	spacemap_cell(sm, i);
 	*k = sm->hint;
 	*o = i - sm->hint_first;
 }
@@ -302,7 +304,7 @@ static void seg_erase(struct spacemap *sm, size_t i, size_t cnt)
 static errcode_t seg_insert(struct spacemap *sm, size_t i,
 			    const struct sm_seg *segs, size_t cnt)
 {
-	size_t k, o;
+	size_t k, o, x;
 	errcode_t ret;
 
 	while (cnt) {
@@ -329,7 +331,8 @@ static errcode_t seg_insert(struct spacemap *sm, size_t i,
 		}
 		m = sm->chunk_max - c->n < cnt ? sm->chunk_max - c->n : cnt;
 		move_n(c->seg + o + m, c->seg + o, (c->n - o) * sizeof(*c->seg));
-		copy_n(c->seg + o, segs, m * sizeof(*segs));
+		for (x = 0; x < m; x++)
+			sm_cell_set(&c->seg[o + x], segs[x].start, segs[x].owner);
 		c->n += m;
 		fen_add(sm, k, m);
 		sm->n += m;
@@ -379,14 +382,18 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
 			break;
 		}
 	for (x = i; x < j; x++) {
-		const struct sm_seg *g = spacemap_seg(sm, x);
+		struct sm_seg g = SM_SEG(sm, x);
 
-		if (g->owner == SM_FREE)
-			free_erase(sm, g->start, g->len);
+		if (g.owner == SM_FREE)
+			free_erase(sm, g.start, g.len);
 	}
-	/* Overwrite what both have, then only the difference moves segments. */
+	/*
+	 * Overwrite what both have, then only the difference moves segments
+	 * (lengths, being where the next segment starts, agree again once
+	 * the replacement is whole: it covers the blocks [I, J) covered).
+	 */
 	for (x = 0; x < j - i && x < nrepl; x++)
-		SM_SEG(sm, i + x) = repl[x];
+		sm_cell_set(spacemap_cell(sm, i + x), repl[x].start, repl[x].owner);
 	if (j - i > nrepl) {
 		seg_erase(sm, i + nrepl, j - i - nrepl);
 		ret = 0;
@@ -403,10 +410,11 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
 
 /*
  * Append a segment while building: merged with the last when it has the
- * same owner and follows it, else put in the last chunk (a new one when
- * that holds FILL).  The map is written straight into its chunks: no
- * array of all the segments first (a copy of the map, and its pages, at
- * a million files).
+ * same owner (segments are pushed end to end, from the map's first block
+ * on: the last one's length is where this starts), else put in the last
+ * chunk (a new one when that holds FILL).  The map is written straight
+ * into its chunks: no array of all the segments first (a copy of the map,
+ * and its pages, at a million files).
  */
 static errcode_t push(struct spacemap *sm, size_t fill, blk64_t start,
 		      blk64_t len, uint32_t owner)
@@ -416,18 +424,15 @@ static errcode_t push(struct spacemap *sm, size_t fill, blk64_t start,
 
 	if (!len)
 		return 0;
-	if (sm->n && c->seg[c->n - 1].owner == owner &&
-	    c->seg[c->n - 1].start + c->seg[c->n - 1].len == start) {
-		c->seg[c->n - 1].len += len;
+	if (sm->n && c->seg[c->n - 1].owner == owner)
 		return 0;
-	}
 	if (!c || c->n == fill) {
 		ret = chunk_insert(sm, sm->nchunks);
 		if (ret)
 			return ret;
 		c = &sm->chunk[sm->nchunks - 1];
 	}
-	c->seg[c->n++] = (struct sm_seg){ start, len, owner };
+	sm_cell_set(&c->seg[c->n++], start, owner);
 	sm->n++;
 	return 0;
 }
@@ -460,7 +465,7 @@ static errcode_t push_gap(struct spacemap *sm, size_t fill, blk64_t start,
  * thousand segments was a tenth of planning), then owners put in order
  * among equal starts (few, next to each other).
  */
-errcode_t spacemap_sort(struct sm_seg *v, size_t n)
+errcode_t spacemap_sort(struct sm_run *v, size_t n)
 {
 	size_t i, j;
 	blk64_t max = 0;
@@ -476,13 +481,13 @@ errcode_t spacemap_sort(struct sm_seg *v, size_t n)
 			if (v[i].start > max)
 				max = v[i].start;
 		ret = radix_sort_by_start(v, n, sizeof(*v),
-					  offsetof(struct sm_seg, start), max);
+					  offsetof(struct sm_run, start), max);
 		if (ret)
 			return ret;
 	}
 	/* Equal starts by owner: an insertion sort, stable. */
 	for (i = 1; i < n; i++) {
-		struct sm_seg x = v[i];
+		struct sm_run x = v[i];
 
 		for (j = i; j > 0 && v[j - 1].start == x.start &&
 			    v[j - 1].owner > x.owner; j--)
@@ -492,10 +497,36 @@ errcode_t spacemap_sort(struct sm_seg *v, size_t n)
 	return 0;
 }
 
+/*
+ * Give the pages of RUNS[0, N), already in the map, back to the system
+ * (*DONE: where the last release ended).  The chunks grow as the runs are
+ * read: both whole were the planner's peak at a million files.  Whole
+ * pages inside the array only, a megabyte or more at a time; nothing
+ * reads them again (the caller frees RUNS).
+ */
+static void release_runs(const struct sm_run *runs, size_t n, uintptr_t *done)
+{
+#ifdef MADV_DONTNEED
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = *done ? *done : ((uintptr_t)runs + page - 1) & ~(page - 1);
+	uintptr_t hi = (uintptr_t)(runs + n) & ~(page - 1);
+
+	if (hi >= lo + (1 << 20)) {
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		*done = hi;
+	}
+#else
+	(void)runs;
+	(void)n;
+	(void)done;
+#endif
+}
+
 errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
-			 struct sm_seg *runs, size_t nruns,
+			 struct sm_run *runs, size_t nruns,
 			 ext2fs_block_bitmap used)
 {
+	uintptr_t released = 0;
 	size_t i, k, fill;
 	blk64_t pos = first;
 	errcode_t ret;
@@ -527,6 +558,8 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 		if (ret)
 			goto errout;
 		pos = runs[i].start + runs[i].len;
+		if (!(i & 4095))
+			release_runs(runs, i, &released);
 	}
 	ret = push_gap(sm, fill, pos, end, used);
 	if (!ret && !sm->nchunks)
@@ -537,9 +570,11 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	set_hint(sm, 0);
 	for (k = 0; k < sm->nchunks; k++)
 		for (i = 0; i < sm->chunk[k].n; i++) {
-			const struct sm_seg *g = &sm->chunk[k].seg[i];
+			const struct sm_cell *g = &sm->chunk[k].seg[i];
+			blk64_t s = sm_cell_start(g);
 
-			if (g->owner == SM_FREE && (ret = free_insert(sm, g->start, g->len)))
+			if (g->owner == SM_FREE &&
+			    (ret = free_insert(sm, s, spacemap_next_start(sm, k, i) - s)))
 				goto errout;
 		}
 	return 0;
@@ -616,13 +651,13 @@ void spacemap_release(struct spacemap *sm, size_t mark)
 static int chunk_starts_at_or_before(const void *chunks, uint64_t i,
 				     const void *blk)
 {
-	return ((const struct sm_chunk *)chunks)[i].seg[0].start <=
+	return sm_cell_start(&((const struct sm_chunk *)chunks)[i].seg[0]) <=
 		*(const blk64_t *)blk;
 }
 
 static int seg_starts_at_or_before(const void *segs, uint64_t i, const void *blk)
 {
-	return ((const struct sm_seg *)segs)[i].start <= *(const blk64_t *)blk;
+	return sm_cell_start(&((const struct sm_cell *)segs)[i]) <= *(const blk64_t *)blk;
 }
 
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
@@ -631,8 +666,8 @@ size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 	const struct sm_chunk *c = &sm->chunk[lo];
 
 	/* Lookups come in pairs and runs close together: the last chunk first. */
-	if (!c->n || c->seg[0].start > blk ||
-	    (lo + 1 < hi && sm->chunk[lo + 1].seg[0].start <= blk)) {
+	if (!c->n || sm_cell_start(&c->seg[0]) > blk ||
+	    (lo + 1 < hi && sm_cell_start(&sm->chunk[lo + 1].seg[0]) <= blk)) {
 		lo = last_at_or_before(0, hi, chunk_starts_at_or_before,
 				       sm->chunk, &blk);
 		c = &sm->chunk[lo];
@@ -699,14 +734,14 @@ errcode_t spacemap_apply(struct spacemap *sm, const struct sm_seg *ch, size_t n)
 int spacemap_is(const struct spacemap *sm, blk64_t start, blk64_t len,
 		uint32_t owner)
 {
-	const struct sm_seg *g;
+	struct sm_seg g;
 
 	if (!len)
 		return 1;
 	if (start < sm->first || start + len > sm->end)
 		return 0;
-	g = spacemap_seg(sm, spacemap_find(sm, start));
-	return g->owner == owner && g->start + g->len >= start + len;
+	g = SM_SEG(sm, spacemap_find(sm, start));
+	return g.owner == owner && g.start + g.len >= start + len;
 }
 
 /* Consider the stretch [S, E) for a best fit of LEN. */
@@ -769,21 +804,21 @@ int spacemap_best_fit(const struct spacemap *sm, blk64_t len, blk64_t limit,
 	if (excl_end > excl_start && excl_start < sm->end && excl_end > sm->first) {
 		for (i = spacemap_find(sm, excl_start > sm->first ? excl_start : sm->first);
 		     i < sm->n && SM_SEG(sm, i).start < excl_end; i++) {
-			const struct sm_seg *g = spacemap_seg(sm, i);
+			struct sm_seg g = SM_SEG(sm, i);
 
-			if (g->owner == SM_FREE)
-				consider_seg(g->start, g->start + g->len, len, limit,
+			if (g.owner == SM_FREE)
+				consider_seg(g.start, g.start + g.len, len, limit,
 					     excl_start, excl_end, &found, &best_s,
 					     &best_len);
 		}
 	}
 	if (limit > sm->first && limit < sm->end) {
-		const struct sm_seg *g = spacemap_seg(sm, spacemap_find(sm, limit - 1));
+		struct sm_seg g = SM_SEG(sm, spacemap_find(sm, limit - 1));
 
-		if (g->owner == SM_FREE && g->start + g->len > limit &&
-		    !clipped(g->start, g->start + g->len, ~(blk64_t)0,
+		if (g.owner == SM_FREE && g.start + g.len > limit &&
+		    !clipped(g.start, g.start + g.len, ~(blk64_t)0,
 			     excl_start, excl_end))
-			consider_seg(g->start, g->start + g->len, len, limit,
+			consider_seg(g.start, g.start + g.len, len, limit,
 				     excl_start, excl_end, &found, &best_s, &best_len);
 	}
 	for (t = free_ceil(sm, len, 0); t;

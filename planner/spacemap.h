@@ -22,16 +22,41 @@ enum {
 	SM_FILE0	/* SM_FILE0 + i: layout->files[i] */
 };
 
+/* A segment, as the map's users see it (and give runs and changes). */
 struct sm_seg {
 	blk64_t		start;
 	blk64_t		len;
 	uint32_t	owner;
 };
 
+/*
+ * A segment as the chunks keep it, in 12 bytes where a struct sm_seg takes
+ * 24: its length is where the next one starts (the segments cover the
+ * block space end to end), and its start is cut in halves so that nothing
+ * pads it.  The map holds one per file and gap: at a million files this
+ * is most of the planner's memory.
+ */
+struct sm_cell {
+	uint32_t	start_lo, start_hi;
+	uint32_t	owner;
+};
+
+static inline blk64_t sm_cell_start(const struct sm_cell *c)
+{
+	return (blk64_t)c->start_hi << 32 | c->start_lo;
+}
+
+static inline void sm_cell_set(struct sm_cell *c, blk64_t start, uint32_t owner)
+{
+	c->start_lo = (uint32_t)start;
+	c->start_hi = (uint32_t)(start >> 32);
+	c->owner = owner;
+}
+
 /* A run of consecutive segments (spacemap.c keeps each at most chunk_max). */
 struct sm_chunk {
 	uint32_t	n;
-	struct sm_seg	*seg;
+	struct sm_cell	*seg;
 };
 
 /* A free segment in the best-fit index (spacemap.c). */
@@ -83,29 +108,64 @@ struct spacemap {
 	errcode_t	err;		/* a rollback that failed: every change fails */
 };
 
-struct sm_seg *spacemap_seg_slow(const struct spacemap *sm, size_t i);
+struct sm_cell *spacemap_cell_slow(const struct spacemap *sm, size_t i);
 
-/* Segment I (< sm->n), as an lvalue. */
-static inline struct sm_seg *spacemap_seg(const struct spacemap *sm, size_t i)
+/* Segment I's cell (< sm->n); sm->hint is then its chunk. */
+static inline struct sm_cell *spacemap_cell(const struct spacemap *sm, size_t i)
 {
 	const struct sm_chunk *c = &sm->chunk[sm->hint];
 
 	if (i - sm->hint_first < c->n)
 		return &c->seg[i - sm->hint_first];
-	return spacemap_seg_slow(sm, i);
+	return spacemap_cell_slow(sm, i);
 }
-#define SM_SEG(sm, i)	(*spacemap_seg((sm), (i)))
+
+/* Where the segment after cell I of chunk K starts (the map's end after the last). */
+static inline blk64_t spacemap_next_start(const struct spacemap *sm, size_t k,
+					  size_t i)
+{
+	if (i + 1 < sm->chunk[k].n)
+		return sm_cell_start(&sm->chunk[k].seg[i + 1]);
+	return k + 1 < sm->nchunks ? sm_cell_start(&sm->chunk[k + 1].seg[0]) :
+		sm->end;
+}
+
+/* Segment I (< sm->n). */
+static inline struct sm_seg spacemap_seg(const struct spacemap *sm, size_t i)
+{
+	const struct sm_cell *c = spacemap_cell(sm, i);
+	struct sm_seg g;
+
+	g.start = sm_cell_start(c);
+	g.len = spacemap_next_start(sm, sm->hint, i - sm->hint_first) - g.start;
+	g.owner = c->owner;
+	return g;
+}
+#define SM_SEG(sm, i)	(spacemap_seg((sm), (i)))
+
+/*
+ * A run spacemap_build takes: 16 bytes, where the runs of a million files
+ * and the sort's copy of them were the planner's peak in 24.  Shorter than
+ * 2^32 blocks (the caller cuts a longer one: the pieces join again).
+ */
+struct sm_run {
+	blk64_t		start;
+	uint32_t	len;
+	uint32_t	owner;
+};
 
 /* Sort V by start, then owner, stably (in linear time). */
-errcode_t spacemap_sort(struct sm_seg *v, size_t n);
+errcode_t spacemap_sort(struct sm_run *v, size_t n);
 
 /*
  * Build SM over [FIRST, END) from RUNS (any order, not overlapping: the
  * caller resolved shared blocks); blocks in no run are free when clear in
- * USED, else pinned.  E2F_ERR_CORRUPT_INODE when runs overlap.
+ * USED, else pinned.  E2F_ERR_CORRUPT_INODE when runs overlap.  RUNS is
+ * sorted, and what it holds after is undefined (its pages are given back
+ * as the map is built): the caller only frees it.
  */
 errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
-			 struct sm_seg *runs, size_t nruns,
+			 struct sm_run *runs, size_t nruns,
 			 ext2fs_block_bitmap used);
 void spacemap_free(struct spacemap *sm);
 

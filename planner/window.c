@@ -107,7 +107,7 @@ static errcode_t build_virtual(struct sweep *s)
 	}
 	s->zv[layout->nzones] = s->total;
 	for (i = 0; i < sm->n; i++) {
-		const struct sm_seg *g = &SM_SEG(sm, i);
+		const struct sm_seg gv = SM_SEG(sm, i), *g = &gv;
 
 		if (g->owner == SM_META)
 			continue;
@@ -575,11 +575,11 @@ errcode_t window_place(struct planner *p, const struct unit *u, blk64_t need,
 errcode_t window_partial(struct planner *p, uint32_t file, blk64_t need,
 			 int maxcross, blk64_t budget, int *placed)
 {
-	struct unit one = { p->member_at[file], 1,
+	struct unit one = { planner_member_at(p, file), 1,
 		layout_stream_blocks(&p->layout->files[file]) };
 
 	*placed = 0;
-	if (p->member_at[file] == NO_MEMBER || !budget)
+	if (one.first == NO_MEMBER || !budget)
 		return 0;
 	/* A block-mapped file's own blocks stay in the way (selfstage.c). */
 	return place_in_window(p, &one, need, maxcross, 1,

@@ -65,8 +65,8 @@ static void close_file(struct gen *g)
 	f->extents = g->ntmp;
 	f->type = LAYOUT_FILE;
 	for (i = 0; i < g->ntmp; i++)
-		f->blocks += g->tmp[i].len;
-	f->size = f->blocks * 4096;
+		f->stream += g->tmp[i].len;
+	f->size = f->stream * 4096;
 	if (g->ntmp == 1) {
 		f->where = g->tmp[0].start;
 	} else {
@@ -184,7 +184,6 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 	free(L.interleaved);
 	free(L.partners);
 	free(L.interleave_top);
-	free(L.file_interleave);
 	free(L.sets);
 	free(L.set_members);
 	if (!packed) {

@@ -100,6 +100,7 @@ struct world {
 	struct layout_piece	pieces[(NFILES + NHAND) * MAX_PIECES];
 	struct layout_interleave interleaved[NFILES + NHAND];
 	struct layout_aux	aux[8];
+	struct layout_file_etb	file_etb[8];
 	ext2_ino_t		partners[NFILES + NHAND];
 	struct layout_piece	journal[2];
 	blk64_t			zones_prefix[NZONES + 1];
@@ -171,9 +172,12 @@ static void build_layout(struct world *w)
 		f->type = r->type;
 		f->pieces = r->n;
 		for (p = 0; p < r->n; p++)
-			f->blocks += r->len[p];
-		f->etb_blocks = !!r->etb;
-		f->blocks += f->etb_blocks;
+			f->stream += r->len[p];
+		if (r->etb) {
+			f->flags |= LAYOUT_F_ETB;
+			w->file_etb[L->nfile_etb++] =
+				(struct layout_file_etb){ r->ino, 1 };
+		}
 		if (r->n == 1) {
 			f->where = r->start[0];
 		} else {
@@ -218,6 +222,7 @@ static int make_world(struct world *w, const char *path)
 	L->files = w->files;
 	L->pieces = w->pieces;
 	L->aux = w->aux;
+	L->file_etb = w->file_etb;
 	L->partners = w->partners;
 	L->interleaved = w->interleaved;
 	if (ext2fs_allocate_block_bitmap(w->fs, "fixed", &L->fixed))

@@ -62,9 +62,9 @@ static void add_name(ext2_ino_t ino, ext2_ino_t parent, const char *name)
 	n->ino = ino;
 	n->parent = parent;
 	n->name = L.name_pool_len;
-	n->name_len = len;
-	memcpy(L.name_pool + L.name_pool_len, name, len);
-	L.name_pool_len += len;
+	L.name_pool[L.name_pool_len] = (char)len;
+	memcpy(L.name_pool + L.name_pool_len + 1, name, len);
+	L.name_pool_len += 1 + len;
 }
 
 static const char *file_name(uint32_t f)
@@ -72,8 +72,8 @@ static const char *file_name(uint32_t f)
 	static char buf[256];
 	const struct layout_name *n = &L.names[NDIRS + f];
 
-	memcpy(buf, L.name_pool + n->name, n->name_len);
-	buf[n->name_len] = 0;
+	memcpy(buf, layout_name_text(&L, n), layout_name_len(&L, n));
+	buf[layout_name_len(&L, n)] = 0;
 	return buf;
 }
 

@@ -60,7 +60,7 @@ int main(void)
 	memset(&f, 0, sizeof(f));
 	f.pieces = 3;
 	f.where = 0;
-	f.blocks = 768;
+	f.stream = 768;
 	readmodel_file(&m, &layout, &f, 1, &read, &ideal);
 	{
 		double xfer = 768 * 4096 / 120e6;
@@ -86,8 +86,8 @@ int main(void)
 	 */
 	layout.pieces = NULL;
 	memset(&f, 0, sizeof(f));
-	f.blocks = 1;
-	f.etb_blocks = 1;
+	f.stream = 0;
+	f.flags = LAYOUT_F_ETB;	/* its count in layout.file_etb, none here */
 	f.where = 7;
 	readmodel_file(&m, &layout, &f, 0, &read, &ideal);
 	tap_ok(read == 0 && ideal == 0, "a file with no pieces reads in no time");

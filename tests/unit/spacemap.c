@@ -41,14 +41,14 @@ static int same_as_ref(const struct spacemap *sm, char *why, size_t whylen)
 	size_t i;
 
 	for (i = 0; i < sm->n; i++) {
-		const struct sm_seg *g = spacemap_seg(sm, i);
+		const struct sm_seg gv = spacemap_seg(sm, i), *g = &gv;
 
 		if (g->start != pos || !g->len) {
 			snprintf(why, whylen, "segment %zu starts at %llu, not %llu",
 				 i, (unsigned long long)g->start, (unsigned long long)pos);
 			return 0;
 		}
-		if (i && spacemap_seg(sm, i - 1)->owner == g->owner) {
+		if (i && spacemap_seg(sm, i - 1).owner == g->owner) {
 			snprintf(why, whylen, "segments %zu and %zu have the same owner", i - 1, i);
 			return 0;
 		}
@@ -150,7 +150,7 @@ static int queries(const struct spacemap *sm, char *why, size_t whylen)
 	}
 	for (q = 0; q < 6; q++) {
 		blk64_t blk = FIRST + rnd(NBLOCKS - FIRST), len = 1 + rnd(q < 3 ? 8 : 300);
-		const struct sm_seg *g = spacemap_seg(sm, spacemap_find(sm, blk));
+		const struct sm_seg gv = spacemap_seg(sm, spacemap_find(sm, blk)), *g = &gv;
 		blk64_t limit = rnd(4) ? NBLOCKS : FIRST + rnd(NBLOCKS - FIRST);
 		blk64_t xs = 0, xe = 0, s1 = 0, s2 = 0, st1 = 0, st2 = 0, b;
 		int r1, r2, want_is = 1;
@@ -202,7 +202,7 @@ int main(void)
 {
 	struct ext2_super_block param;
 	char path[] = "/tmp/e2f-spacemap-XXXXXX", why[256] = "";
-	struct sm_seg *runs;
+	struct sm_run *runs;
 	struct spacemap sm;
 	ext2_filsys fs;
 	size_t nruns = 0, marks[MAX_DEPTH];
@@ -242,7 +242,7 @@ int main(void)
 				o = SM_PINNED;
 			}
 		} else {
-			runs[nruns++] = (struct sm_seg){ b, len, o };
+			runs[nruns++] = (struct sm_run){ b, len, o };
 		}
 		for (blk64_t k = b; k < b + len; k++)
 			ref[k] = o;
@@ -251,7 +251,7 @@ int main(void)
 	/* The runs come in any order. */
 	for (size_t i = nruns; i > 1; i--) {
 		size_t j = rnd(i);
-		struct sm_seg t = runs[i - 1];
+		struct sm_run t = runs[i - 1];
 
 		runs[i - 1] = runs[j];
 		runs[j] = t;
