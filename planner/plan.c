@@ -730,9 +730,10 @@ static int plan_cuts_free(const struct layout *layout, const struct plan *plan)
 /*
  * Direct moves (compact.c) make most packings write less, but they change
  * where free space lies while a packing goes on, and so what later turns
- * place and where free space ends (2 GiB near-full ext4 90%: one
- * recording left in 3 pieces with them, none without; e2fragimg's mixed
- * ext4 1K disk: free space in 10 runs with them, 7 without, 8 groups).
+ * place and where free space ends (e2fragimg's mixed ext4 1K disk: free
+ * space in 10 runs with them, 7 without, 8 groups; on the 2 GiB near-full
+ * disks they used to cost a recording its best until zones were packed
+ * by their room, roomiest_zone).
  * So a plan that made any is planned again without them, and the one
  * bringing more files to best, then keeping the free-space promise, then
  * writing less, is kept.
