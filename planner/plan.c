@@ -159,7 +159,7 @@ static void finish_figures(struct planner *p)
 /* Whether candidate F is not at best: pending, or placed in more pieces than best. */
 static int short_of_best(const struct planner *p, uint32_t f)
 {
-	if (p->member_at[f] == NO_MEMBER || (p->pf[f].flags & PF_UNMOVABLE))
+	if (planner_member_at(p, f) == NO_MEMBER || (p->pf[f].flags & PF_UNMOVABLE))
 		return 0;
 	return (p->pf[f].flags & PF_PENDING) ||
 	       (plan_file(p->plan, f)->moves &&
@@ -202,15 +202,15 @@ static int64_t roomiest_zone(const struct planner *p, const uint8_t *tried)
 	if (!room)
 		return -1;
 	for (s = 0; s < p->sm.n; s++) {
-		const struct sm_seg *g = &SM_SEG(&p->sm, s);
+		const struct sm_seg g = SM_SEG(&p->sm, s);
 		int64_t k;
 
-		if (g->owner != SM_FREE &&
-		    (g->owner < SM_FILE0 || !short_of_best(p, g->owner - SM_FILE0)))
+		if (g.owner != SM_FREE &&
+		    (g.owner < SM_FILE0 || !short_of_best(p, g.owner - SM_FILE0)))
 			continue;
-		k = planner_zone_of(p, g->start);
+		k = planner_zone_of(p, g.start);
 		if (k >= 0)
-			room[k] += g->len;
+			room[k] += g.len;
 	}
 	for (i = 0; i < layout->nzones; i++)
 		if (!tried[i] && room[i] > best) {
