@@ -143,6 +143,7 @@ void sanity_notes_free(struct sanity_notes *n)
 		ext2fs_free_icount(n->links);
 	free(n->dirs);
 	free(n->dir_list);
+	free(n->htree_list);
 	free(n);
 }
 
@@ -196,6 +197,12 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 			      sizeof(*n->dir_list)))
 			return ENOMEM;
 		n->dir_list[n->ndir_list++] = ino;
+		if (inode->i_flags & EXT2_INDEX_FL) {
+			if (util_grow(&n->htree_list, &n->htree_list_cap,
+				      n->nhtree_list + 1, sizeof(*n->htree_list)))
+				return ENOMEM;
+			n->htree_list[n->nhtree_list++] = ino;
+		}
 	}
 	/*
 	 * Entries name it as often as it has links; not so an attribute
