@@ -76,6 +76,20 @@ errcode_t planner_build_space(struct planner *p)
 	}
 	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
 	sort_n(aux, layout->naux, sizeof(*aux), compare_aux_ino);
+	/*
+	 * Room for every run at once: grown by doubling, the array (300,000
+	 * runs at 200,000 files) was copied and paged in again and again.
+	 * The fixed metadata's runs are counted as they come.
+	 */
+	cap = layout->naux + 16;
+	for (i = 0; i < layout->nfiles; i++)
+		cap += layout->files[i].pieces;
+	runs = malloc(cap * sizeof(*runs));
+	if (!runs) {
+		ret = ENOMEM;
+		goto out;
+	}
+	util_huge_pages(runs, cap * sizeof(*runs));
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
