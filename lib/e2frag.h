@@ -289,6 +289,11 @@ struct layout {
 	uint64_t		nnames;
 	char			*name_pool;
 	uint64_t		name_pool_len, name_pool_size;
+	/* where each bucket of inode numbers (ino >> name_shift) starts in
+	 * names, name_buckets + 1 of them; NULL: search the whole of names */
+	uint32_t		*name_index;
+	uint64_t		name_buckets;
+	unsigned		name_shift;
 	/* interleave.c: additions, NULL in a layout put together by hand */
 	struct layout_pair	*interleave_top;	/* per interleaved entry,
 							 * LAYOUT_OUTLINE_PAIRS: its strongest
