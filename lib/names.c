@@ -292,6 +292,10 @@ errcode_t names_build(struct layout *layout, struct scan_extra *x,
 			       sizeof(*layout->names));
 	if (!layout->names)
 		return ENOMEM;
+	/* Every file named: all of it is written, huge pages cost no memory. */
+	if (opts->names == LAYOUT_NAMES_ALL)
+		util_huge_pages(layout->names, (layout->nfiles + x->ninline_dirs + 1) *
+				sizeof(*layout->names));
 	for (i = 0; i < layout->nfiles; i++)
 		if (opts->names == LAYOUT_NAMES_ALL ||
 		    wants_name(layout, &layout->files[i]))

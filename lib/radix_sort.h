@@ -18,6 +18,8 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "e2frag.h"	/* util_huge_pages */
+
 /* The blk64_t at offset KEY in the element at P. */
 static inline blk64_t radix_key(const char *p, size_t key)
 {
@@ -49,6 +51,7 @@ static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
 		free(count);
 		return ENOMEM;
 	}
+	util_huge_pages(tmp, n * size);	/* all of it is written */
 	dst = tmp;
 	for (shift = 0; shift < 64 && (max >> shift); shift += BITS) {
 		uint64_t i, sum = 0;

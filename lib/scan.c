@@ -458,6 +458,7 @@ static errcode_t reorder_pieces(struct layout *layout)
 	p = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*p));
 	if (!p)
 		return ENOMEM;
+	util_huge_pages(p, layout->npieces * sizeof(*p));	/* all written */
 	for (i = 0; i < layout->nfiles; i++) {
 		struct layout_file *f = &layout->files[i];
 
