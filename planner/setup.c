@@ -79,11 +79,17 @@ errcode_t planner_build_space(struct planner *p)
 	/*
 	 * Room for every run at once: grown by doubling, the array (300,000
 	 * runs at 200,000 files) was copied and paged in again and again.
-	 * The fixed metadata's runs are counted as they come.
 	 */
-	cap = layout->naux + 16;
+	cap = layout->naux + 1;
 	for (i = 0; i < layout->nfiles; i++)
 		cap += layout->files[i].pieces;
+	for (s = first; s < end; s = e) {	/* the fixed metadata's runs */
+		if (ext2fs_find_first_set_block_bitmap2(layout->fixed, s, end - 1, &s))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(layout->fixed, s, end - 1, &e))
+			e = end;
+		cap++;
+	}
 	runs = malloc(cap * sizeof(*runs));
 	if (!runs) {
 		ret = ENOMEM;
