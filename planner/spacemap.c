@@ -689,7 +689,11 @@ errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
 	if (start < sm->first || end > sm->end || !sm->n)
 		return EINVAL;
 	i = spacemap_find(sm, start);
-	j = spacemap_find(sm, end - 1);
+	/* Most changes cover a segment or two: the next ones before a search. */
+	for (j = i, k = 0; k < 4 && j + 1 < sm->n && SM_SEG(sm, j + 1).start < end; k++)
+		j++;
+	if (j + 1 < sm->n && SM_SEG(sm, j + 1).start < end)
+		j = spacemap_find(sm, end - 1);
 	si = SM_SEG(sm, i);
 	sj = SM_SEG(sm, j);
 	/* What is left of the first and last segments, or absorbed when alike. */
