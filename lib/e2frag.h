@@ -536,10 +536,10 @@ double util_now_seconds(void);
 errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
 
 /*
- * Ask for transparent huge pages over the 2 MiB-aligned part of
- * [P, P + LEN): arrays of millions of entries read at random cost a TLB
- * miss per access in 4 KiB pages (where the system leaves THP to
- * madvise; a hint, never an error).
+ * Ask for transparent huge pages for P, a block from malloc of LEN bytes
+ * or more, when it spans a whole 2 MiB page: arrays of millions of
+ * entries read at random cost a TLB miss per access in 4 KiB pages (where
+ * the system leaves THP to madvise; a hint, never an error).
  */
 void util_huge_pages(void *p, size_t len);
 
