@@ -30,6 +30,21 @@ static int valid_block(ext2_filsys fs, blk64_t blk)
 	       blk < ext2fs_blocks_count(fs->super);
 }
 
+/* Room for CAP items at once: the walks below know their count ahead. */
+static errcode_t reserve_items(struct fmap *m, size_t cap)
+{
+	struct fmap_item *p;
+
+	if (cap <= m->items_cap || cap > UINT32_MAX)
+		return 0;	/* (too many: add_item says so as they come) */
+	p = realloc(m->items, cap * sizeof(*p));
+	if (!p)
+		return ENOMEM;
+	m->items = p;
+	m->items_cap = (uint32_t)cap;
+	return 0;
+}
+
 static errcode_t add_item(struct fmap *m, const struct fmap_item *it)
 {
 	if (m->nitems == m->items_cap) {
@@ -321,6 +336,7 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 		/* read_extents() over a depth-0 tree of one extent a run. */
 		m->extents = 1;
 		m->i_flags = EXT4_EXTENTS_FL;
+		ret = reserve_items(m, nruns);
 		for (i = 0, lo = 0; !ret && i < nruns; lo += runs[i++].len) {
 			struct fmap_item it = { 0 };
 
@@ -348,6 +364,14 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 	}
 	if (lo + blockmap_meta_blocks(lo, per_block) != total)
 		return EINVAL;
+	/*
+	 * Items: every mapping block, and a data run per stream run, cut
+	 * once more where each mapping block's entries begin (grown as
+	 * items come, the array was reallocated three or four times a file).
+	 */
+	ret = reserve_items(m, nruns + 2 * (total - lo) + 1);
+	if (ret)
+		return ret;
 	memset(&s, 0, sizeof(s));
 	s.w.fs = fs;
 	s.w.m = m;

@@ -52,10 +52,10 @@ static errcode_t add_extra(struct selection *sel, ext2_ino_t ino,
 
 /*
  * Runs of every file's stream and extent tree, marked in SEEN; blocks met
- * twice go to DUP.  Returns through the bitmaps only.
+ * twice go to DUP, and *ANY_DUP is set.  Returns through the bitmaps only.
  */
 static errcode_t mark_run(ext2fs_block_bitmap seen, ext2fs_block_bitmap dup,
-			  blk64_t start, blk64_t len)
+			  blk64_t start, blk64_t len, int *any_dup)
 {
 	blk64_t b, end = start + len, next;
 
@@ -63,6 +63,7 @@ static errcode_t mark_run(ext2fs_block_bitmap seen, ext2fs_block_bitmap dup,
 		ext2fs_mark_block_bitmap_range2(seen, start, len);
 		return 0;
 	}
+	*any_dup = 1;
 	/* Some are taken already: mark those in DUP, one run at a time. */
 	for (b = start; b < end; b = next) {
 		blk64_t z;
@@ -92,6 +93,9 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 	uint64_t i, a;
 	uint32_t p;
 	errcode_t ret;
+	/* Whether DUP and XATTR hold anything: most filesystems share no
+	 * block, and an empty bitmap need not be asked per piece. */
+	int any_dup = 0, any_xattr = 0;
 
 	ret = ext2fs_allocate_block_bitmap(fs, "e2defrag seen", &seen);
 	if (!ret)
@@ -114,15 +118,17 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 		for (p = 0; p < f->pieces; p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
-			mark_run(seen, dup, pc.start, pc.len);
+			mark_run(seen, dup, pc.start, pc.len, &any_dup);
 		}
 	}
 	for (a = 0; a < layout->naux; a++) {
 		/* EA blocks are shared by design (refcounted); only data may not share them. */
-		if (aux[a].kind == LAYOUT_AUX_XATTR)
+		if (aux[a].kind == LAYOUT_AUX_XATTR) {
 			ext2fs_mark_block_bitmap_range2(xattr, aux[a].start, aux[a].len);
-		else
-			mark_run(seen, dup, aux[a].start, aux[a].len);
+			any_xattr = 1;
+		} else {
+			mark_run(seen, dup, aux[a].start, aux[a].len, &any_dup);
+		}
 	}
 
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
@@ -136,8 +142,8 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 
 			if (any_set(layout->fixed, pc.start, pc.len))
 				why = SKIP_METADATA;
-			else if (any_set(dup, pc.start, pc.len) ||
-				 any_set(xattr, pc.start, pc.len))
+			else if ((any_dup && any_set(dup, pc.start, pc.len)) ||
+				 (any_xattr && any_set(xattr, pc.start, pc.len)))
 				why = SKIP_SHARED;
 		}
 		while (a < layout->naux && aux[a].ino < f->ino)
@@ -147,8 +153,8 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 				continue;
 			if (any_set(layout->fixed, aux[a].start, aux[a].len))
 				why = SKIP_METADATA;
-			else if (any_set(dup, aux[a].start, aux[a].len) ||
-				 any_set(xattr, aux[a].start, aux[a].len))
+			else if ((any_dup && any_set(dup, aux[a].start, aux[a].len)) ||
+				 (any_xattr && any_set(xattr, aux[a].start, aux[a].len)))
 				why = SKIP_SHARED;
 		}
 		if (why) {

@@ -302,6 +302,11 @@ struct layout {
 	uint64_t		nnames;
 	char			*name_pool;
 	uint64_t		name_pool_len, name_pool_size;
+	/* where each bucket of inode numbers (ino >> name_shift) starts in
+	 * names, name_buckets + 1 of them; NULL: search the whole of names */
+	uint32_t		*name_index;
+	uint64_t		name_buckets;
+	unsigned		name_shift;
 	/* interleave.c: additions, NULL in a layout put together by hand */
 	struct layout_pair	*interleave_top;	/* per interleaved entry,
 							 * LAYOUT_OUTLINE_PAIRS: its strongest
@@ -578,10 +583,10 @@ double util_now_seconds(void);
 errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
 
 /*
- * Ask for transparent huge pages over the 2 MiB-aligned part of
- * [P, P + LEN): arrays of millions of entries read at random cost a TLB
- * miss per access in 4 KiB pages (where the system leaves THP to
- * madvise; a hint, never an error).
+ * Ask for transparent huge pages for P, a block from malloc of LEN bytes
+ * or more, when it spans a whole 2 MiB page: arrays of millions of
+ * entries read at random cost a TLB miss per access in 4 KiB pages (where
+ * the system leaves THP to madvise; a hint, never an error).
  */
 void util_huge_pages(void *p, size_t len);
 

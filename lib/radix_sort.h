@@ -18,6 +18,8 @@
 
 #include <ext2fs/ext2fs.h>
 
+#include "e2frag.h"	/* util_huge_pages */
+
 /* The blk64_t at offset KEY in the element at P. */
 static inline blk64_t radix_key(const char *p, size_t key)
 {
@@ -86,6 +88,7 @@ static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
 		free(count);
 		return ENOMEM;
 	}
+	util_huge_pages(tmp, (n - h) * size);	/* all of it is written */
 	radix_sort_passes(a, h, size, key, max, tmp, count);
 	radix_sort_passes(a + h * size, n - h, size, key, max, tmp, count);
 	memcpy(tmp, a, h * size);

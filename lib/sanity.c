@@ -143,16 +143,24 @@ void sanity_notes_free(struct sanity_notes *n)
 		ext2fs_free_icount(n->links);
 	free(n->dirs);
 	free(n->dir_list);
+	free(n->htree_list);
 	free(n);
 }
 
-/* Count a problem; 1 when it is the first, whose details the caller may add. */
+/*
+ * Count a problem; 1 when it is the first in inode order so far, whose
+ * details the caller may add.  The scan notes most inodes in order but
+ * walks some maps later (scan.c's deferred indirect blocks): the lowest
+ * inode wins, and of one inode's problems the first noted, which is the
+ * order of a scan that walked every map in turn.
+ */
 static int note_problem(struct sanity_notes *n, enum sanity_what what,
 			ext2_ino_t ino, blk64_t blk, const char *detail)
 {
 	n->problems++;
-	if (n->first.what != SANITY_NONE)
+	if (n->first.what != SANITY_NONE && n->first.ino <= ino)
 		return 0;
+	memset(&n->first, 0, sizeof(n->first));
 	n->first.what = what;
 	n->first.ino = ino;
 	n->first.blk = blk;
@@ -189,6 +197,12 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 			      sizeof(*n->dir_list)))
 			return ENOMEM;
 		n->dir_list[n->ndir_list++] = ino;
+		if (inode->i_flags & EXT2_INDEX_FL) {
+			if (util_grow(&n->htree_list, &n->htree_list_cap,
+				      n->nhtree_list + 1, sizeof(*n->htree_list)))
+				return ENOMEM;
+			n->htree_list[n->nhtree_list++] = ino;
+		}
 	}
 	/*
 	 * Entries name it as often as it has links; not so an attribute

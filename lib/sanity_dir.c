@@ -32,11 +32,42 @@ struct dir_names {
 struct dir_walk {
 	struct layout		*layout;
 	struct sanity_notes	*notes;
-	struct sanity_finding	*found;
+	/*
+	 * What the directories found: the first finding of the directory
+	 * first in inode order (its index in notes->dir_list: at), and how
+	 * many in all.  Directories are not walked in inode order (those
+	 * read in batches come in physical order), so findings are kept the
+	 * way sanity_found keeps them in a walk in inode order.
+	 */
+	struct sanity_finding	first;
+	uint64_t		first_at, at, problems;
 	ext2_icount_t		refs;	/* entries naming each inode, . and .. included */
 	struct dir_names	names;
+	uint32_t		*slots;	/* any_dup_name's hash table, reused */
+	uint64_t		nslots;
 	errcode_t		err;
 };
+
+/* A finding of the directory at hand (w->at). */
+static void dir_found(struct dir_walk *w, const struct sanity_finding *f)
+{
+	if (!w->problems || w->at < w->first_at) {
+		w->first = *f;
+		w->first_at = w->at;
+	}
+	w->problems++;
+}
+
+static void dir_found_simple(struct dir_walk *w, enum sanity_what what,
+			     ext2_ino_t ino)
+{
+	struct sanity_finding f;
+
+	memset(&f, 0, sizeof(f));
+	f.what = what;
+	f.ino = ino;
+	dir_found(w, &f);
+}
 
 static int cmp_dir_name(const void *a, const void *b, void *arg)
 {
@@ -82,7 +113,7 @@ static int dir_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 		f.ino = dir;
 		f.ino2 = ino;
 		printable_name(de->name, len, f.name, sizeof(f.name));
-		sanity_found(w->found, &f);
+		dir_found(w, &f);
 		return 0;
 	}
 	w->err = ext2fs_icount_increment(w->refs, ino, NULL);
@@ -91,14 +122,59 @@ static int dir_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 	return w->err ? DIRENT_ABORT : 0;
 }
 
-/* Names met twice in the directory just walked. */
-static void find_dup_names(struct dir_walk *w, ext2_ino_t dir)
+/*
+ * Whether a name is met twice in the directory just walked: a hash table
+ * of the names, linear in them.  Sorting every directory's names only to
+ * find none twice was a quarter of the directories' checks; only a
+ * directory with a name twice is sorted, to report the least such name.
+ */
+static errcode_t any_dup_name(struct dir_walk *w, int *dup)
+{
+	struct dir_names *d = &w->names;
+	uint64_t want = 4, mask, i, h;
+	unsigned k;
+
+	*dup = 0;
+	while (want < 2 * d->n)
+		want *= 2;
+	if (want > w->nslots) {
+		free(w->slots);
+		w->slots = malloc(want * sizeof(*w->slots));
+		w->nslots = w->slots ? want : 0;
+		if (!w->slots)
+			return ENOMEM;
+	}
+	memset(w->slots, 0, want * sizeof(*w->slots));
+	mask = want - 1;
+	for (i = 0; i < d->n; i++) {
+		const unsigned char *name = (const unsigned char *)d->pool + d->v[i].off;
+
+		h = 14695981039346656037ULL;	/* FNV-1a */
+		for (k = 0; k < d->v[i].len; k++)
+			h = (h ^ name[k]) * 1099511628211ULL;
+		for (h &= mask; w->slots[h]; h = (h + 1) & mask)
+			if (!cmp_dir_name(&d->v[w->slots[h] - 1], &d->v[i], d->pool)) {
+				*dup = 1;
+				return 0;
+			}
+		w->slots[h] = (uint32_t)(i + 1);
+	}
+	return 0;
+}
+
+/* Names met twice in the directory just walked: the least, in sorted order. */
+static errcode_t find_dup_names(struct dir_walk *w, ext2_ino_t dir)
 {
 	struct dir_names *d = &w->names;
 	size_t i;
+	int dup;
+	errcode_t ret;
 
 	if (d->n < 2)
-		return;
+		return 0;
+	ret = any_dup_name(w, &dup);
+	if (ret || !dup)
+		return ret;
 	qsort_r(d->v, d->n, sizeof(*d->v), cmp_dir_name, d->pool);
 	for (i = 1; i < d->n; i++)
 		if (!cmp_dir_name(&d->v[i - 1], &d->v[i], d->pool)) {
@@ -109,9 +185,10 @@ static void find_dup_names(struct dir_walk *w, ext2_ino_t dir)
 			f.ino = dir;
 			printable_name(d->pool + d->v[i].off, d->v[i].len,
 					 f.name, sizeof(f.name));
-			sanity_found(w->found, &f);
-			return;
+			dir_found(w, &f);
+			return 0;
 		}
+	return 0;
 }
 
 /* ------------------------------------------------------------ hash index */
@@ -239,11 +316,182 @@ static errcode_t check_htree(ext2_filsys fs, ext2_ino_t dir, int *bad)
 }
 
 /*
+ * Directory DIR's entries from its NBLOCKS blocks in BUF (logical order),
+ * as ext2fs_dir_iterate2 (flags 0) hands them to dir_entry: the same
+ * checks of each block (its checksum, then entries whose lengths hold),
+ * entries before a bad one handed on, none after it.  Returns what
+ * ext2fs_dir_iterate2 would.
+ */
+static errcode_t iterate_blocks(struct dir_walk *w, ext2_ino_t dir, char *buf,
+				blk64_t nblocks)
+{
+	ext2_filsys fs = w->layout->fs;
+	unsigned bs = fs->blocksize, offset, rec_len;
+	blk64_t b;
+
+	for (b = 0; b < nblocks; b++) {
+		char *blk = buf + b * bs;
+		int entry = b ? DIRENT_OTHER_FILE : DIRENT_DOT_FILE;
+
+		if (!ext2fs_dir_block_csum_verify(fs, dir, (struct ext2_dir_entry *)blk))
+			return EXT2_ET_DIR_CSUM_INVALID;
+		for (offset = 0; offset < bs - 8; offset += rec_len) {
+			struct ext2_dir_entry *de = (struct ext2_dir_entry *)(blk + offset);
+
+			if (ext2fs_get_rec_len(fs, de, &rec_len))
+				return 0;
+			if (offset + rec_len > bs || rec_len < 8 || rec_len % 4 ||
+			    (unsigned)ext2fs_dirent_name_len(de) + 8 > rec_len)
+				return EXT2_ET_DIR_CORRUPTED;
+			if (!de->inode)
+				continue;	/* empty, or the checksum's tail */
+			if (dir_entry(dir, entry, de, offset, bs, blk, w) & DIRENT_ABORT)
+				return 0;
+			if (entry < DIRENT_OTHER_FILE)
+				entry++;
+		}
+	}
+	return 0;
+}
+
+/* What follows reading directory DIR's entries (ITER: how that ended). */
+static errcode_t dir_done(struct dir_walk *w, ext2_ino_t dir, errcode_t iter,
+			  int htree)
+{
+	errcode_t ret;
+	int bad;
+
+	if (iter == EXT2_ET_DIR_CSUM_INVALID) {
+		dir_found_simple(w, SANITY_DIR_CSUM, dir);
+	} else if (iter) {
+		dir_found_simple(w, SANITY_DIR_CORRUPT, dir);
+	} else if (htree) {
+		ret = check_htree(w->layout->fs, dir, &bad);
+		if (ret)
+			return ret;
+		if (bad)
+			dir_found_simple(w, SANITY_HTREE, dir);
+	}
+	return find_dup_names(w, dir);
+}
+
+/*
+ * A directory read in a batch: one piece, its blocks its data alone
+ * (extents: the one in the inode; a block map: no mapping block), as
+ * the scan found them (a plain map) and e2fsck's pass 2 would walk them.
+ */
+struct dir_batched {
+	blk64_t		start;
+	uint64_t	at;		/* index in notes->dir_list */
+	uint32_t	len;
+	uint32_t	htree;		/* the hash index flag: check_htree */
+};
+
+/* At most this many blocks to a read of directories, ... */
+#define DIR_READ_BLOCKS	64
+/* ... reading through gaps of at most this many blocks between them. */
+#define DIR_READ_GAP	8
+
+static int cmp_batched(const void *a, const void *b)
+{
+	const struct dir_batched *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Whether layout file F (directory DIR) may be read in a batch. */
+static int batchable(const struct layout_file *f)
+{
+#ifdef WORDS_BIGENDIAN
+	(void)f;
+	return 0;	/* the blocks would want ext2fs_dirent_swab_in */
+#else
+	return f->type == LAYOUT_DIR && (f->flags & LAYOUT_F_PLAIN_MAP) &&
+	       !(f->flags & LAYOUT_F_CORRUPT) && f->pieces == 1 &&
+	       f->stream <= DIR_READ_BLOCKS && !(f->flags & LAYOUT_F_ETB) &&
+	       ((f->flags & LAYOUT_F_EXTENTS) || f->stream <= EXT2_NDIR_BLOCKS);
+#endif
+}
+
+/* One directory through ext2fs_dir_iterate2, as it comes. */
+static errcode_t walk_one(struct dir_walk *w, ext2_ino_t dir, int htree)
+{
+	errcode_t ret;
+
+	w->names.n = w->names.pool_len = 0;
+	ret = ext2fs_dir_iterate2(w->layout->fs, dir, 0, NULL, dir_entry, w);
+	if (w->err)
+		return w->err;
+	return dir_done(w, dir, ret, htree);
+}
+
+/*
+ * The batchable directories B[0..N), sorted by where they lie, read up
+ * to DIR_READ_BLOCKS to a read (5,000 directories of a block were as
+ * many reads of a block, and as many of their inodes); a batch that
+ * cannot be read goes through ext2fs_dir_iterate2 directory by directory.
+ */
+static errcode_t walk_batched(struct dir_walk *w, struct dir_batched *b, size_t n)
+{
+	ext2_filsys fs = w->layout->fs;
+	ext2_ino_t *dirs = w->notes->dir_list;
+	size_t i, k, nb;
+	blk64_t end;
+	char *buf;
+	errcode_t ret = 0;
+
+	if (!n)
+		return 0;
+	qsort(b, n, sizeof(*b), cmp_batched);
+	ret = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * fs->blocksize, &buf);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i += nb) {
+		end = b[i].start + b[i].len;
+		for (nb = 1; i + nb < n; nb++) {
+			const struct dir_batched *x = &b[i + nb];
+
+			if (x->start < end || x->start - end > DIR_READ_GAP ||
+			    x->start + x->len - b[i].start > DIR_READ_BLOCKS)
+				break;
+			end = x->start + x->len;
+		}
+		if (io_channel_read_blk64(fs->io, b[i].start, end - b[i].start, buf)) {
+			for (k = i; k < i + nb && !ret; k++) {
+				w->at = b[k].at;
+				ret = walk_one(w, dirs[b[k].at], b[k].htree);
+			}
+		} else {
+			for (k = i; k < i + nb && !ret; k++) {
+				errcode_t iter;
+
+				w->at = b[k].at;
+				w->names.n = w->names.pool_len = 0;
+				iter = iterate_blocks(w, dirs[b[k].at], buf +
+					(b[k].start - b[i].start) * fs->blocksize,
+					b[k].len);
+				ret = w->err ? w->err :
+					dir_done(w, dirs[b[k].at], iter, b[k].htree);
+			}
+		}
+		if (ret)
+			break;
+	}
+	ext2fs_free_mem(&buf);
+	return ret;
+}
+
+/*
  * Every directory's entries, as e2fsck's pass 2 reads them: blocks that
  * parse and whose checksums match, no name twice, no entry naming an
  * inode not in use; then the entries naming each inode against its link
  * count (pass 4).  A directory in pieces would be rebuilt by e2fsck and
- * inodes found or lost with it.
+ * inodes found or lost with it.  Directories of one piece the scan
+ * mapped whole are read in batches, in physical order; the others one by
+ * one with ext2fs_dir_iterate2; the finding kept is that of the first
+ * directory in inode order all the same.
  */
 errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 			    struct sanity_finding *found)
@@ -251,42 +499,56 @@ errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 	ext2_filsys fs = layout->fs;
 	int saved = fs->flags & EXT2_FLAG_IGNORE_CSUM_ERRORS;
 	struct dir_walk w;
+	struct dir_batched *batched = NULL;
 	ext2_ino_t last = fs->super->s_inodes_count, i, e;
-	uint64_t k;
+	uint64_t k, fi = 0, h = 0, nbatched = 0;
 	errcode_t ret;
 
 	memset(&w, 0, sizeof(w));
 	w.layout = layout;
 	w.notes = n;
-	w.found = found;
 	ret = ext2fs_create_icount2(fs, EXT2_ICOUNT_OPT_INCREMENT, 0, NULL, &w.refs);
 	if (ret)
 		return ret;
+	batched = malloc((n->ndir_list ? n->ndir_list : 1) * sizeof(*batched));
+	if (!batched) {
+		ret = ENOMEM;
+		goto out;
+	}
 	fs->flags &= ~EXT2_FLAG_IGNORE_CSUM_ERRORS;	/* checksums are the point */
+	/* dir_list, files and htree_list all come in inode order. */
 	for (k = 0; k < n->ndir_list; k++) {
 		ext2_ino_t dir = n->dir_list[k];
+		const struct layout_file *f = NULL;
+		int htree;
 
-		w.names.n = w.names.pool_len = 0;
-		ret = ext2fs_dir_iterate2(fs, dir, 0, NULL, dir_entry, &w);
-		if (w.err) {
-			ret = w.err;
+		while (h < n->nhtree_list && n->htree_list[h] < dir)
+			h++;
+		htree = h < n->nhtree_list && n->htree_list[h] == dir;
+		while (fi < layout->nfiles && layout->files[fi].ino < dir)
+			fi++;
+		if (fi < layout->nfiles && layout->files[fi].ino == dir)
+			f = &layout->files[fi];
+		if (f && batchable(f)) {
+			struct layout_piece pc = layout_file_piece(layout, f, 0);
+
+			batched[nbatched].start = pc.start;
+			batched[nbatched].len = (uint32_t)pc.len;
+			batched[nbatched].at = k;
+			batched[nbatched++].htree = htree;
+			continue;
+		}
+		w.at = k;
+		ret = walk_one(&w, dir, htree);
+		if (ret)
 			goto out;
-		}
-		if (ret == EXT2_ET_DIR_CSUM_INVALID) {
-			sanity_found_simple(found, SANITY_DIR_CSUM, dir, 0, 0);
-		} else if (ret) {
-			sanity_found_simple(found, SANITY_DIR_CORRUPT, dir, 0, 0);
-		} else {
-			int bad;
-
-			ret = check_htree(fs, dir, &bad);
-			if (ret)
-				goto out;
-			if (bad)
-				sanity_found_simple(found, SANITY_HTREE, dir, 0, 0);
-		}
-		ret = 0;
-		find_dup_names(&w, dir);
+	}
+	ret = walk_batched(&w, batched, nbatched);
+	if (ret)
+		goto out;
+	if (w.problems) {
+		w.first.problems = w.problems;
+		sanity_found(found, &w.first);
 	}
 	/* Link counts, when every directory could be read whole. */
 	for (i = 1; i <= last && !found->problems; i = e) {
@@ -316,5 +578,7 @@ out:
 	ext2fs_free_icount(w.refs);
 	free(w.names.pool);
 	free(w.names.v);
+	free(w.slots);
+	free(batched);
 	return ret;
 }

@@ -14,7 +14,9 @@ struct sanity_notes {
 	ext2_icount_t	links;		/* i_links_count of the inodes whose entries are counted */
 	ext2_ino_t	*dir_list;	/* every directory in use, inode order */
 	uint64_t	ndir_list, dir_list_cap;
-	struct sanity_finding first;	/* first inode problem met, in inode order */
+	ext2_ino_t	*htree_list;	/* those with the hash index flag, inode order */
+	uint64_t	nhtree_list, htree_list_cap;
+	struct sanity_finding first;	/* the lowest inode's first problem */
 	uint64_t	problems;
 };
 

@@ -249,8 +249,9 @@ static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
 
 /*
  * Whether the map of INODE waits for the deferred pass: a regular file
- * with one indirect block and no deeper ones.  Not when the sanity
- * checks are on: they note the first problem in inode order.
+ * with one indirect block and no deeper ones.  The sanity checks, which
+ * report the first problem in inode order, keep the lowest inode's
+ * whatever order the maps come in (sanity.c, note_problem).
  */
 static int deferrable(const struct layout *layout, struct ext2_inode *inode,
 		      int reserved)
@@ -258,7 +259,7 @@ static int deferrable(const struct layout *layout, struct ext2_inode *inode,
 	ext2_filsys fs = layout->fs;
 	blk64_t ind = inode->i_block[EXT2_IND_BLOCK];
 
-	return !layout->sanity && !reserved && LINUX_S_ISREG(inode->i_mode) &&
+	return !reserved && LINUX_S_ISREG(inode->i_mode) &&
 	       !(inode->i_flags & EXT4_EXTENTS_FL) && ind &&
 	       !inode->i_block[EXT2_DIND_BLOCK] && !inode->i_block[EXT2_TIND_BLOCK] &&
 	       ind >= fs->super->s_first_data_block &&
@@ -467,6 +468,7 @@ static errcode_t reorder_pieces(struct layout *layout)
 	p = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*p));
 	if (!p)
 		return ENOMEM;
+	util_huge_pages(p, layout->npieces * sizeof(*p));	/* all written */
 	for (i = 0; i < layout->nfiles; i++) {
 		struct layout_file *f = &layout->files[i];
 

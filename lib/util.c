@@ -4,6 +4,9 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>	/* malloc_usable_size */
+#endif
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
@@ -223,12 +226,25 @@ const char *util_phase_name(enum e2f_phase phase)
 void util_huge_pages(void *p, size_t len)
 {
 #ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
+	const uintptr_t huge = (uintptr_t)2 << 20, page = 4096;
 	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 	uintptr_t end = ((uintptr_t)p + len) & ~(huge - 1);
 
-	if (end > start)
-		madvise((void *)start, end - start, MADV_HUGEPAGE);
+	if (end <= start)
+		return;		/* no whole huge page in it */
+	/*
+	 * The whole block, to its pages' ends: a block this large has a
+	 * mapping of its own, and advice on part of it splits the mapping,
+	 * after which realloc can no longer move it with mremap and copies
+	 * it (arrays of tens of megabytes at a million files).
+	 */
+	start = (uintptr_t)p & ~(page - 1);
+#ifdef __GLIBC__
+	end = ((uintptr_t)p + malloc_usable_size(p) + page - 1) & ~(page - 1);
+#else
+	end = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+#endif
+	madvise((void *)start, end - start, MADV_HUGEPAGE);
 #else
 	(void)p;
 	(void)len;

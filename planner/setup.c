@@ -83,6 +83,26 @@ errcode_t planner_build_space(struct planner *p)
 	}
 	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
 	sort_n(aux, layout->naux, sizeof(*aux), compare_aux_ino);
+	/*
+	 * Room for every run at once: grown by doubling, the array (300,000
+	 * runs at 200,000 files) was copied and paged in again and again.
+	 */
+	cap = layout->naux + 1;
+	for (i = 0; i < layout->nfiles; i++)
+		cap += layout->files[i].pieces;
+	for (s = first; s < end; s = e) {	/* the fixed metadata's runs */
+		if (ext2fs_find_first_set_block_bitmap2(layout->fixed, s, end - 1, &s))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(layout->fixed, s, end - 1, &e))
+			e = end;
+		cap++;
+	}
+	runs = malloc(cap * sizeof(*runs));
+	if (!runs) {
+		ret = ENOMEM;
+		goto out;
+	}
+	util_huge_pages(runs, cap * sizeof(*runs));
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;

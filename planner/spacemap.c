@@ -232,15 +232,35 @@ struct sm_cell *spacemap_cell_slow(const struct spacemap *sm, size_t i)
 	return &sm->chunk[pos].seg[rem];
 }
 
+/* Whether SEG, a chunk's segments, lies in the slab. */
+static int in_slab(const struct spacemap *sm, const struct sm_cell *seg)
+{
+	uintptr_t p = (uintptr_t)seg, s = (uintptr_t)sm->slab;
+
+	return sm->slab && p >= s &&
+	       p < s + sm->slab_chunks * sm->chunk_max * sizeof(*seg);
+}
+
+static void chunk_seg_free(struct spacemap *sm, struct sm_cell *seg)
+{
+	if (!in_slab(sm, seg))
+		free(seg);
+}
+
 /* A new empty chunk at index K (the Fenwick tree is left to rebuild). */
 static errcode_t chunk_insert(struct spacemap *sm, size_t k)
 {
-	struct sm_cell *seg = malloc(sm->chunk_max * sizeof(*seg));
+	struct sm_cell *seg;
 
+	if (sm->slab_used < sm->slab_chunks)
+		seg = sm->slab + sm->slab_used++ * sm->chunk_max;
+	else
+		seg = malloc(sm->chunk_max * sizeof(*seg));
 	if (!seg || grow_n(&sm->chunk, &sm->chunk_cap, sm->nchunks + 1,
 			   sizeof(*sm->chunk)) ||
 	    grow_n(&sm->fen, &sm->fen_cap, sm->nchunks + 2, sizeof(*sm->fen))) {
-		free(seg);
+		if (seg)
+			chunk_seg_free(sm, seg);
 		return ENOMEM;
 	}
 	move_n(sm->chunk + k + 1, sm->chunk + k,
@@ -283,7 +303,7 @@ static void seg_erase(struct spacemap *sm, size_t i, size_t cnt)
 		c->n -= m;
 		cnt -= m;
 		if (!c->n && sm->nchunks > 1) {
-			free(c->seg);
+			chunk_seg_free(sm, c->seg);
 			move_n(sm->chunk + k, sm->chunk + k + 1,
 			       (sm->nchunks - k - 1) * sizeof(*sm->chunk));
 			sm->nchunks--;
@@ -547,6 +567,18 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (2 * (uint64_t)nruns + 1);)
 		sm->chunk_max *= 2;
 	fill = sm->chunk_max * 3 / 4;
+	/*
+	 * The slab: chunks for a run and the gap before it each (more, the
+	 * gaps cut by pinned blocks, come from malloc).  Only the part
+	 * built is ever written.
+	 */
+	sm->slab_chunks = (2 * nruns + 1) / fill + 1;
+	sm->slab = malloc(sm->slab_chunks * sm->chunk_max * sizeof(*sm->slab));
+	if (sm->slab)
+		util_huge_pages(sm->slab, sm->slab_chunks * sm->chunk_max *
+				sizeof(*sm->slab));
+	else
+		sm->slab_chunks = 0;	/* a malloc a chunk, as they come */
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
 			ret = E2F_ERR_CORRUPT_INODE;
@@ -588,7 +620,8 @@ void spacemap_free(struct spacemap *sm)
 	size_t k;
 
 	for (k = 0; k < sm->nchunks; k++)
-		free(sm->chunk[k].seg);
+		chunk_seg_free(sm, sm->chunk[k].seg);
+	free(sm->slab);
 	free(sm->chunk);
 	free(sm->fen);
 	free(sm->fnode);
@@ -691,7 +724,11 @@ errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
 	if (start < sm->first || end > sm->end || !sm->n)
 		return EINVAL;
 	i = spacemap_find(sm, start);
-	j = spacemap_find(sm, end - 1);
+	/* Most changes cover a segment or two: the next ones before a search. */
+	for (j = i, k = 0; k < 4 && j + 1 < sm->n && SM_SEG(sm, j + 1).start < end; k++)
+		j++;
+	if (j + 1 < sm->n && SM_SEG(sm, j + 1).start < end)
+		j = spacemap_find(sm, end - 1);
 	si = SM_SEG(sm, i);
 	sj = SM_SEG(sm, j);
 	/* What is left of the first and last segments, or absorbed when alike. */

@@ -88,6 +88,14 @@ struct spacemap {
 	size_t		nchunks, chunk_cap;
 	size_t		chunk_max;	/* segments a chunk holds at most */
 	/*
+	 * Room for the chunks spacemap_build makes, in one block (a malloc
+	 * per chunk was most of the set-up's time in a heap the scan had
+	 * left in pieces): chunk_max segments a slot, slab_used of
+	 * slab_chunks taken.  A chunk in it is never freed on its own.
+	 */
+	struct sm_cell	*slab;
+	size_t		slab_chunks, slab_used;
+	/*
 	 * Where each chunk starts, as a Fenwick tree of their counts
 	 * (fen[1..nchunks]): a change updates it in log time, where
 	 * renumbering every chunk after it made a plan quadratic.

@@ -6,7 +6,9 @@
 # one way, and e2fsck -fn must call it damaged (the oracle): a block owned
 # twice, in use but free in the bitmap, free counts, checksums of
 # descriptors and inodes, link counts, and inode flags the features do
-# not allow (an extent-mapped or inline-data inode on ext3).
+# not allow (an extent-mapped or inline-data inode on ext3).  Of two
+# problems the lower inode's is named, though the checks meet it last (a
+# map walked after the inode table, directories read in disk order).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 
 # damaged NAME PATTERN IMG: IMG is refused as damaged, PATTERN in the line.
@@ -77,6 +79,45 @@ damaged icsum "the checksum of inode [0-9]* (/frag) does not match" "$T/icsum.im
 cp "$T/base3.img" "$T/links.img"
 debugfs -w -R "ln /ok/one /ok/two" "$T/links.img" >/dev/null 2>&1
 damaged links "(/ok/one) has 1 link but 2 entries name it" "$T/links.img"
+
+# The first problem in inode order is the one named, whatever order the
+# checks meet them in.  /big's map (an indirect block) is walked after
+# every inode is read, and its size disagrees with it; /late, a later
+# inode, has an attribute block outside the filesystem.
+make_image "$T/order.img" ext3 4096 32M
+gen "$T/big20" $((4096 * 20)) 23
+printf 'x\n' > "$T/small"
+printf 'write %s /big\nwrite %s /late\n' "$T/big20" "$T/small" > "$T/c"
+dbg "$T/order.img" "$T/c"
+$ORACLE blocks "$T/order.img" /big | wc -l | grep -qx 21 || fail "order: /big has no indirect block"
+bino=$(debugfs -R "stat /big" "$T/order.img" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+lino=$(debugfs -R "stat /late" "$T/order.img" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+[ "$bino" -lt "$lino" ] || fail "order: /big ($bino) is not before /late ($lino)"
+printf 'sif /big size 100\nsif /late file_acl 99999999\n' > "$T/c"
+dbg "$T/order.img" "$T/c"
+damaged order "inode $bino (/big) has a size of 100 bytes but blocks up to 81920 (and 1 more problem)" "$T/order.img"
+
+# Directories: /a, the lower inode, lies after /b on the disk (its block
+# moved there), and both have an entry naming an unused inode; /a's is
+# named.
+make_image "$T/dirs.img" ext3 4096 32M
+printf 'mkdir /a\nmkdir /b\n' > "$T/c"
+dbg "$T/dirs.img" "$T/c"
+x=$($ORACLE blocks "$T/dirs.img" /a)
+z=$(($($ORACLE blocks "$T/dirs.img" /b) + 100))
+debugfs -R "testb $z" "$T/dirs.img" 2>&1 | grep -q "not in use" || fail "dirs: block $z in use"
+dd if="$T/dirs.img" bs=4096 skip="$x" count=1 2>/dev/null |
+	dd of="$T/dirs.img" bs=4096 seek="$z" conv=notrunc 2>/dev/null
+printf 'sif /a block[0] %s\nsetb %s\nfreeb %s\n' "$z" "$z" "$x" > "$T/c"
+dbg "$T/dirs.img" "$T/c"
+check_clean "$T/dirs.img"
+aino=$(debugfs -R "stat /a" "$T/dirs.img" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+bino=$(debugfs -R "stat /b" "$T/dirs.img" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+[ "$aino" -lt "$bino" ] && [ "$($ORACLE blocks "$T/dirs.img" /a)" -gt "$($ORACLE blocks "$T/dirs.img" /b)" ] ||
+	fail "dirs: /a ($aino) is not the lower inode lying after /b ($bino)"
+printf 'ln <5000> /a/ghosta\nln <5000> /b/ghostb\n' > "$T/c"
+dbg "$T/dirs.img" "$T/c"
+damaged dirs "entry 'ghosta' of directory inode $aino (/a) names inode 5000, which is not in use (and 1 more problem)" "$T/dirs.img"
 
 # Flags the features do not allow: the file is left exactly as it was
 # (debugfs stat), and e2frag counts it corrupt instead of reading its map.
