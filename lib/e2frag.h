@@ -542,6 +542,24 @@ struct layout_set_outline {
 errcode_t layout_set_outline(const struct layout *layout, const struct layout_set *s,
 			     struct layout_set_outline *o);
 
+/*
+ * One file's partners asked for when they are wanted, not kept for every
+ * file: a scan with partner_counts_only keeps none, and on a tree the
+ * kernel interleaved the lists are millions of entries (e2fragmap marks
+ * one file's partners at a time).  The index is the interleave
+ * detection's own (the fragmented files' pieces in physical order, some
+ * 13 bytes a piece); a file's list is the one a full scan keeps for it,
+ * sorted by inode number.  The layout must not change while it is open.
+ */
+struct layout_partners;
+
+errcode_t layout_partners_open(const struct layout *layout,
+			       struct layout_partners **ret);
+/* FILE's partners (an index into layout->files): *INOS (free() it), *N of them. */
+errcode_t layout_partners_of(struct layout_partners *lp, uint64_t file,
+			     ext2_ino_t **inos, uint32_t *n);
+void layout_partners_close(struct layout_partners *lp);
+
 /* ------------------------------------------------------------------- util.c */
 
 /*

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "layout_int.h"
 #include "interleave_int.h"
 #include "lower_bound.h"
@@ -591,4 +592,87 @@ out:
 	free(w.parent);
 	runs_free(&r);
 	return ret;
+}
+
+/* ------------------------------------------------- one file's, when asked */
+
+struct layout_partners {
+	struct runs	r;
+	struct tally	t;
+};
+
+static int u32_before(const void *array, uint64_t i, const void *key)
+{
+	return ((const uint32_t *)array)[i] < *(const uint32_t *)key;
+}
+
+errcode_t layout_partners_open(const struct layout *layout,
+			       struct layout_partners **ret)
+{
+	struct layout_partners *lp = calloc(1, sizeof(*lp));
+	errcode_t err;
+	uint32_t x;
+
+	*ret = NULL;
+	if (!lp)
+		return ENOMEM;
+	err = runs_build(layout, &lp->r);
+	if (!err)
+		err = runs_index(&lp->r);
+	lp->t.r = &lp->r;
+	lp->t.count = calloc(lp->r.nfiles + 1, sizeof(*lp->t.count));
+	lp->t.seen_in = malloc((lp->r.nfiles + 1) * sizeof(*lp->t.seen_in));
+	lp->t.touched = malloc((lp->r.nfiles + 1) * sizeof(*lp->t.touched));
+	if (!err && (!lp->t.count || !lp->t.seen_in || !lp->t.touched))
+		err = ENOMEM;
+	if (err) {
+		layout_partners_close(lp);
+		return err;
+	}
+	for (x = 0; x < lp->r.nfiles; x++)
+		lp->t.seen_in[x] = NO_RUN;
+	*ret = lp;
+	return 0;
+}
+
+errcode_t layout_partners_of(struct layout_partners *lp, uint64_t file,
+			     ext2_ino_t **inos, uint32_t *n)
+{
+	struct tally *t = &lp->t;
+	uint32_t key = (uint32_t)file, d, i, y, kept = 0;
+	ext2_ino_t *v;
+
+	*inos = NULL;
+	*n = 0;
+	/* Dense numbers follow layout order: a file in one piece has none, and no partner. */
+	d = (uint32_t)lower_bound(0, lp->r.nfiles, u32_before, lp->r.files, &key);
+	if (file > UINT32_MAX || d >= lp->r.nfiles || lp->r.files[d] != key)
+		return 0;
+	tally_file(t, d);
+	v = malloc((t->ntouched + 1) * sizeof(*v));
+	for (i = 0; i < t->ntouched; i++) {
+		y = t->touched[i];
+		if (v && t->count[y] >= MIN_ALTERNATIONS)
+			v[kept++] = lp->r.inos[y];
+		/* Ready for the next question: the whole scan asks each file once. */
+		t->count[y] = 0;
+		t->seen_in[y] = NO_RUN;
+	}
+	if (!v)
+		return ENOMEM;
+	qsort(v, kept, sizeof(*v), compare_u32);
+	*inos = v;
+	*n = kept;
+	return 0;
+}
+
+void layout_partners_close(struct layout_partners *lp)
+{
+	if (!lp)
+		return;
+	runs_free(&lp->r);
+	free(lp->t.count);
+	free(lp->t.seen_in);
+	free(lp->t.touched);
+	free(lp);
 }

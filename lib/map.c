@@ -56,6 +56,7 @@ struct map {
 	unsigned		nlevels;
 	unsigned		first_cached;	/* levels from here on are in cache[] */
 	uint8_t			*cache[MAP_MAX_LEVELS];
+	struct layout_partners	*partners;	/* a scan that kept no lists: asked per file */
 };
 
 static const struct {
@@ -79,6 +80,11 @@ const char *map_state_name(enum map_state state)
 const char *map_state_description(enum map_state state)
 {
 	return state < MAP_NSTATES ? state_info[state].description : "beyond the filesystem";
+}
+
+struct layout_partners *map_partners(const struct map *map)
+{
+	return map->partners;
 }
 
 const struct layout *map_layout(const struct map *map)
@@ -521,6 +527,9 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 		err = build_unknown(map);
 	if (!err)
 		err = build_cache(map, cached_cells);
+	/* Highlighting marks one file's partners: a few, not every file's list. */
+	if (!err && !layout->partners && layout->ninterleaved)
+		err = layout_partners_open(layout, &map->partners);
 	if (err) {
 		map_free(map);
 		return err;
@@ -541,6 +550,7 @@ void map_free(struct map *map)
 	free(map->chunk_maxend);
 	free(map->journal);
 	free(map->unknown);
+	layout_partners_close(map->partners);
 	free(map);
 }
 

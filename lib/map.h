@@ -71,6 +71,8 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 void map_free(struct map *map);
 
 const struct layout *map_layout(const struct map *map);
+/* The partners index (layout_partners_of), when the layout keeps no lists; else NULL. */
+struct layout_partners *map_partners(const struct map *map);
 
 /* Blocks the map covers: the filesystem's block count. */
 blk64_t map_blocks(const struct map *map);

@@ -69,6 +69,25 @@ static errcode_t hl_add_file(struct map_highlight *hl, const struct layout *layo
 	return 0;
 }
 
+/* The partners of FI asked of the index (a scan that kept no lists). */
+static errcode_t hl_add_asked(struct map_highlight *hl, const struct layout *layout,
+			      struct layout_partners *lp, uint64_t fi)
+{
+	ext2_ino_t *inos;
+	uint32_t n, i;
+	errcode_t err;
+
+	err = layout_partners_of(lp, fi, &inos, &n);
+	for (i = 0; !err && i < n; i++) {
+		int64_t pi = layout_find(layout, inos[i]);
+
+		if (pi >= 0)
+			err = hl_add_file(hl, layout, pi, MAP_MARK_PARTNER);
+	}
+	free(inos);
+	return err;
+}
+
 static int cmp_hl_run(const void *a, const void *b)
 {
 	const struct hl_run *x = a, *y = b;
@@ -97,7 +116,9 @@ errcode_t map_highlight_new(const struct map *map, uint64_t file_index,
 	hl->file = file_index;
 	il = layout_file_interleave(layout, &layout->files[file_index]);
 	err = hl_add_file(hl, layout, file_index, MAP_MARK_FILE);
-	for (i = 0; !err && il && i < il->partners; i++) {
+	if (!err && il && il->partners && !layout->partners && map_partners(map))
+		err = hl_add_asked(hl, layout, map_partners(map), file_index);
+	for (i = 0; !err && il && layout->partners && i < il->partners; i++) {
 		int64_t pi = layout_find(layout,
 					 layout->partners[il->first_partner + i]);
 

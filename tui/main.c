@@ -160,6 +160,8 @@ int main(int argc, char **argv)
 		opts.model.disk_bytes = fs_bytes;
 	/* The first screen needs no names: they are read once it is up (names.c). */
 	opts.names = map_names_can_wait(t.fs) ? LAYOUT_NAMES_NONE : LAYOUT_NAMES_ALL;
+	/* A file's partners are asked for when it is highlighted (map_partners). */
+	opts.partner_counts_only = 1;
 	if (isatty(STDERR_FILENO)) {
 		opts.progress = report_scan_progress;
 		opts.progress_priv = (void *)t.prog;

@@ -182,7 +182,8 @@ static struct ref_edge *ref_edges(const struct layout *L, uint64_t *ret_n)
 
 /*
  * Compare L's interleaving (partners when L has the lists, alternations,
- * strongest pairs, sets) with the reference; print the first few
+ * strongest pairs, sets) with the reference, and each file's partners
+ * as layout_partners_of gives them too; print the first few
  * differences as TAP comments headed WHAT.  The number of differences.
  */
 static uint32_t ref_compare(const struct layout *L, const char *what,
@@ -195,6 +196,12 @@ static uint32_t ref_compare(const struct layout *L, const char *what,
 	uint32_t *set_of = malloc((L->nfiles + 1) * sizeof(*set_of));
 	uint64_t *alternations = calloc(L->nfiles + 1, sizeof(*alternations));
 	uint32_t bad = 0, t, b;
+	struct layout_partners *lp = NULL;	/* every file's partners asked of it too */
+
+	if (layout_partners_open(L, &lp)) {
+		printf("# %s: layout_partners_open failed\n", what);
+		bad++;
+	}
 
 	if (!parent || !members || !set_of || !alternations)
 		abort();
@@ -209,6 +216,8 @@ static uint32_t ref_compare(const struct layout *L, const char *what,
 			(il - L->interleaved) * LAYOUT_OUTLINE_PAIRS] : NULL;
 		uint32_t want = 0, sum = 0, k = 0, best[LAYOUT_OUTLINE_PAIRS][2];
 		ext2_ino_t *mine = NULL;	/* its partners, ascending as the edges */
+		ext2_ino_t *asked = NULL;	/* the same asked of the index */
+		uint32_t nasked = 0;
 
 		memset(best, 0, sizeof(best));
 		if (L->partners && il && il->partners) {
@@ -217,6 +226,13 @@ static uint32_t ref_compare(const struct layout *L, const char *what,
 				abort();
 			memcpy(mine, L->partners + il->first_partner, il->partners * sizeof(*mine));
 			qsort(mine, il->partners, sizeof(*mine), ref_cmp_ino);
+		}
+		/* Asked twice (the map asks again for a file chosen again): the same list. */
+		if (lp && (layout_partners_of(lp, i, &asked, &nasked) ||
+			   (free(asked), layout_partners_of(lp, i, &asked, &nasked)))) {
+			if (bad++ < 3)
+				printf("# %s: ino %u: layout_partners_of failed\n", what,
+				       L->files[i].ino);
 		}
 		for (; e < ne && edges[e].a == i; e++) {
 			uint32_t c = edges[e].count;
@@ -234,6 +250,13 @@ static uint32_t ref_compare(const struct layout *L, const char *what,
 				best[t][0] = c;
 				best[t][1] = L->files[edges[e].b].ino;
 			}
+			if (lp && (k >= nasked || asked[k] != L->files[edges[e].b].ino)) {
+				if (bad++ < 3)
+					printf("# %s: ino %u: partner %u (%u alternations) is "
+					       "not partner %u of layout_partners_of's list\n",
+					       what, L->files[i].ino, L->files[edges[e].b].ino,
+					       c, k);
+			}
 			if (L->partners && (!il || k >= il->partners ||
 			    mine[k] != L->files[edges[e].b].ino)) {
 				if (bad++ < 3)
@@ -244,6 +267,12 @@ static uint32_t ref_compare(const struct layout *L, const char *what,
 			k++;
 		}
 		free(mine);
+		free(asked);
+		if (lp && nasked != want) {
+			if (bad++ < 3)
+				printf("# %s: ino %u: layout_partners_of gives %u partners; want %u\n",
+				       what, L->files[i].ino, nasked, want);
+		}
 		if (want)
 			files++;
 		if ((il ? il->partners : 0) != want || (il ? il->alternations : 0) != sum) {
@@ -310,6 +339,7 @@ static uint32_t ref_compare(const struct layout *L, const char *what,
 	free(members);
 	free(set_of);
 	free(alternations);
+	layout_partners_close(lp);
 	*ret_files = files;
 	return bad;
 }
