@@ -34,6 +34,8 @@ struct compact {
 	blk64_t		*final;		/* per file: where its stream goes, or 0 */
 	blk64_t		*need;		/* per file: blocks it takes packed, or 0: its own */
 	int		span;		/* gaps run on across zones (zonewalk.c) */
+	uint8_t		*cross;		/* per file: zone boundaries allowed past best - 1
+					 * (pack's retry_across) */
 	struct reserved	*res;		/* reserved slots */
 	size_t		nres, res_cap;
 	blk64_t		*want;		/* slots to reserve after the move at hand */
