@@ -358,7 +358,7 @@ static int find_sets(struct picture *p)
 				&layout->files[layout->set_members[s->first_member + m]];
 
 			ntouched = 0;
-			for (i = 0; i < f->pieces; i++) {
+			for (i = 0; i < layout_file_pieces(layout, f); i++) {
 				struct layout_piece pc = layout_file_piece(layout, f, i);
 				blk64_t a = pc.start, b = pc.start + pc.len;
 

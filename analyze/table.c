@@ -134,7 +134,7 @@ uint32_t *table_worst_files(const struct layout *layout, int lossy_only,
 		if (!(f->flags & LAYOUT_F_SELECTED))
 			continue;
 		/* One piece loses nothing: skip the model for most files. */
-		if (f->pieces > 1)
+		if (layout_file_pieces(layout, f) > 1)
 			layout_file_times(layout, f, &read, &ideal);
 		if (lossy_only && !(read > ideal))
 			continue;
@@ -187,16 +187,16 @@ static void cell(char *buf, size_t len, const struct layout *layout,
 	case COL_TYPE: snprintf(buf, len, "%s", layout_type_name(f->type)); break;
 	case COL_SIZE:
 		if (machine)
-			snprintf(buf, len, "%llu", (unsigned long long)f->size);
+			snprintf(buf, len, "%llu", (unsigned long long)layout_file_size(layout, f));
 		else
-			util_format_size(f->size, buf, len);
+			util_format_size(layout_file_size(layout, f), buf, len);
 		break;
 	case COL_BLOCKS: snprintf(buf, len, "%llu", (unsigned long long)layout_file_blocks(layout, f)); break;
-	case COL_PIECES: snprintf(buf, len, "%u", f->pieces); break;
-	case COL_EXTENTS: snprintf(buf, len, "%u", f->extents); break;
+	case COL_PIECES: snprintf(buf, len, "%u", layout_file_pieces(layout, f)); break;
+	case COL_EXTENTS: snprintf(buf, len, "%u", layout_file_extents(layout, f)); break;
 	case COL_BEST: snprintf(buf, len, "%u", layout_file_best(layout, f)); break;
 	case COL_PIECES_BEST:
-		snprintf(buf, len, "%u/%u", f->pieces, layout_file_best(layout, f));
+		snprintf(buf, len, "%u/%u", layout_file_pieces(layout, f), layout_file_best(layout, f));
 		break;
 	case COL_PARTNERS: snprintf(buf, len, "%u", il ? il->partners : 0); break;
 	case COL_SET: snprintf(buf, len, "%u", il ? il->set : 0); break;

@@ -85,7 +85,7 @@ static json_t *file_json(const struct report *r, uint64_t i)
 	json_object_set_new(o, "ino", json_integer(f->ino));
 	json_object_set_new(o, "path", json_string(text));
 	json_object_set_new(o, "type", json_string(layout_type_name(f->type)));
-	json_object_set_new(o, "size", json_integer(f->size));
+	json_object_set_new(o, "size", json_integer(layout_file_size(r->layout, f)));
 	json_object_set_new(o, "blocks", json_integer(layout_file_blocks(r->layout, f)));
 	json_object_set_new(o, "outcome", json_string(outcome_name(r, i)));
 	json_object_set_new(o, "reason", pf->outcome == OUT_SKIPPED ?

@@ -115,7 +115,7 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 
-		for (p = 0; p < f->pieces; p++) {
+		for (p = 0; p < layout_file_pieces(layout, f); p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
 			mark_run(seen, dup, pc.start, pc.len, &any_dup);
@@ -137,7 +137,7 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 
 		if (f->flags & LAYOUT_F_CORRUPT)
 			why = SKIP_CORRUPT;
-		for (p = 0; p < f->pieces && !why; p++) {
+		for (p = 0; p < layout_file_pieces(layout, f) && !why; p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
 			if (any_set(layout->fixed, pc.start, pc.len))
@@ -268,7 +268,7 @@ static int wanted(const struct layout *layout, const struct layout_file *f,
 
 	if (!(f->flags & LAYOUT_F_SELECTED))
 		return 0;
-	if (!interleaved && f->pieces <= layout_file_best(layout, f))
+	if (!interleaved && layout_file_pieces(layout, f) <= layout_file_best(layout, f))
 		return 0;	/* nothing to gain */
 	if (o->interleaved_only && !interleaved)
 		return 0;

@@ -99,7 +99,7 @@ static void file_lines(FILE *out, const struct report *r)
 				"read time (s)", "size", "path: outcome");
 			header = 1;
 		}
-		util_format_size(layout_stream_blocks(f) * (uint64_t)bs, size, sizeof(size));
+		util_format_size(layout_stream_blocks(layout, f) * (uint64_t)bs, size, sizeof(size));
 		p = field(line, "  ", 2, 0, 0);
 		p = field_u32(p, pf->pieces_before, 6, 0);
 		p = field(p, " -> ", 4, 0, 0);
@@ -150,7 +150,7 @@ static void not_best_lines(FILE *out, const struct report *r)
 		if (r->after) {
 			int64_t k = layout_find(r->after, r->layout->files[i].ino);
 
-			after = k >= 0 ? r->after->files[k].pieces : pf->pieces_after;
+			after = k >= 0 ? layout_file_pieces(r->after, &r->after->files[k]) : pf->pieces_after;
 		} else {
 			after = pf->pieces_after;
 		}
@@ -235,7 +235,7 @@ void report_after_figures(const struct report *r, uint64_t *pieces,
 		double t, ideal;
 
 		layout_file_times(r->after, &r->after->files[k], &t, &ideal);
-		*pieces += r->after->files[k].pieces;
+		*pieces += layout_file_pieces(r->after, &r->after->files[k]);
 		*read += t;
 	}
 }

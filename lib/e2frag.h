@@ -131,30 +131,105 @@ struct layout_piece {
 };
 
 /*
- * One inode that owns blocks.  Kept small (40 bytes): a scan holds one per
- * file, and e2frag must stay within a few times e2fsck's memory.  What can
- * be derived is: best (layout_file_best), read times (layout_file_times),
- * interleaving (layout_file_interleave), pieces (layout_file_piece), every
- * block it owns (layout_file_blocks: the few files with extent tree blocks
- * have their count in layout->file_etb, not 4 bytes in every record).
+ * One inode that owns blocks.  Kept small (24 bytes): a scan holds one per
+ * file, and every program must stay within a few times e2fsck's memory.
+ * What can be derived is: best (layout_file_best), read times
+ * (layout_file_times), interleaving (layout_file_interleave), pieces
+ * (layout_file_piece), every block it owns (layout_file_blocks: the few
+ * files with extent tree blocks have their count in layout->file_etb, not
+ * 4 bytes in every record).
+ *
+ * Counts are kept in as few bits as nearly every file needs; the rare file
+ * whose size, stream, pieces or extents do not fit has the field at its
+ * largest value (LAYOUT_BIG32, LAYOUT_BIG16) and the whole figures in
+ * layout->file_big.  Read the record through the accessors below, never
+ * its fields but ino, type and flags; write it with layout_file_set.
  */
+#define LAYOUT_BIG32	UINT32_MAX
+#define LAYOUT_BIG16	UINT16_MAX
+/* where holds 48 bits: ext4 block numbers, and indexes into pieces. */
+#define LAYOUT_WHERE_MAX	((UINT64_C(1) << 48) - 1)
+
 struct layout_file {
-	uint64_t	size;		/* i_size, bytes */
-	blk64_t		stream;		/* stream blocks: data and IND/DIND/TIND */
-	uint64_t	where;		/* pieces == 1: its first block; else index of its
-					 * first piece in layout->pieces (logical order) */
 	ext2_ino_t	ino;
-	uint32_t	pieces;		/* doc/design.md: piece */
-	uint32_t	extents;	/* doc/design.md: extent (filefrag's notion) */
-	uint16_t	links;
+	uint32_t	size32;		/* i_size, bytes (LAYOUT_BIG32: file_big) */
+	uint32_t	stream32;	/* stream blocks: data and IND/DIND/TIND */
+	uint32_t	where_lo;	/* where, low 32 bits: pieces == 1: its first
+					 * block; else index of its first piece in
+					 * layout->pieces (logical order) */
+	uint16_t	where_hi;	/* ... and bits 32 to 47 */
+	uint16_t	pieces16;	/* doc/design.md: piece (LAYOUT_BIG16: file_big) */
+	uint16_t	extents16;	/* doc/design.md: extent (filefrag's notion) */
 	uint8_t		type;		/* enum layout_type */
 	uint8_t		flags;		/* LAYOUT_F_* */
 };
 
-/* Data and IND blocks: what a sequential read of the file touches. */
-static inline blk64_t layout_stream_blocks(const struct layout_file *f)
+/* The whole figures of a file some field of whose record is too small. */
+struct layout_file_big {
+	uint64_t	size;
+	blk64_t		stream;
+	uint32_t	pieces;
+	uint32_t	extents;
+	ext2_ino_t	ino;
+};
+
+struct layout;
+
+/* F's entry in layout->file_big (a zeroed one when it has none). */
+const struct layout_file_big *layout_file_big(const struct layout *layout,
+					      const struct layout_file *f);
+
+/*
+ * Set F's figures, putting those its record cannot hold in layout->file_big
+ * (kept sorted by inode; F must have its ino).  EOVERFLOW when WHERE does
+ * not fit 48 bits, which no block number or piece index reaches; ENOMEM.
+ */
+errcode_t layout_file_set(struct layout *layout, struct layout_file *f,
+			  uint64_t size, blk64_t stream, uint64_t where,
+			  uint32_t pieces, uint32_t extents);
+
+/* Change where alone (a piece index moved). */
+static inline void layout_file_set_where(struct layout_file *f, uint64_t where)
 {
-	return f->stream;
+	f->where_lo = (uint32_t)where;
+	f->where_hi = (uint16_t)(where >> 32);
+}
+
+static inline uint64_t layout_file_where(const struct layout_file *f)
+{
+	return (uint64_t)f->where_hi << 32 | f->where_lo;
+}
+
+/* i_size, bytes. */
+static inline uint64_t layout_file_size(const struct layout *layout,
+					const struct layout_file *f)
+{
+	return f->size32 != LAYOUT_BIG32 ? f->size32 :
+		layout_file_big(layout, f)->size;
+}
+
+/* Data and IND blocks: what a sequential read of the file touches. */
+static inline blk64_t layout_stream_blocks(const struct layout *layout,
+					   const struct layout_file *f)
+{
+	return f->stream32 != LAYOUT_BIG32 ? f->stream32 :
+		layout_file_big(layout, f)->stream;
+}
+
+/* doc/design.md: piece. */
+static inline uint32_t layout_file_pieces(const struct layout *layout,
+					  const struct layout_file *f)
+{
+	return f->pieces16 != LAYOUT_BIG16 ? f->pieces16 :
+		layout_file_big(layout, f)->pieces;
+}
+
+/* doc/design.md: extent (filefrag's notion). */
+static inline uint32_t layout_file_extents(const struct layout *layout,
+					   const struct layout_file *f)
+{
+	return f->extents16 != LAYOUT_BIG16 ? f->extents16 :
+		layout_file_big(layout, f)->extents;
 }
 
 /* Extent tree blocks a file owns (LAYOUT_F_ETB), by inode. */
@@ -276,6 +351,8 @@ struct layout {
 	uint64_t		naux;
 	struct layout_file_etb	*file_etb;	/* files with LAYOUT_F_ETB, by inode */
 	uint64_t		nfile_etb;
+	struct layout_file_big	*file_big;	/* files too big for their record, by inode */
+	uint64_t		nfile_big, file_big_cap;
 	struct layout_interleave *interleaved;	/* sorted by file index */
 	uint64_t		ninterleaved;
 	ext2_ino_t		*partners;	/* inode numbers, per file in the
@@ -359,11 +436,12 @@ static inline struct layout_piece
 layout_file_piece(const struct layout *layout, const struct layout_file *f,
 		  uint32_t i)
 {
-	if (f->pieces == 1) {
-		struct layout_piece p = { f->where, layout_stream_blocks(f) };
+	if (f->pieces16 == 1) {
+		struct layout_piece p = { layout_file_where(f),
+					  layout_stream_blocks(layout, f) };
 		return p;
 	}
-	return layout->pieces[f->where + i];
+	return layout->pieces[layout_file_where(f) + i];
 }
 
 /* Fewest pieces F could have here (doc/design.md: best). */
@@ -376,7 +454,7 @@ uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *
 static inline blk64_t layout_file_blocks(const struct layout *layout,
 					 const struct layout_file *f)
 {
-	return f->stream + layout_file_etb(layout, f);
+	return layout_stream_blocks(layout, f) + layout_file_etb(layout, f);
 }
 
 /* Modeled and ideal seconds to read F (doc/design.md: modeled read time). */

@@ -152,11 +152,11 @@ static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 
-		if (f->pieces < 2)
+		if (layout_file_pieces(layout, f) < 2)
 			continue;
-		if (f->where != n)
+		if (layout_file_where(f) != n)
 			packed = 0;
-		n += f->pieces;
+		n += layout_file_pieces(layout, f);
 		d++;
 	}
 	if (n >= NO_RUN)
@@ -176,12 +176,12 @@ static errcode_t runs_pieces(const struct layout *layout, struct runs *r,
 	for (i = 0, d = 0, n = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 
-		if (f->pieces < 2)
+		if (layout_file_pieces(layout, f) < 2)
 			continue;
 		r->files[d] = i;
 		r->inos[d] = f->ino;
 		r->first[d++] = n;	/* its first piece number, for now */
-		for (p = 0; p < f->pieces; p++, n++)
+		for (p = 0; p < layout_file_pieces(layout, f); p++, n++)
 			if (!packed)
 				(*copy)[n] = layout_file_piece(layout, f, p);
 	}

@@ -53,7 +53,7 @@ errcode_t interleave_fill_sets(struct layout *layout, struct interleave_work *w)
 		layout_file_times(layout, f, &read, &ideal);
 		layout->set_members[s->first_member + s->members++] = il->file;
 		s->alternations += il->alternations;
-		s->blocks += layout_stream_blocks(f);
+		s->blocks += layout_stream_blocks(layout, f);
 		s->read_seconds += read;
 		s->ideal_seconds += ideal;
 	}

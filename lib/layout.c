@@ -1,6 +1,7 @@
 /*
  * layout.c --- the layout model's lifetime, lookups and summary.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "layout_int.h"
@@ -15,6 +16,7 @@ void layout_free(struct layout *layout)
 	free(layout->pieces);
 	free(layout->aux);
 	free(layout->file_etb);
+	free(layout->file_big);
 	free(layout->interleaved);
 	free(layout->partners);
 	free(layout->interleave_top);
@@ -62,9 +64,64 @@ uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *
 		layout->file_etb[lo].blocks : 0;
 }
 
+static int big_before(const void *big, uint64_t i, const void *ino)
+{
+	return ((const struct layout_file_big *)big)[i].ino < *(const ext2_ino_t *)ino;
+}
+
+const struct layout_file_big *layout_file_big(const struct layout *layout,
+					      const struct layout_file *f)
+{
+	static const struct layout_file_big none;
+	uint64_t i = lower_bound(0, layout->nfile_big, big_before,
+				 layout->file_big, &f->ino);
+
+	return i < layout->nfile_big && layout->file_big[i].ino == f->ino ?
+		&layout->file_big[i] : &none;
+}
+
+errcode_t layout_file_set(struct layout *layout, struct layout_file *f,
+			  uint64_t size, blk64_t stream, uint64_t where,
+			  uint32_t pieces, uint32_t extents)
+{
+	struct layout_file_big *b;
+	uint64_t i;
+	errcode_t ret;
+
+	if (where > LAYOUT_WHERE_MAX)
+		return EOVERFLOW;
+	layout_file_set_where(f, where);
+	f->size32 = size < LAYOUT_BIG32 ? size : LAYOUT_BIG32;
+	f->stream32 = stream < LAYOUT_BIG32 ? stream : LAYOUT_BIG32;
+	f->pieces16 = pieces < LAYOUT_BIG16 ? pieces : LAYOUT_BIG16;
+	f->extents16 = extents < LAYOUT_BIG16 ? extents : LAYOUT_BIG16;
+	i = lower_bound(0, layout->nfile_big, big_before, layout->file_big, &f->ino);
+	if (i < layout->nfile_big && layout->file_big[i].ino == f->ino) {
+		b = &layout->file_big[i];
+	} else if (f->size32 == LAYOUT_BIG32 || f->stream32 == LAYOUT_BIG32 ||
+		   f->pieces16 == LAYOUT_BIG16 || f->extents16 == LAYOUT_BIG16) {
+		/* The scan goes in inode order: nearly always at the end. */
+		ret = util_grow(&layout->file_big, &layout->file_big_cap,
+				layout->nfile_big + 1, sizeof(*layout->file_big));
+		if (ret)
+			return ret;
+		b = &layout->file_big[i];
+		memmove(b + 1, b, (layout->nfile_big - i) * sizeof(*b));
+		layout->nfile_big++;
+		b->ino = f->ino;
+	} else {
+		return 0;
+	}
+	b->size = size;
+	b->stream = stream;
+	b->pieces = pieces;
+	b->extents = extents;
+	return 0;
+}
+
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f)
 {
-	return zones_best(layout, layout_stream_blocks(f));
+	return zones_best(layout, layout_stream_blocks(layout, f));
 }
 
 void layout_file_times(const struct layout *layout, const struct layout_file *f,
@@ -90,7 +147,7 @@ layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 	 * up (interleaved is by file), where an index of every file took 4
 	 * bytes a file.
 	 */
-	if (f->pieces < 2)
+	if (layout_file_pieces(layout, f) < 2)
 		return NULL;
 	i = lower_bound(0, layout->ninterleaved, entry_before, layout->interleaved, &file);
 	return i < layout->ninterleaved && layout->interleaved[i].file == file ?
@@ -117,7 +174,7 @@ void layout_summarize(struct layout *layout, int all)
 	s->corrupt_files = corrupt;
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
-		uint32_t best;
+		uint32_t best, pieces;
 		double read, ideal;
 		blk64_t blocks;
 
@@ -126,18 +183,19 @@ void layout_summarize(struct layout *layout, int all)
 		blocks = layout_file_blocks(layout, f);
 		best = layout_file_best(layout, f);
 		readmodel_file(&layout->model, layout, f, best, &read, &ideal);
+		pieces = layout_file_pieces(layout, f);
 		s->files++;
-		s->pieces += f->pieces;
+		s->pieces += pieces;
 		s->best_pieces += best;
-		s->extents += f->extents;
+		s->extents += layout_file_extents(layout, f);
 		s->blocks += blocks;
-		if (f->pieces > 1)
+		if (pieces > 1)
 			s->fragmented_files++;
 		/* e2fsck counts the EA block too when it compares with a group. */
-		if (f->pieces > 1 &&
+		if (pieces > 1 &&
 		    blocks + !!(f->flags & LAYOUT_F_HAS_XATTR_BLOCK) < bpg)
 			s->fragmented_small_files++;
-		if (f->pieces > best)
+		if (pieces > best)
 			s->avoidably_fragmented_files++;
 		if (layout_file_interleave(layout, f))
 			s->interleaved_files++;

@@ -124,11 +124,11 @@ static uint8_t file_state(const struct layout *layout, const struct layout_file 
 {
 	if (f->type == LAYOUT_DIR)
 		return MAP_DIR;
-	if (f->pieces < 2)
+	if (layout_file_pieces(layout, f) < 2)
 		return MAP_FILE;	/* the common case, without a search */
 	if (layout_file_interleave(layout, f))
 		return MAP_INTERLEAVED;
-	if (f->pieces > layout_file_best(layout, f))
+	if (layout_file_pieces(layout, f) > layout_file_best(layout, f))
 		return MAP_FRAGMENTED;
 	return MAP_FILE;
 }
@@ -186,7 +186,7 @@ static errcode_t build_owned(struct map *map)
 
 	/* Reserved once: growing by copies would hold two arrays at the peak. */
 	for (i = 0; i < layout->nfiles; i++)
-		n += layout->files[i].pieces;
+		n += layout_file_pieces(layout, &layout->files[i]);
 	cap = n + 1;
 	map->owned = malloc(cap * sizeof(*map->owned));
 	if (!map->owned)
@@ -195,7 +195,7 @@ static errcode_t build_owned(struct map *map)
 		const struct layout_file *f = &layout->files[i];
 		uint8_t state = file_state(layout, f);
 
-		for (p = 0; p < f->pieces; p++) {
+		for (p = 0; p < layout_file_pieces(layout, f); p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
 			ret = add_owned(map, &cap, pc.start, pc.len, f->ino, state);

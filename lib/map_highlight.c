@@ -49,7 +49,7 @@ static errcode_t hl_add_file(struct map_highlight *hl, const struct layout *layo
 	uint64_t i;
 	errcode_t ret;
 
-	for (i = 0; i < f->pieces; i++) {
+	for (i = 0; i < layout_file_pieces(layout, f); i++) {
 		struct layout_piece pc = layout_file_piece(layout, f, i);
 
 		ret = hl_add(hl, pc.start, pc.len, mark);

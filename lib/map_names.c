@@ -91,8 +91,8 @@ static errcode_t collect_dir_runs(struct layout *layout, struct scan_extra *x)
 		if (f->type != LAYOUT_DIR)
 			continue;
 		if (!(f->flags & LAYOUT_F_CORRUPT) &&
-		    ((f->flags & LAYOUT_F_EXTENTS) || f->stream <= EXT2_NDIR_BLOCKS)) {
-			for (p = 0; p < f->pieces && !ret; p++) {
+		    ((f->flags & LAYOUT_F_EXTENTS) || layout_stream_blocks(layout, f) <= EXT2_NDIR_BLOCKS)) {
+			for (p = 0; p < layout_file_pieces(layout, f) && !ret; p++) {
 				struct layout_piece pc = layout_file_piece(layout, f, p);
 
 				ret = add_dir_run(x, f->ino, pc.start, pc.len);

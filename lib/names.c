@@ -276,7 +276,7 @@ static int wants_name(const struct layout *layout, const struct layout_file *f)
 
 	if (f->type == LAYOUT_DIR || layout_file_interleave(layout, f))
 		return 1;
-	if (f->pieces < 2)
+	if (layout_file_pieces(layout, f) < 2)
 		return 0;	/* one piece: nothing lost */
 	layout_file_times(layout, f, &read, &ideal);
 	return read > ideal;

@@ -78,12 +78,12 @@ void readmodel_file(const struct readmodel *m, const struct layout *layout,
 	struct layout_piece prev, p;
 	uint32_t i;
 
-	t = readmodel_transfer_seconds(m, layout_stream_blocks(f) * bs);
+	t = readmodel_transfer_seconds(m, layout_stream_blocks(layout, f) * bs);
 	best_t = t + (best > 1 ? (best - 1) * readmodel_zone_jump_seconds(m) : 0);
 	/* A corrupt map can leave extent tree blocks and no data: no piece. */
-	if (f->pieces)
+	if (layout_file_pieces(layout, f))
 		prev = layout_file_piece(layout, f, 0);
-	for (i = 1; i < f->pieces; i++, prev = p) {
+	for (i = 1; i < layout_file_pieces(layout, f); i++, prev = p) {
 		p = layout_file_piece(layout, f, i);
 		t += readmodel_jump_seconds(m, ((double)p.start -
 					       (double)(prev.start + prev.len)) * bs);

@@ -133,10 +133,10 @@ json_t *report_json_file(const struct layout *layout, const struct layout_file *
 	json_object_set_new(o, "ino", json_integer(f->ino));
 	json_object_set_new(o, "path", path_json(layout, f->ino));
 	json_object_set_new(o, "type", json_string(layout_type_name(f->type)));
-	json_object_set_new(o, "size", json_integer(f->size));
+	json_object_set_new(o, "size", json_integer(layout_file_size(layout, f)));
 	json_object_set_new(o, "blocks", json_integer(layout_file_blocks(layout, f)));
-	json_object_set_new(o, "pieces", json_integer(f->pieces));
-	json_object_set_new(o, "extents", json_integer(f->extents));
+	json_object_set_new(o, "pieces", json_integer(layout_file_pieces(layout, f)));
+	json_object_set_new(o, "extents", json_integer(layout_file_extents(layout, f)));
 	json_object_set_new(o, "best", json_integer(layout_file_best(layout, f)));
 	json_object_set_new(o, "interleaved_with", partners);
 	json_object_set_new(o, "read_seconds", report_json_real(read));

@@ -378,7 +378,7 @@ static int owners_of(const struct layout *layout, blk64_t blk, ext2_ino_t owner[
 	for (i = 0; i < layout->nfiles && n < 2; i++) {
 		const struct layout_file *f = &layout->files[i];
 
-		for (p = 0; p < f->pieces && n < 2; p++) {
+		for (p = 0; p < layout_file_pieces(layout, f) && n < 2; p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
 			if (blk >= pc.start && blk < pc.start + pc.len)
@@ -445,7 +445,7 @@ static void build_owned(struct layout *layout, ext2fs_block_bitmap owned,
 	for (i = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 
-		for (p = 0; p < f->pieces; p++) {
+		for (p = 0; p < layout_file_pieces(layout, f); p++) {
 			struct layout_piece pc = layout_file_piece(layout, f, p);
 
 			dups += mark_owned(owned, pc.start, pc.len, &dup_at);

@@ -402,16 +402,17 @@ static int cmp_batched(const void *a, const void *b)
 }
 
 /* Whether layout file F (directory DIR) may be read in a batch. */
-static int batchable(const struct layout_file *f)
+static int batchable(const struct layout *layout, const struct layout_file *f)
 {
 #ifdef WORDS_BIGENDIAN
+	(void)layout;
 	(void)f;
 	return 0;	/* the blocks would want ext2fs_dirent_swab_in */
 #else
 	return f->type == LAYOUT_DIR && (f->flags & LAYOUT_F_PLAIN_MAP) &&
-	       !(f->flags & LAYOUT_F_CORRUPT) && f->pieces == 1 &&
-	       f->stream <= DIR_READ_BLOCKS && !(f->flags & LAYOUT_F_ETB) &&
-	       ((f->flags & LAYOUT_F_EXTENTS) || f->stream <= EXT2_NDIR_BLOCKS);
+	       !(f->flags & LAYOUT_F_CORRUPT) && layout_file_pieces(layout, f) == 1 &&
+	       layout_stream_blocks(layout, f) <= DIR_READ_BLOCKS && !(f->flags & LAYOUT_F_ETB) &&
+	       ((f->flags & LAYOUT_F_EXTENTS) || layout_stream_blocks(layout, f) <= EXT2_NDIR_BLOCKS);
 #endif
 }
 
@@ -529,7 +530,7 @@ errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 			fi++;
 		if (fi < layout->nfiles && layout->files[fi].ino == dir)
 			f = &layout->files[fi];
-		if (f && batchable(f)) {
+		if (f && batchable(layout, f)) {
 			struct layout_piece pc = layout_file_piece(layout, f, 0);
 
 			batched[nbatched].start = pc.start;

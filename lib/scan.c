@@ -48,7 +48,9 @@ struct file_acc {
 	struct scan_state	*s;
 	struct layout		*layout;
 	struct scan_extra	*extra;
-	struct layout_file	*f;
+	struct layout_file	*f;	/* its figures below until scan_map sets them */
+	blk64_t			stream;		/* stream blocks so far */
+	uint32_t		pieces, extents;
 	blk64_t			stream_end;	/* one past the last stream block */
 	blk64_t			data_seen;	/* data blocks so far */
 	blk64_t			data_lend;	/* one past the last data block, logical */
@@ -66,8 +68,8 @@ static errcode_t acc_stream(struct file_acc *a, blk64_t pblk, blk64_t len)
 	struct layout_piece *p;
 	errcode_t ret;
 
-	a->f->stream += len;
-	if (a->f->pieces && a->stream_end == pblk) {
+	a->stream += len;
+	if (a->pieces && a->stream_end == pblk) {
 		layout->pieces[layout->npieces - 1].len += len;
 		a->stream_end += len;
 		return 0;
@@ -79,7 +81,7 @@ static errcode_t acc_stream(struct file_acc *a, blk64_t pblk, blk64_t len)
 	p = &layout->pieces[layout->npieces++];
 	p->start = pblk;
 	p->len = len;
-	a->f->pieces++;
+	a->pieces++;
 	a->stream_end = pblk + len;
 	return 0;
 }
@@ -92,7 +94,7 @@ static errcode_t acc_data(void *priv, blk64_t lblk, blk64_t pblk, blk64_t len,
 	errcode_t ret;
 
 	if (!a->data_seen || lblk != a->data_lend || pblk != a->data_pend)
-		a->f->extents++;
+		a->extents++;
 	if (lblk != a->data_lend)
 		a->hole = 1;
 	if (!uninit)
@@ -184,8 +186,9 @@ static int special_inode(ext2_filsys fs, ext2_ino_t ino)
 
 /* Move a reserved inode's pieces out of the file list, into the fixed set. */
 static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
-			       struct layout_file *f, uint64_t first, uint32_t etb)
+			       const struct file_acc *a, uint64_t first)
 {
+	const struct layout_file *f = a->f;
 	struct layout_reserved *r = NULL;
 	uint64_t i;
 	errcode_t ret;
@@ -196,18 +199,18 @@ static errcode_t take_reserved(struct layout *layout, struct scan_extra *x,
 		r = &layout->resize;
 	if (r) {
 		r->ino = f->ino;
-		r->blocks = f->stream + etb;
-		r->pieces = f->pieces;
+		r->blocks = a->stream + a->etb;
+		r->pieces = a->pieces;
 		free(r->runs);
-		r->runs = malloc((f->pieces ? f->pieces : 1) * sizeof(*r->runs));
+		r->runs = malloc((a->pieces ? a->pieces : 1) * sizeof(*r->runs));
 		if (!r->runs)
 			return ENOMEM;
-		if (f->pieces)
+		if (a->pieces)
 			memcpy(r->runs, layout->pieces + first,
-			       f->pieces * sizeof(*r->runs));
+			       a->pieces * sizeof(*r->runs));
 	}
 	ret = util_grow(&x->reserved_runs, &x->reserved_runs_cap,
-			  x->nreserved_runs + f->pieces, sizeof(*x->reserved_runs));
+			  x->nreserved_runs + a->pieces, sizeof(*x->reserved_runs));
 	if (ret)
 		return ret;
 	for (i = first; i < layout->npieces; i++)
@@ -241,9 +244,9 @@ static int plain_map(ext2_filsys fs, const struct ext2_inode *inode,
 		 * ext2fs_extent_header_verify wants it (2 to 4 in i_block). */
 		return ext2fs_le16_to_cpu(eh->eh_magic) == EXT3_EXT_MAGIC &&
 		       !eh->eh_depth && max >= 2 && max <= 4 && entries <= max &&
-		       entries == a->f->pieces && !a->etb;
+		       entries == a->pieces && !a->etb;
 	}
-	return a->f->stream - a->data_seen ==
+	return a->stream - a->data_seen ==
 		blockmap_meta_blocks(a->data_seen, fs->blocksize / 4);
 }
 
@@ -312,8 +315,6 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 	memset(f, 0, sizeof(*f));
 	f->ino = ino;
 	f->type = inode_type(inode);
-	f->links = inode->i_links_count;
-	f->size = EXT2_I_SIZE(inode);
 	if (inode->i_flags & EXT4_EXTENTS_FL)
 		f->flags |= LAYOUT_F_EXTENTS;
 	if (deferrable(layout, inode, reserved)) {
@@ -348,12 +349,11 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 	struct layout *layout = s->layout;
 	ext2_filsys fs = layout->fs;
 	struct file_acc a;
-	uint64_t first_piece = layout->npieces, first_aux = layout->naux;
+	uint64_t first_piece = layout->npieces, first_aux = layout->naux, where;
 	blk64_t ea;
 	errcode_t ret;
 
 	*keep = 0;
-	f->where = first_piece;
 	memset(&a, 0, sizeof(a));
 	a.s = s;
 	a.layout = layout;
@@ -400,11 +400,11 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 				layout->aux[i].len;
 		}
 		layout->naux = first_aux;
-		return take_reserved(layout, s->extra, f, first_piece, a.etb);
+		return take_reserved(layout, s->extra, &a, first_piece);
 	}
 	if (f->flags & LAYOUT_F_CORRUPT)
 		layout->summary.corrupt_files++;
-	if (!f->stream && !a.etb) {
+	if (!a.stream && !a.etb) {
 		/* Only an EA block: nothing to report, but the map shows it. */
 		return 0;
 	}
@@ -418,11 +418,16 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 		layout->file_etb[layout->nfile_etb++].blocks = a.etb;
 		f->flags |= LAYOUT_F_ETB;
 	}
-	if (f->pieces == 1) {
+	where = first_piece;
+	if (a.pieces == 1) {
 		/* Most files: keep the one piece in the file itself. */
-		f->where = layout->pieces[first_piece].start;
+		where = layout->pieces[first_piece].start;
 		layout->npieces = first_piece;
 	}
+	ret = layout_file_set(layout, f, EXT2_I_SIZE(inode), a.stream, where,
+			      a.pieces, a.extents);
+	if (ret)
+		return ret;
 	*keep = 1;
 	return 0;
 }
@@ -471,12 +476,14 @@ static errcode_t reorder_pieces(struct layout *layout)
 	util_huge_pages(p, layout->npieces * sizeof(*p));	/* all written */
 	for (i = 0; i < layout->nfiles; i++) {
 		struct layout_file *f = &layout->files[i];
+		uint32_t pieces = layout_file_pieces(layout, f);
 
-		if (f->pieces < 2)
+		if (pieces < 2)
 			continue;
-		memcpy(p + n, layout->pieces + f->where, f->pieces * sizeof(*p));
-		f->where = n;
-		n += f->pieces;
+		memcpy(p + n, layout->pieces + layout_file_where(f),
+		       pieces * sizeof(*p));
+		layout_file_set_where(f, n);
+		n += pieces;
 	}
 	memcpy(layout->pieces, p, n * sizeof(*p));
 	layout->npieces = n;

@@ -89,7 +89,7 @@ static blk64_t file_need(const struct compact *c, uint32_t f)
 {
 	if (c->need[f])
 		return c->need[f];
-	return layout_stream_blocks(&c->p->layout->files[f]) + planner_etb_contig(c->p, f);
+	return layout_stream_blocks(c->p->layout, &c->p->layout->files[f]) + planner_etb_contig(c->p, f);
 }
 
 /*
@@ -560,7 +560,7 @@ static errcode_t pack_leaving_extras(struct compact *c, int64_t zone,
 		had[extra[i]] = stay ? 3 : 0;
 		nstay += stay;
 		if (!stay)
-			moving += layout_stream_blocks(&p->layout->files[extra[i]]);
+			moving += layout_stream_blocks(p->layout, &p->layout->files[extra[i]]);
 	}
 	/*
 	 * Within the write budget only: the extras in the way are moved for
@@ -573,7 +573,7 @@ static errcode_t pack_leaving_extras(struct compact *c, int64_t zone,
 			uint32_t f = p->members[units[i].first + k];
 
 			if (had[f] == 1)
-				placed += layout_stream_blocks(&p->layout->files[f]);
+				placed += layout_stream_blocks(p->layout, &p->layout->files[f]);
 		}
 	if (moving > (blk64_t)(placed * (CONSOLIDATE_AMPLIFICATION - 1)))
 		nstay = 0;
@@ -691,8 +691,8 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 
 			if (c->member[f] != 1 || !c->final[f])
 				continue;
-			tree = file_need(c, f) - layout_stream_blocks(&p->layout->files[f]);
-			s = compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]), NULL);
+			tree = file_need(c, f) - layout_stream_blocks(p->layout, &p->layout->files[f]);
+			s = compact_fin(c, f, layout_stream_blocks(p->layout, &p->layout->files[f]), NULL);
 			if (s <= front + len && s + tree > front + len)
 				len = s + tree - front;
 		}
@@ -723,7 +723,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		free(own);
 		for (i = 0; !ret && ok && i < c->nplaced; i++)
 			if (c->member[f = c->placed[i]] == 1 && c->final[f] < front + len &&
-			    compact_fin(c, f, layout_stream_blocks(&p->layout->files[f]) - 1,
+			    compact_fin(c, f, layout_stream_blocks(p->layout, &p->layout->files[f]) - 1,
 					NULL) >= front)
 				ret = cmove_fill(c, f, front, front + len, &ok);
 		if (!ok)

@@ -115,7 +115,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 	cur = planner_runs(c->p, f, &ncur, &sole);
 	if (plan_pieces(cur, ncur) < 2)
 		return 0;
-	ret = stage_fewest(c, layout_stream_blocks(&c->p->layout->files[f]),
+	ret = stage_fewest(c, layout_stream_blocks(c->p->layout, &c->p->layout->files[f]),
 			   plan_pieces(cur, ncur) - 1, &runs, &nruns);
 	if (ret || !nruns)
 		goto out;
@@ -191,7 +191,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 
 		ret = place_need(c->p, f, 0, &need);
 		if (!ret && !stage_whole(c, need, &at)) {
-			blk64_t n = layout_stream_blocks(&c->p->layout->files[f]);
+			blk64_t n = layout_stream_blocks(c->p->layout, &c->p->layout->files[f]);
 
 			whole = (struct layout_piece){ at + (need - n), n };
 			meta1 = (struct layout_piece){ at, need - n };
@@ -278,7 +278,7 @@ out:
 errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			   int *ok)
 {
-	blk64_t n = layout_stream_blocks(&c->p->layout->files[f]);
+	blk64_t n = layout_stream_blocks(c->p->layout, &c->p->layout->files[f]);
 	/* The stream positions whose final places lie in [LO, HI). */
 	blk64_t s = zonewalk_off(c->p, c->final[f], lo);
 	blk64_t e = zonewalk_off(c->p, c->final[f], hi);
@@ -426,7 +426,7 @@ errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved)
 	*moved = 0;
 	if (c->member[f] != 1 || !c->final[f])
 		return 0;
-	n = layout_stream_blocks(&c->p->layout->files[f]);
+	n = layout_stream_blocks(c->p->layout, &c->p->layout->files[f]);
 	ret = mapclose_positions(c->p, f, 0, n, 0, &ind, &nind);
 	cur = planner_runs(c->p, f, &ncur, &sole);
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {

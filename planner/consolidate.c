@@ -70,7 +70,7 @@ static int settled(const struct planner *p, uint32_t file)
 /* Blocks FILE owns now: its stream and its extent tree. */
 static blk64_t owned(const struct planner *p, uint32_t file)
 {
-	return layout_stream_blocks(&p->layout->files[file]) + planner_etb_now(p, file);
+	return layout_stream_blocks(p->layout, &p->layout->files[file]) + planner_etb_now(p, file);
 }
 
 /*
@@ -166,7 +166,7 @@ static errcode_t find_joins(struct consol *c)
 static errcode_t commit_whole(struct planner *p, uint32_t file, blk64_t at,
 			      blk64_t need)
 {
-	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
+	blk64_t n = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	struct layout_piece meta = { at, need - n }, data = { at + (need - n), n };
 
 	return planner_commit(p, file, MOVE_CONSOLIDATE, &data, 1, &meta,

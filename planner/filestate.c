@@ -29,8 +29,8 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 		}
 		st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
 		memset(st, 0, sizeof(*st));
-		st->nruns = lf->pieces;
-		if (lf->pieces == 1)
+		st->nruns = layout_file_pieces(p->layout, lf);
+		if (layout_file_pieces(p->layout, lf) == 1)
 			st->one = layout_file_piece(p->layout, lf, 0);
 		p->pf[file].st = ++p->nstates;
 	}
@@ -66,16 +66,16 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 	const struct layout_file *lf = &p->layout->files[file];
 
 	if (!st) {
-		*n = lf->pieces;
-		if (lf->pieces != 1)
-			return p->layout->pieces + lf->where;
+		*n = layout_file_pieces(p->layout, lf);
+		if (layout_file_pieces(p->layout, lf) != 1)
+			return p->layout->pieces + layout_file_where(lf);
 		*sole = layout_file_piece(p->layout, lf, 0);
 		return sole;
 	}
 	*n = st->nruns;
 	if (st->runs)
 		return st->runs;
-	return st->nruns == 1 ? &st->one : p->layout->pieces + lf->where;
+	return st->nruns == 1 ? &st->one : p->layout->pieces + layout_file_where(lf);
 }
 
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
@@ -194,12 +194,12 @@ static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 		struct layout_piece sole;
 		const struct layout_piece *runs = &sole;
 
-		if (lf->pieces == 1)
+		if (layout_file_pieces(p->layout, lf) == 1)
 			sole = layout_file_piece(p->layout, lf, 0);
 		else
-			runs = p->layout->pieces + lf->where;
+			runs = p->layout->pieces + layout_file_where(lf);
 		if (!fmap_from_stream(p->fs, lf->ino, !!(lf->flags & LAYOUT_F_EXTENTS),
-				      runs, lf->pieces, m))
+				      runs, layout_file_pieces(p->layout, lf), m))
 			return 0;
 	}
 	return fmap_read(p->fs, lf->ino, m);
@@ -223,7 +223,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	if (!m)
 		return ENOMEM;
 	err = read_map(p, file, m);
-	if (!err && m->stream_blocks != layout_stream_blocks(&p->layout->files[file]))
+	if (!err && m->stream_blocks != layout_stream_blocks(p->layout, &p->layout->files[file]))
 		err = E2D_ERR_CHANGED;
 	if (!err && m->extents) {
 		struct layout_piece one = { p->fs->super->s_first_data_block,
@@ -476,7 +476,7 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 		segs[i].pblk = runs[i].start;
 		off += runs[i].len;
 	}
-	if (off != layout_stream_blocks(&p->layout->files[file]))
+	if (off != layout_stream_blocks(p->layout, &p->layout->files[file]))
 		ret = E2D_ERR_PLAN_CONFLICT;
 	else
 		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);

@@ -44,7 +44,7 @@ errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need
 		st = planner_state_if(p, file);
 	}
 	/* (planner_fmap checked that the map has the layout's stream.) */
-	*need = layout_stream_blocks(&p->layout->files[file]);
+	*need = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	if (st->extents)
 		*need += mapbuild_tree_blocks(p->fs, st->extents_contig + splits);
 	return 0;
@@ -121,9 +121,9 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		ret = place_need(p, file, (int)nw - 1, &room);
 		if (ret)
 			goto out;
-		e = room - layout_stream_blocks(&p->layout->files[file]);
+		e = room - layout_stream_blocks(p->layout, &p->layout->files[file]);
 		if (take(w, nw, &wi, &wo, e, meta, &nmeta, cap) ||
-		    take(w, nw, &wi, &wo, layout_stream_blocks(&p->layout->files[file]),
+		    take(w, nw, &wi, &wo, layout_stream_blocks(p->layout, &p->layout->files[file]),
 			 runs, &nruns, cap)) {
 			ret = E2D_ERR_PLAN_CONFLICT;
 			goto out;
@@ -194,14 +194,14 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 		one.first = p->nmembers;
 	if (one.first == p->nmembers || kind != MOVE_EVACUATE) {
 		/* Not a candidate (or not its own move): commit directly. */
-		struct layout_piece meta = { at, need - layout_stream_blocks(&p->layout->files[file]) };
-		struct layout_piece data = { at + meta.len, layout_stream_blocks(&p->layout->files[file]) };
+		struct layout_piece meta = { at, need - layout_stream_blocks(p->layout, &p->layout->files[file]) };
+		struct layout_piece data = { at + meta.len, layout_stream_blocks(p->layout, &p->layout->files[file]) };
 
 		ret = planner_commit(p, file, kind, &data, 1, &meta,
 				     meta.len ? 1 : 0);
 	} else {
 		one.n = 1;
-		one.blocks = layout_stream_blocks(&p->layout->files[file]);
+		one.blocks = layout_stream_blocks(p->layout, &p->layout->files[file]);
 		ret = place_members(p, &one, &run, 1);
 	}
 	if (ret == E2D_ERR_PLAN_CONFLICT)
@@ -276,7 +276,7 @@ static void best_in_place(struct planner *p, uint32_t file, blk64_t *best_t,
 	const struct layout_piece *r;
 	struct layout_piece sole;
 	uint32_t nr, i, k, pick[IN_PLACE_CANDIDATES], npick = 0;
-	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
+	blk64_t n = layout_stream_blocks(p->layout, &p->layout->files[file]);
 
 	*best_cost = ~(blk64_t)0;
 	r = planner_runs(p, file, &nr, &sole);
@@ -309,7 +309,7 @@ static void best_in_place(struct planner *p, uint32_t file, blk64_t *best_t,
 static errcode_t commit_in_place(struct planner *p, uint32_t file, blk64_t t,
 				 int *ok)
 {
-	blk64_t n = layout_stream_blocks(&p->layout->files[file]), at, stretch;
+	blk64_t n = layout_stream_blocks(p->layout, &p->layout->files[file]), at, stretch;
 	struct layout_piece run = { t, n }, meta = { 0, 0 };
 	uint32_t need;
 	errcode_t ret;
@@ -440,7 +440,7 @@ static errcode_t partial_runs(struct planner *p, uint32_t file, uint32_t before,
 			      uint32_t *nruns, struct layout_piece *meta)
 {
 	struct layout_piece *f = NULL;
-	blk64_t n = layout_stream_blocks(&p->layout->files[file]);
+	blk64_t n = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	uint32_t need = 0, reserve = 0, tries;
 	size_t nf;
 	errcode_t ret;
@@ -497,8 +497,8 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 {
 	const struct plan_file *r = plan_file(p->plan, file);
 	struct layout_piece *runs = NULL, meta = { 0, 0 };
-	blk64_t stream = layout_stream_blocks(&p->layout->files[file]), need;
-	uint32_t before = p->layout->files[file].pieces, nruns = 0, most;
+	blk64_t stream = layout_stream_blocks(p->layout, &p->layout->files[file]), need;
+	uint32_t before = layout_file_pieces(p->layout, &p->layout->files[file]), nruns = 0, most;
 	int m, placed = 0;
 	errcode_t ret;
 
@@ -582,7 +582,7 @@ errcode_t place_unit(struct planner *p, const struct unit *u, int *placed)
 		p->pf[p->members[u->first + k]].flags &= ~PF_IN_SET;
 	for (k = 0; k < u->n; k++) {
 		struct unit one = { u->first + k, 1,
-			layout_stream_blocks(&p->layout->files[p->members[u->first + k]]) };
+			layout_stream_blocks(p->layout, &p->layout->files[p->members[u->first + k]]) };
 
 		if (!(p->pf[p->members[one.first]].flags & PF_PENDING))
 			continue;

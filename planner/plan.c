@@ -109,11 +109,11 @@ static void finish_figures(struct planner *p)
 		if (!plan->file_at[i])
 			continue;	/* neither selected nor moved */
 		r = &plan->files[plan->file_at[i] - 1];
-		r->pieces_before = f->pieces;
+		r->pieces_before = layout_file_pieces(layout, f);
 		r->best = planner_best(p, i);
 		layout_file_times(layout, f, &r->read_before, &r->ideal);
 		if (!r->moves) {
-			r->pieces_after = f->pieces;
+			r->pieces_after = layout_file_pieces(layout, f);
 			r->read_after = r->read_before;
 		}
 		if (!candidate) {
@@ -137,7 +137,7 @@ static void finish_figures(struct planner *p)
 		default: plan->skipped++; break;
 		}
 		if (r->moves)
-			plan->needed_blocks += layout_stream_blocks(f);
+			plan->needed_blocks += layout_stream_blocks(layout, f);
 		plan->pieces_before += r->pieces_before;
 		plan->pieces_after += r->pieces_after;
 		plan->read_before += r->read_before;
@@ -260,7 +260,7 @@ static errcode_t compact_once(struct planner *p, const struct unit *u,
 			continue;
 		one.first = m;
 		one.n = 1;
-		one.blocks = layout_stream_blocks(&p->layout->files[left[i]]);
+		one.blocks = layout_stream_blocks(p->layout, &p->layout->files[left[i]]);
 		p->pf[left[i]].flags &= ~PF_IN_SET;
 		err = place_unit(p, &one, &placed);
 		if (!err && (p->pf[left[i]].flags & PF_PENDING))
@@ -403,7 +403,7 @@ static errcode_t place_all(struct planner *p, int pack_first)
 			if (err)
 				break;
 			p->pf[p->members[i]].flags &= ~PF_IN_SET;
-			one.blocks = layout_stream_blocks(&p->layout->files[p->members[i]]);
+			one.blocks = layout_stream_blocks(p->layout, &p->layout->files[p->members[i]]);
 			err = place_unit(p, &one, &placed);
 			if (!err && unit_pending(p, &one))
 				left[nleft++] = one;
@@ -433,7 +433,7 @@ static errcode_t place_all(struct planner *p, int pack_first)
 				p->pf[f].flags |= PF_PENDING;
 			if (p->pf[f].flags & PF_PENDING)
 				left[nleft++] = (struct unit){ i, 1,
-					layout_stream_blocks(&p->layout->files[f]) };
+					layout_stream_blocks(p->layout, &p->layout->files[f]) };
 		}
 		err = compact_all_or_nothing(p, left, nleft, z);
 	}
@@ -456,7 +456,7 @@ static blk64_t needed_blocks(const struct planner *p)
 
 	for (i = 0; i < p->layout->nfiles; i++)
 		if ((p->sel->flags[i] & SEL_CANDIDATE) && plan_file(p->plan, i)->moves)
-			needed += layout_stream_blocks(&p->layout->files[i]);
+			needed += layout_stream_blocks(p->layout, &p->layout->files[i]);
 	return needed;
 }
 
@@ -486,7 +486,7 @@ static errcode_t settle_partial(struct planner *p)
 			    (p->pf[i].flags & PF_UNMOVABLE) || !p->plan->file_at[i])
 				continue;
 			r = plan_file(p->plan, i);
-			pieces = r->moves ? r->pieces_after : p->layout->files[i].pieces;
+			pieces = r->moves ? r->pieces_after : layout_file_pieces(p->layout, &p->layout->files[i]);
 			if (pieces <= planner_best(p, i))
 				continue;
 			/*

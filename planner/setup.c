@@ -89,7 +89,7 @@ errcode_t planner_build_space(struct planner *p)
 	 */
 	cap = layout->naux + 1;
 	for (i = 0; i < layout->nfiles; i++)
-		cap += layout->files[i].pieces;
+		cap += layout_file_pieces(layout, &layout->files[i]);
 	for (s = first; s < end; s = e) {	/* the fixed metadata's runs */
 		if (ext2fs_find_first_set_block_bitmap2(layout->fixed, s, end - 1, &s))
 			break;
@@ -132,7 +132,7 @@ errcode_t planner_build_space(struct planner *p)
 			if (ret)
 				goto out;
 		}
-		for (k = 0; k < f->pieces; k++) {
+		for (k = 0; k < layout_file_pieces(layout, f); k++) {
 			struct layout_piece pc = layout_file_piece(layout, f, k);
 
 			ret = add_seg(&runs, &nruns, &cap, pc.start, pc.len, owner);
@@ -267,7 +267,7 @@ errcode_t planner_build_units(struct planner *p)
 			in_unit[fi] = 1;
 			p->members[p->nmembers++] = fi;
 			u->n++;
-			u->blocks += layout_stream_blocks(&layout->files[fi]);
+			u->blocks += layout_stream_blocks(layout, &layout->files[fi]);
 		}
 		if (u->n > 1)
 			for (m = 0; m < u->n; m++)
@@ -283,7 +283,7 @@ errcode_t planner_build_units(struct planner *p)
 		u = &p->units[p->nunits++];
 		u->first = p->nmembers;
 		u->n = 1;
-		u->blocks = layout_stream_blocks(&layout->files[i]);
+		u->blocks = layout_stream_blocks(layout, &layout->files[i]);
 		p->members[p->nmembers++] = i;
 	}
 	free(in_unit);

@@ -140,7 +140,7 @@ static void saved_pieces(const struct planner *p, const struct psave *sv,
 	const struct layout_piece *runs = planner_runs(p, sv->file, &n, &sole);
 
 	*before = was->runs ? plan_pieces(was->runs, was->nruns) :
-		was->nruns == 1 ? 1 : p->layout->files[sv->file].pieces;
+		was->nruns == 1 ? 1 : layout_file_pieces(p->layout, &p->layout->files[sv->file]);
 	*now = plan_pieces(runs, n);
 }
 

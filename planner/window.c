@@ -84,7 +84,7 @@ static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need
 	/* A file still waiting for its own move is not consolidation's to move. */
 	if (p->consolidating && (f->flags & PF_PENDING))
 		return COST_INF;
-	size = layout_stream_blocks(&p->layout->files[file]) + planner_etb_now(p, file);
+	size = layout_stream_blocks(p->layout, &p->layout->files[file]) + planner_etb_now(p, file);
 	if (size >= need)
 		return COST_INF;
 	return f->flags & PF_PENDING ? 1 : size;
@@ -305,7 +305,7 @@ static uint64_t aligned_cost(struct sweep *s, uint32_t file, blk64_t tree,
 			p->owner_count[s->v[k].owner] = 0;
 	if (cost == COST_INF)
 		return COST_INF;
-	return cost + (layout_stream_blocks(&p->layout->files[file]) - kept);
+	return cost + (layout_stream_blocks(p->layout, &p->layout->files[file]) - kept);
 }
 
 /*
@@ -324,7 +324,7 @@ static void aligned_candidates(struct sweep *s, const struct unit *u)
 	uint32_t file = p->members[u->first], n, i;
 	const struct layout_piece *r;
 	struct layout_piece sole;
-	blk64_t stream = layout_stream_blocks(&p->layout->files[file]);
+	blk64_t stream = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	blk64_t tree = s->need - stream, off = 0, v;
 	struct layout_piece top[ALIGNED_PIECES];
 	blk64_t topoff[ALIGNED_PIECES];
@@ -387,8 +387,8 @@ static int cmp_evacuee(const void *a, const void *b, void *arg)
 {
 	const struct planner *p = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	blk64_t sx = layout_stream_blocks(&p->layout->files[x]) + planner_etb_now(p, x);
-	blk64_t sy = layout_stream_blocks(&p->layout->files[y]) + planner_etb_now(p, y);
+	blk64_t sx = layout_stream_blocks(p->layout, &p->layout->files[x]) + planner_etb_now(p, x);
+	blk64_t sy = layout_stream_blocks(p->layout, &p->layout->files[y]) + planner_etb_now(p, y);
 
 	if (sx != sy)
 		return sx > sy ? -1 : 1;
@@ -576,7 +576,7 @@ errcode_t window_partial(struct planner *p, uint32_t file, blk64_t need,
 			 int maxcross, blk64_t budget, int *placed)
 {
 	struct unit one = { planner_member_at(p, file), 1,
-		layout_stream_blocks(&p->layout->files[file]) };
+		layout_stream_blocks(p->layout, &p->layout->files[file]) };
 
 	*placed = 0;
 	if (one.first == NO_MEMBER || !budget)

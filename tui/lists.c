@@ -67,7 +67,7 @@ static void worst_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t l
 	util_format_seconds(read - ideal, lost, sizeof(lost));
 	tui_file_path(t, f->ino, path, sizeof(path));
 	snprintf(buf, len, "%10s %5.1f %7u %5u %6u  %s", lost,
-		 readmodel_score(read, ideal), f->pieces,
+		 readmodel_score(read, ideal), layout_file_pieces(w->layout, f),
 		 layout_file_best(w->layout, f), tui_partners(t, f), path);
 }
 
@@ -117,7 +117,7 @@ int tui_open_worst(struct tui *t)
 	for (i = 0; i < layout->nfiles; i++) {
 		double read, ideal;
 
-		if (layout->files[i].pieces < 2)
+		if (layout_file_pieces(layout, &layout->files[i]) < 2)
 			continue;
 		layout_file_times(layout, &layout->files[i], &read, &ideal);
 		if (read > ideal)
@@ -154,7 +154,7 @@ static void matches_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t
 
 	(void)priv;
 	tui_file_path(t, f->ino, path, sizeof(path));
-	snprintf(buf, len, "%7u %5u %6u  %s", f->pieces, layout_file_best(t->layout, f),
+	snprintf(buf, len, "%7u %5u %6u  %s", layout_file_pieces(t->layout, f), layout_file_best(t->layout, f),
 		 tui_partners(t, f), path);
 }
 
@@ -309,8 +309,8 @@ static void cell_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t le
 		const struct layout_file *f = &t->layout->files[fi];
 
 		snprintf(buf, len, "  %-40s %s, %u piece%s (best %u), %u interleaved",
-			 path, layout_type_name(f->type), f->pieces,
-			 f->pieces == 1 ? "" : "s", layout_file_best(t->layout, f),
+			 path, layout_type_name(f->type), layout_file_pieces(t->layout, f),
+			 layout_file_pieces(t->layout, f) == 1 ? "" : "s", layout_file_best(t->layout, f),
 			 tui_partners(t, f));
 	}
 }

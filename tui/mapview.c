@@ -492,11 +492,11 @@ static void show_file(struct tui *t, uint64_t fi, const char *prefix, const char
 	map_highlight_free(t->hl);
 	t->hl = hl;
 	t->piece = 0;
-	if (f->pieces)
+	if (layout_file_pieces(t->layout, f))
 		tui_map_jump(t, layout_file_piece(t->layout, f, 0).start);
 	tui_file_path(t, f->ino, path, sizeof(path));
 	tui_message(t, "%s%s: %u piece%s (best %u), interleaved with %u file%s; %s",
-		    prefix, path, f->pieces, f->pieces == 1 ? "" : "s",
+		    prefix, path, layout_file_pieces(t->layout, f), layout_file_pieces(t->layout, f) == 1 ? "" : "s",
 		    layout_file_best(t->layout, f), tui_partners(t, f),
 		    tui_partners(t, f) == 1 ? "" : "s", hint);
 }
@@ -583,17 +583,17 @@ static enum tui_action key_piece(struct tui *t, const struct tui_geometry *g, in
 		return TUI_STAY;
 	}
 	f = &t->layout->files[map_highlight_file(t->hl)];
-	if (!f->pieces)
+	if (!layout_file_pieces(t->layout, f))
 		return TUI_STAY;
 	if (key == 'n' || key == 'p')
-		t->piece = (t->piece + 1) % f->pieces;
+		t->piece = (t->piece + 1) % layout_file_pieces(t->layout, f);
 	else
-		t->piece = (t->piece + f->pieces - 1) % f->pieces;
+		t->piece = (t->piece + layout_file_pieces(t->layout, f) - 1) % layout_file_pieces(t->layout, f);
 	p = layout_file_piece(t->layout, f, t->piece);
 	tui_map_jump(t, p.start);
 	tui_file_path(t, f->ino, path, sizeof(path));
 	tui_message(t, "%s: piece %u of %u, blocks %llu-%llu", path, t->piece + 1,
-		    f->pieces, (unsigned long long)p.start,
+		    layout_file_pieces(t->layout, f), (unsigned long long)p.start,
 		    (unsigned long long)(p.start + p.len - 1));
 	return TUI_STAY;
 }

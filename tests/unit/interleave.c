@@ -21,6 +21,7 @@ struct gen {
 	struct layout_piece	*tmp;		/* the current file's pieces */
 	uint32_t		ntmp, cap_tmp;
 	uint64_t		rng;
+	struct layout		big;	/* file_big of the files made */
 };
 
 static uint32_t rnd(struct gen *g, uint32_t n)
@@ -53,6 +54,8 @@ static void piece(struct gen *g, blk64_t start, blk64_t len)
 static void close_file(struct gen *g)
 {
 	struct layout_file *f;
+	blk64_t stream = 0;
+	uint64_t where;
 	uint32_t i;
 
 	if (!g->ntmp)
@@ -61,21 +64,20 @@ static void close_file(struct gen *g)
 	f = &g->files[g->nfiles];
 	memset(f, 0, sizeof(*f));
 	f->ino = 12 + g->nfiles++;
-	f->pieces = g->ntmp;
-	f->extents = g->ntmp;
 	f->type = LAYOUT_FILE;
 	for (i = 0; i < g->ntmp; i++)
-		f->stream += g->tmp[i].len;
-	f->size = f->stream * 4096;
+		stream += g->tmp[i].len;
 	if (g->ntmp == 1) {
-		f->where = g->tmp[0].start;
+		where = g->tmp[0].start;
 	} else {
-		f->where = g->npieces;
+		where = g->npieces;
 		g->pieces = grow(g->pieces, &g->cap_pieces, g->npieces + g->ntmp,
 				 sizeof(*g->pieces));
 		memcpy(g->pieces + g->npieces, g->tmp, g->ntmp * sizeof(*g->tmp));
 		g->npieces += g->ntmp;
 	}
+	if (layout_file_set(&g->big, f, stream * 4096, stream, where, g->ntmp, g->ntmp))
+		abort();
 	g->ntmp = 0;
 }
 
@@ -161,14 +163,17 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 	readmodel_defaults(&L.model);
 	L.files = g->files;
 	L.nfiles = g->nfiles;
+	L.file_big = g->big.file_big;
+	L.nfile_big = g->big.nfile_big;
 	if (!packed) {
 		/* A piece in front that belongs to nobody: the pieces are not packed. */
 		pieces = malloc((g->npieces + 1) * sizeof(*pieces));
 		pieces[0] = (struct layout_piece){ 1, 1 };
 		memcpy(pieces + 1, g->pieces, g->npieces * sizeof(*pieces));
 		for (i = 0; i < g->nfiles; i++)
-			if (g->files[i].pieces > 1)
-				g->files[i].where++;
+			if (layout_file_pieces(&L, &g->files[i]) > 1)
+				layout_file_set_where(&g->files[i],
+						      layout_file_where(&g->files[i]) + 1);
 	}
 	L.pieces = pieces;
 	L.npieces = g->npieces + !packed;
@@ -189,8 +194,9 @@ static int check(const char *what, struct gen *g, int packed, uint32_t *ret_file
 	if (!packed) {
 		free(pieces);
 		for (i = 0; i < g->nfiles; i++)
-			if (g->files[i].pieces > 1)
-				g->files[i].where--;
+			if (layout_file_pieces(&L, &g->files[i]) > 1)
+				layout_file_set_where(&g->files[i],
+						      layout_file_where(&g->files[i]) - 1);
 	}
 	return !bad;
 }
@@ -200,6 +206,7 @@ static void gen_reset(struct gen *g, uint64_t seed)
 	free(g->files);
 	free(g->pieces);
 	free(g->tmp);
+	free(g->big.file_big);
 	memset(g, 0, sizeof(*g));
 	g->rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 }

@@ -135,7 +135,7 @@ static struct ref_edge *ref_edges(const struct layout *L, uint64_t *ret_n)
 		const struct layout_file *f = &L->files[i];
 
 		last[i] = -1;
-		for (p = 0; f->pieces > 1 && p < f->pieces; p++, n++) {
+		for (p = 0; layout_file_pieces(L, f) > 1 && p < layout_file_pieces(L, f); p++, n++) {
 			struct layout_piece pc = layout_file_piece(L, f, p);
 
 			runs[n] = (struct ref_run){ pc.start, pc.start + pc.len, i, n };

@@ -155,6 +155,7 @@ static void build_layout(struct world *w)
 	struct layout *L = &w->layout;
 	uint64_t i;
 	uint32_t p;
+	blk64_t stream;
 
 	for (i = 0; i < NZONES; i++) {
 		w->zones[i] = (struct layout_zone){ 3000 + 100 * i, zone_len[i] };
@@ -170,18 +171,17 @@ static void build_layout(struct world *w)
 		memset(f, 0, sizeof(*f));
 		f->ino = r->ino;
 		f->type = r->type;
-		f->pieces = r->n;
-		for (p = 0; p < r->n; p++)
-			f->stream += r->len[p];
+		for (p = 0, stream = 0; p < r->n; p++)
+			stream += r->len[p];
 		if (r->etb) {
 			f->flags |= LAYOUT_F_ETB;
 			w->file_etb[L->nfile_etb++] =
 				(struct layout_file_etb){ r->ino, 1 };
 		}
-		if (r->n == 1) {
-			f->where = r->start[0];
-		} else {
-			f->where = L->npieces;
+		if (layout_file_set(L, f, 0, stream, r->n == 1 ? r->start[0] : L->npieces,
+				    r->n, r->n))
+			abort();
+		if (r->n > 1) {
 			for (p = 0; p < r->n; p++)
 				w->pieces[L->npieces++] =
 					(struct layout_piece){ r->start[p], r->len[p] };

@@ -65,13 +65,13 @@ int main(int argc, char **argv)
 		if (!(f->flags & LAYOUT_F_PLAIN_MAP))
 			continue;
 		plain++;
-		if (f->pieces == 1)
+		if (layout_file_pieces(layout, f) == 1)
 			sole = layout_file_piece(layout, f, 0);
 		else
-			runs = layout->pieces + f->where;
+			runs = layout->pieces + layout_file_where(f);
 		r1 = fmap_read(fs, f->ino, &disk);
 		r2 = fmap_from_stream(fs, f->ino, !!(f->flags & LAYOUT_F_EXTENTS), runs,
-				      f->pieces, &made);
+				      layout_file_pieces(layout, f), &made);
 		/* (made.i_flags: the flags the planner tests are clear, as on the disk) */
 		if (r1 || r2 || !same_map(&disk, &made) ||
 		    (disk.i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL | EXT4_SNAPFILE_FL)) ||

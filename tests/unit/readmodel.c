@@ -58,9 +58,7 @@ int main(void)
 	pieces[1] = (struct layout_piece){ 1256 + 250000, 256 };	/* 1.024 GB on */
 	pieces[2] = (struct layout_piece){ 1256, 256 };		/* back again */
 	memset(&f, 0, sizeof(f));
-	f.pieces = 3;
-	f.where = 0;
-	f.stream = 768;
+	layout_file_set(&layout, &f, 768 * 4096, 768, 0, 3, 3);
 	readmodel_file(&m, &layout, &f, 1, &read, &ideal);
 	{
 		double xfer = 768 * 4096 / 120e6;
@@ -86,9 +84,8 @@ int main(void)
 	 */
 	layout.pieces = NULL;
 	memset(&f, 0, sizeof(f));
-	f.stream = 0;
 	f.flags = LAYOUT_F_ETB;	/* its count in layout.file_etb, none here */
-	f.where = 7;
+	layout_file_set(&layout, &f, 0, 0, 7, 0, 0);
 	readmodel_file(&m, &layout, &f, 0, &read, &ideal);
 	tap_ok(read == 0 && ideal == 0, "a file with no pieces reads in no time");
 	return tap_done();
