@@ -75,7 +75,8 @@ struct map {
 	unsigned		nlevels;
 	unsigned		first_cached;	/* levels from here on are in cache[] */
 	uint8_t			*cache[MAP_MAX_LEVELS];
-	struct layout_partners	*partners;	/* a scan that kept no lists: asked per file */
+	struct layout_partners	*partners;	/* a scan that kept no lists: asked per
+						 * file (map_partners), NULL until then */
 };
 
 static const struct {
@@ -101,9 +102,24 @@ const char *map_state_description(enum map_state state)
 	return state < MAP_NSTATES ? state_info[state].description : "beyond the filesystem";
 }
 
-struct layout_partners *map_partners(const struct map *map)
+errcode_t map_partners(const struct map *map, struct layout_partners **ret)
 {
-	return map->partners;
+	/* Built once, when first asked for: the map's one lazy part. */
+	struct map *m = (struct map *)map;
+	errcode_t err = 0;
+
+	if (!m->partners && !m->layout->partners && m->layout->ninterleaved)
+		err = layout_partners_open(m->layout, &m->partners);
+	*ret = m->partners;
+	return err;
+}
+
+void map_partners_give(struct map *map, struct layout_partners *partners)
+{
+	if (map->partners)
+		layout_partners_close(partners);
+	else
+		map->partners = partners;
 }
 
 const struct layout *map_layout(const struct map *map)
@@ -751,9 +767,6 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 		visit_runs(&bare, 0, map->nblocks, paint_run, &paint);
 		cache_fold(map);
 	}
-	/* Highlighting marks one file's partners: a few, not every file's list. */
-	if (!err && !layout->partners && layout->ninterleaved)
-		err = layout_partners_open(layout, &map->partners);
 	if (err) {
 		map_free(map);
 		return err;

@@ -231,6 +231,7 @@ out:
 		delscreen(screen);
 	map_highlight_free(t.hl);
 	map_find_index_free(t.find);
+	layout_partners_close(t.partners);	/* when the names' thread was stopped */
 	free(t.cells);
 	free(t.marks);
 	tui_map_forget_matches(&t);
