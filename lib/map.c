@@ -2,19 +2,20 @@
  * map.c --- the block map model (see map.h).
  *
  * The map's one index is the list of runs inodes own (every file's
- * pieces and aux blocks), 16 bytes each (start, inode, length and state),
- * sorted by address with a radix sort, with the largest end seen every 64
- * runs so that a window finds its first run by binary search.  Fixed metadata is read from the layout's
- * bitmap, the journal from a sorted copy of its (few) runs.  Blocks the
- * block bitmap has in use that nothing covers are MAP_UNKNOWN: found once,
- * in the same pass over the sorted runs, and kept as a (normally empty)
- * list.
+ * pieces and aux blocks), 4 bytes each (which of the layout's records
+ * the run is), sorted by address with a bucket sort, with the largest end
+ * seen every 64 runs so that a window finds its first run by binary
+ * search.  Fixed metadata is read from the layout's bitmap, the journal
+ * from a sorted copy of its (few) runs.  Blocks the block bitmap has in
+ * use that nothing covers are MAP_UNKNOWN: found once, in the one pass
+ * over the sorted runs that builds the map, and kept as a (normally
+ * empty) list.
  *
  * A window of cells is painted by visiting the runs inside it and raising
  * each cell to the worst state over it, so overlapping runs (a damaged
  * filesystem, the journal inside the fixed metadata) need no flattening.
  * The finest level of at most MAP_CACHED_CELLS cells is painted once, in
- * one pass over every run, and the coarser ones are folded from it.
+ * that pass, and the coarser ones are folded from it.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -25,29 +26,47 @@
 #include "map.h"
 #include "compare.h"
 #include "lower_bound.h"
-#include "radix_sort.h"
 
 /*
- * A run of blocks an inode owns, with the state it shows: all a query
- * needs, so that walking the sorted runs never jumps around the layout.
- * Runs longer than OWNED_MAX_LEN are kept as several.
+ * The runs inodes own are kept as 4-byte ids of the layout's own records,
+ * which say where each lies and who owns it (a copy of the runs, 16 bytes
+ * each, was the map's largest part):
+ *
+ *   id < nfiles		the one piece of layout->files[id]
+ *   id < aux_base		a piece of a file in several pieces (multi[])
+ *   aux_base <= id		layout->aux[id - aux_base]
+ *
+ * The state a run shows is its file's: a file in one piece needs no
+ * search for it, the others keep it in multi[] and aux_state[].
  */
-struct owned {
-	blk64_t		start;
-	ext2_ino_t	ino;
-	uint32_t	len_state;	/* length, then the state in the top bits */
+struct multi_file {
+	uint32_t	file;		/* index into layout->files */
+	uint32_t	first;		/* id - nfiles of its first piece */
+	uint8_t		state;
 };
 
-#define STATE_SHIFT	28
-#define OWNED_MAX_LEN	((1U << STATE_SHIFT) - 1)
+/* A run, as the layout has it, with the state it shows. */
+struct run {
+	blk64_t		start, len;
+	ext2_ino_t	ino;
+	uint8_t		state;
+};
+
 #define CHUNK_SHIFT	6	/* runs per entry of chunk_maxend: 64 */
+#define HINT_SHIFT	6	/* pieces per entry of multi_hint: 64 */
 #define MAP_MAX_LEVELS	64
 
 struct map {
 	const struct layout	*layout;
 	blk64_t			nblocks;
-	struct owned		*owned;		/* sorted by start */
+	uint32_t		*owned;		/* run ids (above), sorted by start */
 	uint64_t		nowned;
+	struct multi_file	*multi;		/* by file index, and so by first */
+	uint64_t		nmulti;
+	uint32_t		*multi_hint;	/* [k]: multi[] holding piece k << HINT_SHIFT */
+	uint64_t		nhints;
+	uint64_t		aux_base;	/* nfiles + the pieces of multi[] */
+	uint8_t			*aux_state;	/* by index into layout->aux */
 	blk64_t			*chunk_maxend;	/* [j]: largest end in owned[0 .. (j + 1) * 64) */
 	struct layout_piece	*journal;	/* the journal's runs, by address */
 	uint64_t		njournal;
@@ -56,7 +75,8 @@ struct map {
 	unsigned		nlevels;
 	unsigned		first_cached;	/* levels from here on are in cache[] */
 	uint8_t			*cache[MAP_MAX_LEVELS];
-	struct layout_partners	*partners;	/* a scan that kept no lists: asked per file */
+	struct layout_partners	*partners;	/* a scan that kept no lists: asked per
+						 * file (map_partners), NULL until then */
 };
 
 static const struct {
@@ -82,9 +102,24 @@ const char *map_state_description(enum map_state state)
 	return state < MAP_NSTATES ? state_info[state].description : "beyond the filesystem";
 }
 
-struct layout_partners *map_partners(const struct map *map)
+errcode_t map_partners(const struct map *map, struct layout_partners **ret)
 {
-	return map->partners;
+	/* Built once, when first asked for: the map's one lazy part. */
+	struct map *m = (struct map *)map;
+	errcode_t err = 0;
+
+	if (!m->partners && !m->layout->partners && m->layout->ninterleaved)
+		err = layout_partners_open(m->layout, &m->partners);
+	*ret = m->partners;
+	return err;
+}
+
+void map_partners_give(struct map *map, struct layout_partners *partners)
+{
+	if (map->partners)
+		layout_partners_close(partners);
+	else
+		map->partners = partners;
 }
 
 const struct layout *map_layout(const struct map *map)
@@ -135,14 +170,54 @@ static uint8_t file_state(const struct layout *layout, const struct layout_file 
 
 /* ------------------------------------------------------- owned runs */
 
-static blk64_t owned_len(const struct owned *o)
+/* lower_bound: multi[I] starts at or before piece *KEY (the last such holds it). */
+static int multi_at_or_before(const void *array, uint64_t i, const void *key)
 {
-	return o->len_state & OWNED_MAX_LEN;
+	return ((const struct multi_file *)array)[i].first <= *(const uint32_t *)key;
 }
 
-static uint8_t owned_state(const struct owned *o)
+/* The file in several pieces that holds piece K of them all. */
+static const struct multi_file *multi_of(const struct map *map, uint32_t k)
 {
-	return o->len_state >> STATE_SHIFT;
+	uint64_t lo = map->multi_hint[k >> HINT_SHIFT];
+	uint64_t hi = (k >> HINT_SHIFT) + 1 < map->nhints ?
+		      map->multi_hint[(k >> HINT_SHIFT) + 1] + 1 : map->nmulti;
+
+	return &map->multi[last_at_or_before(lo, hi, multi_at_or_before, map->multi, &k)];
+}
+
+/* The run with id ID. */
+static struct run owned_run(const struct map *map, uint32_t id)
+{
+	const struct layout *layout = map->layout;
+	const struct layout_file *f;
+	struct layout_piece pc;
+	struct run r;
+
+	if (id < layout->nfiles) {
+		f = &layout->files[id];
+		pc = layout_file_piece(layout, f, 0);
+		r.state = f->type == LAYOUT_DIR ? MAP_DIR : MAP_FILE;
+	} else if (id < map->aux_base) {
+		uint32_t k = id - layout->nfiles;
+		const struct multi_file *m = multi_of(map, k);
+
+		f = &layout->files[m->file];
+		pc = layout_file_piece(layout, f, k - m->first);
+		r.state = m->state;
+	} else {
+		const struct layout_aux *x = &layout->aux[id - map->aux_base];
+
+		r.start = x->start;
+		r.len = x->len;
+		r.ino = x->ino;
+		r.state = map->aux_state[id - map->aux_base];
+		return r;
+	}
+	r.start = pc.start;
+	r.len = pc.len;
+	r.ino = f->ino;
+	return r;
 }
 
 /* Index of the first owned run that can end after FROM. */
@@ -155,84 +230,140 @@ static uint64_t owned_from(const struct map *map, blk64_t from)
 	       << CHUNK_SHIFT;
 }
 
-/* Room for one more run, and it (cut into runs of at most OWNED_MAX_LEN). */
-static errcode_t add_owned(struct map *map, uint64_t *cap, blk64_t start, blk64_t len,
-			   ext2_ino_t ino, uint8_t state)
+/*
+ * The files in several pieces, with their states and the hints to find
+ * them by piece; the aux runs' states; how many runs there are.
+ */
+static errcode_t index_runs(struct map *map)
 {
-	errcode_t ret;
+	const struct layout *layout = map->layout;
+	uint64_t i, nmulti = 0, pieces = 0;
 
-	while (len) {
-		blk64_t n = len < OWNED_MAX_LEN ? len : OWNED_MAX_LEN;
+	for (i = 0; i < layout->nfiles; i++) {
+		if (layout_file_pieces(layout, &layout->files[i]) > 1) {
+			nmulti++;
+			pieces += layout_file_pieces(layout, &layout->files[i]);
+		}
+	}
+	/* Ids are 32 bits: beyond that, no memory would hold the layout anyway. */
+	if (layout->nfiles + pieces + layout->naux > UINT32_MAX)
+		return EOVERFLOW;
+	map->aux_base = layout->nfiles + pieces;
+	map->nhints = (pieces + (1 << HINT_SHIFT) - 1) >> HINT_SHIFT;
+	map->multi = malloc((nmulti ? nmulti : 1) * sizeof(*map->multi));
+	map->multi_hint = malloc((map->nhints ? map->nhints : 1) * sizeof(*map->multi_hint));
+	map->aux_state = malloc(layout->naux ? layout->naux : 1);
+	if (!map->multi || !map->multi_hint || !map->aux_state)
+		return ENOMEM;
+	for (i = 0, pieces = 0; i < layout->nfiles; i++) {
+		const struct layout_file *f = &layout->files[i];
+		uint64_t k;
 
-		ret = util_grow(&map->owned, cap, map->nowned + 1, sizeof(*map->owned));
-		if (ret)
-			return ret;
-		map->owned[map->nowned++] = (struct owned){ start, ino,
-			(uint32_t)n | ((uint32_t)state << STATE_SHIFT) };
-		start += n;
-		len -= n;
+		if (layout_file_pieces(layout, f) == 1)
+			map->nowned++;
+		if (layout_file_pieces(layout, f) < 2)
+			continue;
+		/* Its pieces that begin a block of hints point at it. */
+		for (k = (pieces + (1 << HINT_SHIFT) - 1) >> HINT_SHIFT;
+		     k << HINT_SHIFT < pieces + layout_file_pieces(layout, f); k++)
+			map->multi_hint[k] = map->nmulti;
+		map->multi[map->nmulti++] = (struct multi_file){ i, pieces,
+								  file_state(layout, f) };
+		pieces += layout_file_pieces(layout, f);
+	}
+	map->nowned += pieces + layout->naux;
+	for (i = 0; i < layout->naux; i++) {
+		int64_t fi = layout_find(layout, layout->aux[i].ino);
+
+		/* An inode with nothing but an EA block is not a file in the layout. */
+		map->aux_state[i] = fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]);
 	}
 	return 0;
 }
 
-/* Every file's pieces and every aux run, sorted, with the chunk ends. */
-static errcode_t build_owned(struct map *map)
+/* Call FN with every run's id and start, in the layout's order (no search). */
+static void each_run(const struct map *map, void (*fn)(void *priv, uint32_t id, blk64_t start),
+		     void *priv)
 {
 	const struct layout *layout = map->layout;
-	uint64_t i, n = layout->naux, cap, nchunks;
-	blk64_t max = 0, end = 0;
+	uint64_t i, m;
 	uint32_t p;
-	errcode_t ret;
 
-	/* Reserved once: growing by copies would hold two arrays at the peak. */
 	for (i = 0; i < layout->nfiles; i++)
-		n += layout_file_pieces(layout, &layout->files[i]);
-	cap = n + 1;
-	map->owned = malloc(cap * sizeof(*map->owned));
+		if (layout_file_pieces(layout, &layout->files[i]) == 1)
+			fn(priv, i, layout_file_piece(layout, &layout->files[i], 0).start);
+	for (m = 0; m < map->nmulti; m++) {
+		const struct layout_file *f = &layout->files[map->multi[m].file];
+
+		for (p = 0; p < layout_file_pieces(layout, f); p++)
+			fn(priv, layout->nfiles + map->multi[m].first + p,
+			   layout_file_piece(layout, f, p).start);
+	}
+	for (i = 0; i < layout->naux; i++)
+		fn(priv, map->aux_base + i, layout->aux[i].start);
+}
+
+/* Runs put in buckets by start (bucket_of), counted first, then placed. */
+struct buckets {
+	struct map	*map;
+	uint32_t	*ends;		/* counts, then where each bucket's next run goes */
+	uint64_t	nb;
+	unsigned	shift;
+};
+
+static uint64_t bucket_of(const struct buckets *b, blk64_t start)
+{
+	uint64_t i = start >> b->shift;
+
+	return i < b->nb ? i : b->nb - 1;	/* runs past the end: the last */
+}
+
+static void count_run(void *priv, uint32_t id, blk64_t start)
+{
+	struct buckets *b = priv;
+
+	(void)id;
+	b->ends[bucket_of(b, start)]++;
+}
+
+static void place_run(void *priv, uint32_t id, blk64_t start)
+{
+	struct buckets *b = priv;
+
+	b->map->owned[b->ends[bucket_of(b, start)]++] = id;
+}
+
+/*
+ * Every run's id, in buckets by start: about one bucket for every four
+ * runs, counted and placed in the layout's order, reading it in order.
+ * Its only memory beside the ids is the buckets' ends (a radix sort of
+ * the runs themselves needed 16 bytes a run and its scratch).  Each
+ * bucket is sorted by the pass that builds the rest (build_owned).
+ * *B's ends are left where each bucket ends.
+ */
+static errcode_t place_runs(struct map *map, struct buckets *b)
+{
+	uint64_t i, lo = 0;
+
+	map->owned = malloc((map->nowned ? map->nowned : 1) * sizeof(*map->owned));
 	if (!map->owned)
 		return ENOMEM;
-	for (i = 0; i < layout->nfiles; i++) {
-		const struct layout_file *f = &layout->files[i];
-		uint8_t state = file_state(layout, f);
-
-		for (p = 0; p < layout_file_pieces(layout, f); p++) {
-			struct layout_piece pc = layout_file_piece(layout, f, p);
-
-			ret = add_owned(map, &cap, pc.start, pc.len, f->ino, state);
-			if (ret)
-				return ret;
-		}
-	}
-	for (i = 0; i < layout->naux; i++) {
-		const struct layout_aux *x = &layout->aux[i];
-		int64_t fi = layout_find(layout, x->ino);
-
-		/* An inode with nothing but an EA block is not a file in the layout. */
-		ret = add_owned(map, &cap, x->start, x->len, x->ino,
-				fi < 0 ? MAP_FILE : file_state(layout, &layout->files[fi]));
-		if (ret)
-			return ret;
-	}
-	n = map->nowned;
-	for (i = 0; i < n; i++)
-		if (map->owned[i].start > max)
-			max = map->owned[i].start;
-	ret = radix_sort_by_start(map->owned, n, sizeof(*map->owned),
-				  offsetof(struct owned, start), max);
-	if (ret)
-		return ret;
-	nchunks = (n + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
-	map->chunk_maxend = malloc((nchunks ? nchunks : 1) * sizeof(*map->chunk_maxend));
-	if (!map->chunk_maxend)
+	b->map = map;
+	b->shift = 0;
+	while (b->shift < 63 && ((map->nblocks - 1) >> b->shift) >= map->nowned / 4 + 1)
+		b->shift++;
+	b->nb = ((map->nblocks - 1) >> b->shift) + 1;
+	b->ends = calloc(b->nb, sizeof(*b->ends));
+	if (!b->ends)
 		return ENOMEM;
-	for (i = 0; i < n; i++) {
-		blk64_t e = map->owned[i].start + owned_len(&map->owned[i]);
+	each_run(map, count_run, b);
+	for (i = 0; i < b->nb; i++) {
+		uint32_t c = b->ends[i];
 
-		if (e > end)
-			end = e;
-		if ((i & ((1 << CHUNK_SHIFT) - 1)) == (1 << CHUNK_SHIFT) - 1 || i + 1 == n)
-			map->chunk_maxend[i >> CHUNK_SHIFT] = end;
+		b->ends[i] = lo;
+		lo += c;
 	}
+	each_run(map, place_run, b);
 	return 0;
 }
 
@@ -300,15 +431,16 @@ static void visit_runs(const struct map *map, blk64_t from, blk64_t to,
 		b = r->start + r->len < to ? r->start + r->len : to;
 		fn(priv, a, b - a, MAP_UNKNOWN);
 	}
-	for (i = owned_from(map, from); i < map->nowned && map->owned[i].start < to; i++) {
-		const struct owned *o = &map->owned[i];
-		blk64_t end = o->start + owned_len(o);
+	for (i = owned_from(map, from); i < map->nowned; i++) {
+		struct run r = owned_run(map, map->owned[i]);
 
-		if (end <= from)
+		if (r.start >= to)
+			break;
+		if (r.start + r.len <= from)
 			continue;
-		a = o->start > from ? o->start : from;
-		b = end < to ? end : to;
-		fn(priv, a, b - a, owned_state(o));
+		a = r.start > from ? r.start : from;
+		b = r.start + r.len < to ? r.start + r.len : to;
+		fn(priv, a, b - a, r.state);
 	}
 }
 
@@ -382,6 +514,18 @@ static void collect_fixed(void *priv, blk64_t start, blk64_t len, uint8_t state)
 		l->cap = UINT64_MAX;
 }
 
+/*
+ * The blocks in use that no run covers: the fixed runs, the journal's and
+ * the owned ones are handed to cover() in address order, and the block
+ * bitmap is asked only about the gaps between them.
+ */
+struct coverage {
+	struct run_list	fixed;
+	uint64_t	f, j, cap;
+	blk64_t		covered;
+	errcode_t	err;
+};
+
 /* Blocks in [A, B) the block bitmap has in use: unknown, as nothing covers them. */
 static errcode_t unknown_in(struct map *map, uint64_t *cap, blk64_t a, blk64_t b)
 {
@@ -402,77 +546,100 @@ static errcode_t unknown_in(struct map *map, uint64_t *cap, blk64_t a, blk64_t b
 	return 0;
 }
 
-/*
- * The blocks in use that no run covers: merge the fixed runs, the
- * journal's and the owned ones, all in address order, and ask the block
- * bitmap only about the gaps between them.
- */
-static errcode_t build_unknown(struct map *map)
+static void cover_run(struct map *map, struct coverage *c, blk64_t start, blk64_t len)
 {
-	ext2_filsys fs = map->layout->fs;
-	blk64_t covered = fs->super->s_first_data_block;
-	struct run_list fixed = { 0 };
-	uint64_t f = 0, j = 0, o = 0, cap = 0;
-	errcode_t ret = 0;
+	if (c->err || start >= map->nblocks)
+		return;
+	if (start > c->covered)
+		c->err = unknown_in(map, &c->cap, c->covered, start);
+	if (start + len > c->covered)
+		c->covered = start + len;
+}
 
-	if (!fs->block_map)
-		return 0;
+/* The fixed and journal runs starting at or before UPTO, in address order. */
+static void cover_upto(struct map *map, struct coverage *c, blk64_t upto)
+{
+	for (;;) {
+		const struct layout_piece *f = c->f < c->fixed.n ? &c->fixed.v[c->f] : NULL;
+		const struct layout_piece *j = c->j < map->njournal ? &map->journal[c->j] : NULL;
+
+		if (f && f->start <= upto && (!j || f->start <= j->start)) {
+			cover_run(map, c, f->start, f->len);
+			c->f++;
+		} else if (j && j->start <= upto) {
+			cover_run(map, c, j->start, j->len);
+			c->j++;
+		} else {
+			return;
+		}
+	}
+}
+
+static errcode_t cover_begin(struct map *map, struct coverage *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->covered = map->layout->fs->super->s_first_data_block;
 	if (map->layout->fixed) {
 		struct map bare = *map;
 
 		/* Only the fixed metadata: visit a map with nothing else in it. */
 		bare.njournal = bare.nunknown = bare.nowned = 0;
-		visit_runs(&bare, 0, map->nblocks, collect_fixed, &fixed);
-		if (fixed.cap == UINT64_MAX) {
-			free(fixed.v);
+		visit_runs(&bare, 0, map->nblocks, collect_fixed, &c->fixed);
+		if (c->fixed.cap == UINT64_MAX)
 			return ENOMEM;
-		}
 	}
-	for (;;) {
-		blk64_t start = ~(blk64_t)0, len = 0;
-
-		/* The next run by address among the three lists. */
-		if (f < fixed.n && fixed.v[f].start < start) {
-			start = fixed.v[f].start;
-			len = fixed.v[f].len;
-		}
-		if (j < map->njournal && map->journal[j].start < start) {
-			start = map->journal[j].start;
-			len = map->journal[j].len;
-		}
-		if (o < map->nowned && map->owned[o].start < start) {
-			start = map->owned[o].start;
-			len = owned_len(&map->owned[o]);
-		}
-		if (start == ~(blk64_t)0)
-			break;
-		if (f < fixed.n && fixed.v[f].start == start)
-			f++;
-		else if (j < map->njournal && map->journal[j].start == start)
-			j++;
-		else
-			o++;
-		if (start >= map->nblocks)
-			continue;
-		if (start > covered) {
-			ret = unknown_in(map, &cap, covered, start);
-			if (ret)
-				break;
-		}
-		if (start + len > covered)
-			covered = start + len;
-	}
-	if (!ret && covered < map->nblocks)
-		ret = unknown_in(map, &cap, covered, map->nblocks);
-	free(fixed.v);
-	return ret;
+	return 0;
 }
 
-/* Paint the finest level that may be cached in one pass, fold the rest from it. */
-static errcode_t build_cache(struct map *map, uint64_t cached_cells)
+static errcode_t cover_end(struct map *map, struct coverage *c)
+{
+	cover_upto(map, c, ~(blk64_t)0);
+	if (!c->err && c->covered < map->nblocks)
+		c->err = unknown_in(map, &c->cap, c->covered, map->nblocks);
+	return c->err;
+}
+
+/* For sorting a bucket of runs by start (then id: the same order every time). */
+struct keyed_run {
+	struct run	r;
+	uint32_t	id;
+};
+
+static int cmp_keyed_run(const void *a, const void *b)
+{
+	const struct keyed_run *x = a, *y = b;
+
+	if (x->r.start != y->r.start)
+		return x->r.start < y->r.start ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Sort the ids of OWNED[LO, HI) by start, their runs into TMP. */
+static void sort_bucket(struct map *map, uint64_t lo, uint64_t hi, struct keyed_run *tmp)
+{
+	uint64_t i, j, n = hi - lo;
+
+	for (i = 0; i < n; i++) {
+		struct keyed_run k;
+
+		k.r = owned_run(map, map->owned[lo + i]);
+		k.id = map->owned[lo + i];
+
+		/* Buckets hold a few runs: insertion, unless this one is large. */
+		for (j = i; n <= 16 && j > 0 && cmp_keyed_run(&tmp[j - 1], &k) > 0; j--)
+			tmp[j] = tmp[j - 1];
+		tmp[j] = k;
+	}
+	if (n > 16)
+		qsort(tmp, n, sizeof(*tmp), cmp_keyed_run);
+	for (i = 0; i < n; i++)
+		map->owned[lo + i] = tmp[i].id;
+}
+
+/* The levels to keep, the finest of them (painted next) all free. */
+static errcode_t cache_begin(struct map *map, uint64_t cached_cells)
 {
 	unsigned k;
-	uint64_t c, n;
 
 	map->first_cached = map_level_fit(map, cached_cells);
 	/* map_level_fit() settles for the last level when nothing fits. */
@@ -481,14 +648,22 @@ static errcode_t build_cache(struct map *map, uint64_t cached_cells)
 		return 0;
 	}
 	for (k = map->first_cached; k < map->nlevels; k++) {
-		n = map_cells(map, k);
-		map->cache[k] = malloc(n);
+		map->cache[k] = malloc(map_cells(map, k));
 		if (!map->cache[k])
 			return ENOMEM;
-		if (k == map->first_cached) {
-			paint_window(map, k, 0, n, map->cache[k]);
-			continue;
-		}
+	}
+	memset(map->cache[map->first_cached], MAP_FREE, map_cells(map, map->first_cached));
+	return 0;
+}
+
+/* The finest kept level has every run painted: the coarser ones, each from the one below. */
+static void cache_fold(struct map *map)
+{
+	unsigned k;
+	uint64_t c, n;
+
+	for (k = map->first_cached + 1; k < map->nlevels; k++) {
+		n = map_cells(map, k);
 		/* A cell of level k is the worse of two cells of level k - 1. */
 		for (c = 0; c < n; c++) {
 			uint8_t a = map->cache[k - 1][2 * c];
@@ -498,7 +673,53 @@ static errcode_t build_cache(struct map *map, uint64_t cached_cells)
 			map->cache[k][c] = a > b ? a : b;
 		}
 	}
-	return 0;
+}
+
+/*
+ * The one pass over the runs in address order, each read from the layout
+ * once: each bucket sorted (place_runs), the largest end of every chunk,
+ * the blocks nobody owns, and the finest kept level painted.
+ */
+static errcode_t build_owned(struct map *map, struct buckets *b, struct coverage *cov)
+{
+	struct keyed_run *tmp;
+	struct paint paint = { map->first_cached, 0,
+			       map->first_cached < map->nlevels ? map->cache[map->first_cached] : NULL };
+	uint64_t i, lo, big = 1, nchunks = (map->nowned + (1 << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
+	blk64_t end = 0;
+
+	for (i = 0, lo = 0; i < b->nb; lo = b->ends[i++])
+		if (b->ends[i] - lo > big)
+			big = b->ends[i] - lo;
+	tmp = malloc(big * sizeof(*tmp));
+	map->chunk_maxend = malloc((nchunks ? nchunks : 1) * sizeof(*map->chunk_maxend));
+	if (!tmp || !map->chunk_maxend) {
+		free(tmp);
+		return ENOMEM;
+	}
+	for (i = 0, lo = 0; i < b->nb; lo = b->ends[i++]) {
+		uint64_t o;
+
+		sort_bucket(map, lo, b->ends[i], tmp);
+		for (o = lo; o < b->ends[i]; o++) {
+			const struct run *r = &tmp[o - lo].r;
+
+			if (r->start + r->len > end)
+				end = r->start + r->len;
+			if ((o & ((1 << CHUNK_SHIFT) - 1)) == (1 << CHUNK_SHIFT) - 1 ||
+			    o + 1 == map->nowned)
+				map->chunk_maxend[o >> CHUNK_SHIFT] = end;
+			if (map->layout->fs->block_map) {
+				cover_upto(map, cov, r->start);
+				cover_run(map, cov, r->start, r->len);
+			}
+			if (paint.cells && r->start < map->nblocks)
+				paint_run(&paint, r->start, (r->start + r->len <= map->nblocks ?
+					  r->start + r->len : map->nblocks) - r->start, r->state);
+		}
+	}
+	free(tmp);
+	return cov->err;
 }
 
 errcode_t map_build(const struct layout *layout, struct map **ret)
@@ -510,6 +731,8 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 			   struct map **ret)
 {
 	struct map *map;
+	struct buckets b = { 0 };
+	struct coverage cov = { 0 };
 	errcode_t err;
 
 	*ret = NULL;
@@ -520,16 +743,30 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 	map->nblocks = ext2fs_blocks_count(layout->fs->super);
 	for (map->nlevels = 1; map_cells(map, map->nlevels - 1) > 1;)
 		map->nlevels++;
-	err = build_owned(map);
+	err = index_runs(map);
+	if (!err)
+		err = place_runs(map, &b);
 	if (!err)
 		err = build_journal(map);
+	if (!err && layout->fs->block_map)
+		err = cover_begin(map, &cov);
 	if (!err)
-		err = build_unknown(map);
+		err = cache_begin(map, cached_cells);
 	if (!err)
-		err = build_cache(map, cached_cells);
-	/* Highlighting marks one file's partners: a few, not every file's list. */
-	if (!err && !layout->partners && layout->ninterleaved)
-		err = layout_partners_open(layout, &map->partners);
+		err = build_owned(map, &b, &cov);
+	free(b.ends);
+	if (!err && layout->fs->block_map)
+		err = cover_end(map, &cov);
+	free(cov.fixed.v);
+	if (!err && map->first_cached < map->nlevels) {
+		struct map bare = *map;
+		struct paint paint = { map->first_cached, 0, map->cache[map->first_cached] };
+
+		/* The owned runs are painted: the rest, from a map without them. */
+		bare.nowned = 0;
+		visit_runs(&bare, 0, map->nblocks, paint_run, &paint);
+		cache_fold(map);
+	}
 	if (err) {
 		map_free(map);
 		return err;
@@ -547,6 +784,9 @@ void map_free(struct map *map)
 	for (k = 0; k < MAP_MAX_LEVELS; k++)
 		free(map->cache[k]);
 	free(map->owned);
+	free(map->multi);
+	free(map->multi_hint);
+	free(map->aux_state);
 	free(map->chunk_maxend);
 	free(map->journal);
 	free(map->unknown);
@@ -659,17 +899,19 @@ errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 
 	*ret = NULL;
 	*nret = 0;
-	for (i = owned_from(map, start); i < map->nowned && map->owned[i].start < end; i++) {
-		const struct owned *o = &map->owned[i];
+	for (i = owned_from(map, start); i < map->nowned; i++) {
+		struct run o = owned_run(map, map->owned[i]);
 
-		if (o->start + owned_len(o) <= start)
+		if (o.start >= end)
+			break;
+		if (o.start + o.len <= start)
 			continue;
 		err = util_grow(&inos, &cap, n + 1, sizeof(*inos));
 		if (err) {
 			free(inos);
 			return err;
 		}
-		inos[n++] = o->ino;
+		inos[n++] = o.ino;
 	}
 	if (!n)
 		return 0;

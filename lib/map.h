@@ -71,8 +71,21 @@ errcode_t map_build_cached(const struct layout *layout, uint64_t cached_cells,
 void map_free(struct map *map);
 
 const struct layout *map_layout(const struct map *map);
-/* The partners index (layout_partners_of), when the layout keeps no lists; else NULL. */
-struct layout_partners *map_partners(const struct map *map);
+/*
+ * The partners index (layout_partners_of) of a layout that keeps no
+ * lists, into *RET (NULL when it keeps them or no file interleaves).
+ * Built on the first call, which a highlight of an interleaved file
+ * makes, not with the map: most maps are looked at without one.  Not to
+ * be called from two threads at once.
+ */
+errcode_t map_partners(const struct map *map, struct layout_partners **ret);
+
+/*
+ * Give the map PARTNERS, from layout_partners_open(map_layout(MAP)) built
+ * elsewhere (e2fragmap builds it in a thread of its own once the first
+ * screen is up); the map closes it when it has one already.
+ */
+void map_partners_give(struct map *map, struct layout_partners *partners);
 
 /* Blocks the map covers: the filesystem's block count. */
 blk64_t map_blocks(const struct map *map);

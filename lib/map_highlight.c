@@ -116,8 +116,14 @@ errcode_t map_highlight_new(const struct map *map, uint64_t file_index,
 	hl->file = file_index;
 	il = layout_file_interleave(layout, &layout->files[file_index]);
 	err = hl_add_file(hl, layout, file_index, MAP_MARK_FILE);
-	if (!err && il && il->partners && !layout->partners && map_partners(map))
-		err = hl_add_asked(hl, layout, map_partners(map), file_index);
+	if (!err && il && il->partners && !layout->partners) {
+		/* Highlighting marks one file's partners: a few, not every file's list. */
+		struct layout_partners *lp;
+
+		err = map_partners(map, &lp);
+		if (!err && lp)
+			err = hl_add_asked(hl, layout, lp, file_index);
+	}
 	for (i = 0; !err && il && layout->partners && i < il->partners; i++) {
 		int64_t pi = layout_find(layout,
 					 layout->partners[il->first_partner + i]);

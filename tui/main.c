@@ -24,6 +24,14 @@
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
 enum { OPT_COLOR = 256 };
 
+/*
+ * Zoom levels of at most this many cells are kept painted (one byte a
+ * cell, 512 KiB in all); finer ones are painted from the runs in the
+ * window drawn.  The whole filesystem on a screen of up to 16,000 cells
+ * (mapview.c: up to 16 times finer, joined) is one of them.
+ */
+#define MAP_VIEW_CACHED_CELLS	((uint64_t)1 << 18)
+
 /* How long leaving waits for the names' thread to stop. */
 #define NAMES_STOP_MS	20
 
@@ -173,7 +181,7 @@ int main(int argc, char **argv)
 		com_err(t.prog, ret, "while scanning %s", info.device);
 		goto out;
 	}
-	ret = map_build(t.layout, &t.map);
+	ret = map_build_cached(t.layout, MAP_VIEW_CACHED_CELLS, &t.map);
 	if (ret) {
 		com_err(t.prog, ret, "while building the map of %s", info.device);
 		goto out;
@@ -223,6 +231,7 @@ out:
 		delscreen(screen);
 	map_highlight_free(t.hl);
 	map_find_index_free(t.find);
+	layout_partners_close(t.partners);	/* when the names' thread was stopped */
 	free(t.cells);
 	free(t.marks);
 	tui_map_forget_matches(&t);

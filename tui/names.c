@@ -33,6 +33,16 @@ static void *read_names(void *priv)
 	t->names_err = map_names_read(t->layout, cancelled, t);
 	if (!t->names_err)
 		t->names_err = map_find_index_build(t->layout, &t->find);
+	/*
+	 * The partners index a highlight asks: here, not before the first
+	 * screen nor in the first highlight's key.  It reads the layout as
+	 * the map does, and the map gets it when the thread is joined; a
+	 * highlight before then builds its own (map_partners).  On failure
+	 * that one says why.
+	 */
+	if (!cancelled(t, E2F_PHASE_DIRS, 0, 0) && !t->layout->partners &&
+	    t->layout->ninterleaved && layout_partners_open(t->layout, &t->partners))
+		t->partners = NULL;
 	__atomic_store_n(&t->names_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -46,6 +56,8 @@ void tui_names_begin(struct tui *t)
 	}
 	/* No thread: read them now, while the first screen waits. */
 	read_names(t);
+	map_partners_give(t->map, t->partners);
+	t->partners = NULL;
 	if (t->names_err)
 		tui_message(t, "cannot read every name: %s", error_message(t->names_err));
 }
@@ -54,6 +66,8 @@ static void join(struct tui *t)
 {
 	pthread_join(t->names_thread, NULL);
 	t->names_pending = 0;
+	map_partners_give(t->map, t->partners);
+	t->partners = NULL;
 	if (t->keylog)
 		fprintf(t->keylog, "names %.1f ms\n", (util_now_seconds() - t->started) * 1e3);
 	if (t->keylog)

@@ -100,6 +100,7 @@ struct tui {
 	int			names_stop;	/* atomic: asks it to stop */
 	errcode_t		names_err;
 	struct map_find_index	*find;		/* for /, built with the names */
+	struct layout_partners	*partners;	/* built after them, for the map (map_partners_give) */
 
 	FILE			*keylog;	/* E2FRAGMAP_KEYLOG: how long each key took */
 	double			started;	/* util_now_seconds() when main() began */
