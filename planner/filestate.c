@@ -456,22 +456,18 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	memset(mv, 0, sizeof(*mv));
 	mv->file = file;
 	mv->kind = kind;
-	mv->first_seg = plan->nsegs;
 	mv->nsegs = nsegs;
 	/* The arrays stay NULL until something goes in: no arithmetic on them
 	 * before (NULL + 0 is undefined; clang's UBSan says so). */
 	if (nsegs)
 		copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
 	plan->nsegs += nsegs;
-	mv->first_meta = plan->nmeta;
 	mv->nmeta = nmeta;
 	if (nmeta)
 		copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
 	plan->nmeta += nmeta;
 	mv->copy_blocks = copy;
 	plan->copy_blocks += copy;
-	f->moves++;
-	f->moved_blocks += copy;
 	if (p->consolidating) {
 		f->consolidate_moves++;
 		plan->consolidate_blocks += copy;

@@ -85,7 +85,7 @@ static errcode_t finish_figures(struct planner *p)
 {
 	struct plan *plan = p->plan;
 	struct layout *layout = p->layout;
-	uint64_t i, n = 0;
+	uint64_t i, k, n = 0;
 
 	for (i = 0; i < layout->nfiles; i++)
 		n += (p->sel->flags[i] & SEL_CANDIDATE) || planner_moves(p, i);
@@ -94,27 +94,36 @@ static errcode_t finish_figures(struct planner *p)
 	if (!plan->file_at || !plan->files)
 		return ENOMEM;
 	plan->files_cap = n;
-	/* In layout order, as the sums were always made. */
 	for (i = 0; i < layout->nfiles; i++) {
-		const struct layout_file *f = &layout->files[i];
 		const struct pstate *st = planner_state_if(p, i);
 		struct plan_file *r;
-		int candidate = p->sel->flags[i] & SEL_CANDIDATE;
 
-		if (!candidate && !planner_moves(p, i))
+		if (!(p->sel->flags[i] & SEL_CANDIDATE) && !planner_moves(p, i))
 			continue;	/* neither selected nor moved */
 		r = &plan->files[plan->nfiles++];
 		plan->file_at[i] = plan->nfiles;
 		r->file = i;
 		if (st) {
-			r->moves = st->moves;
 			r->consolidate_moves = st->consolidate_moves;
-			r->moved_blocks = st->moved_blocks;
 			if (st->skip) {
 				r->outcome = OUT_SKIPPED;
 				r->reason = st->skip;
 			}
 		}
+	}
+	for (k = 0; k < plan->nmoves; k++) {
+		struct plan_file *r = &plan->files[plan->file_at[plan->moves[k].file] - 1];
+
+		r->moves++;
+		r->moved_blocks += plan->moves[k].copy_blocks;
+	}
+	/* In layout order (the lines' order), as the sums were always made. */
+	for (k = 0; k < plan->nfiles; k++) {
+		struct plan_file *r = &plan->files[k];
+		const struct layout_file *f = &layout->files[r->file];
+		int candidate = p->sel->flags[r->file] & SEL_CANDIDATE;
+
+		i = r->file;
 		r->pieces_before = f->pieces;
 		r->best = planner_best(p, i);
 		layout_file_times(layout, f, &r->read_before, &r->ideal);

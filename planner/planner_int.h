@@ -58,10 +58,9 @@ enum {
 
 /*
  * Most states are of files moved once, whole, into one run (consolidation
- * moves tens of thousands): kept in 80 bytes, what the plan says of the
- * file (its moves, what they write) included, where a line of the plan
- * beside each took 64 more.  The plan's lines are made once planning ends
- * (plan.c), from these.
+ * moves tens of thousands): kept in 64 bytes, where they took 80 and a
+ * line of the plan beside each 64 more.  The plan's lines are made once
+ * planning ends (plan.c), from these and the plan's moves.
  */
 struct pstate {
 	union {
@@ -77,15 +76,13 @@ struct pstate {
 						 * move without a tree: nmeta 0) */
 	};
 	struct fmap	*fmap;		/* read when needed; let go after a move */
-	blk64_t		moved_blocks;	/* written by its moves */
 	uint32_t	nruns;		/* runs, or the one, or (else) in the layout */
 	uint32_t	nmeta;
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
 	uint32_t	extents_contig;	/* extents it would have when contiguous */
 	uint32_t	snap_gen;	/* snapshot.c: saved up to this snapshot */
-	uint32_t	moves;		/* planned moves of it */
-	uint32_t	consolidate_moves;	/* ... of them to join free runs */
+	uint32_t	consolidate_moves;	/* its moves to join free runs */
 	uint8_t		own;		/* PS_OWN_* */
 	uint8_t		map_ok;		/* its map was read and checked: the figures
 					 * above hold even once fmap is let go */
@@ -227,12 +224,10 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n, struct layout_piece *sole);
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n);
-/* Moves the plan has for FILE so far. */
-static inline uint32_t planner_moves(const struct planner *p, uint32_t file)
+/* Whether the plan moves FILE (so far). */
+static inline int planner_moves(const struct planner *p, uint32_t file)
 {
-	const struct pstate *st = planner_state_if(p, file);
-
-	return st ? st->moves : 0;
+	return !!(p->pf[file].flags & PF_PLACED);
 }
 /* Pieces FILE is in now, and its modeled read time then (plan_read_seconds). */
 uint32_t planner_pieces_now(const struct planner *p, uint32_t file);
