@@ -32,7 +32,7 @@
  * the Fenwick tree over all the chunks: with chunks of about the cube
  * root of the segments, both cost that per change, instead of the rebuilds
  * growing with the square of the map (at 2,000,000 files).  Chunks are
- * built three quarters full.
+ * built seven eighths full (the map is most of the planner's memory).
  */
 #define SM_CHUNK_MIN	128
 
@@ -567,7 +567,7 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	for (sm->chunk_max = SM_CHUNK_MIN;
 	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (2 * (uint64_t)nruns + 1);)
 		sm->chunk_max *= 2;
-	fill = sm->chunk_max * 3 / 4;
+	fill = sm->chunk_max * 7 / 8;
 	/*
 	 * The slab: chunks for the runs and the gaps between them (more, the
 	 * gaps cut by pinned blocks, come from malloc), and a sixteenth more
