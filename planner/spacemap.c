@@ -377,19 +377,29 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
 
 	if (log && sm->marks) {
 		struct sm_undo *u;
+		uint64_t cells = 0;
 
-		if (j - i > UINT32_MAX || nrepl > UINT32_MAX)
+		for (x = i; x < j; x++)
+			cells += 1 + (SM_SEG(sm, x).len - 1) / UINT32_MAX;
+		if (i > UINT32_MAX || nrepl > UINT32_MAX || cells > UINT32_MAX)
 			return ENOMEM;	/* (more segments than memory holds) */
 		if (grow_n(&sm->undo, &sm->undo_cap, sm->nundo + 1, sizeof(*sm->undo)) ||
-		    grow_n(&sm->undo_seg, &sm->undo_seg_cap, sm->nundo_seg + (j - i),
+		    grow_n(&sm->undo_seg, &sm->undo_seg_cap, sm->nundo_seg + cells,
 			   sizeof(*sm->undo_seg)))
 			return ENOMEM;
 		u = &sm->undo[sm->nundo++];
 		u->at = i;
 		u->nnew = nrepl;
-		u->nold = j - i;
-		for (x = i; x < j; x++)
-			sm->undo_seg[sm->nundo_seg++] = *spacemap_cell(sm, x);
+		u->nold = cells;
+		for (x = i; x < j; x++) {
+			struct sm_seg g = SM_SEG(sm, x);
+
+			for (; g.len > UINT32_MAX; g.len -= UINT32_MAX)
+				sm->undo_seg[sm->nundo_seg++] =
+					(struct sm_undo_seg){ UINT32_MAX, g.owner };
+			sm->undo_seg[sm->nundo_seg++] =
+				(struct sm_undo_seg){ (uint32_t)g.len, g.owner };
+		}
 	}
 	/* Room in the free index first, so that a failure changes nothing. */
 	for (x = 0; x < nrepl; x++)
@@ -655,21 +665,23 @@ size_t spacemap_mark(struct spacemap *sm)
 static errcode_t undo_one(struct spacemap *sm, const struct sm_undo *u)
 {
 	struct sm_seg stack[SM_UNDO_STACK] = { { 0 } }, *old = stack;
-	const struct sm_cell *c = sm->undo_seg + sm->nundo_seg - u->nold;
-	blk64_t end = u->at + u->nnew < sm->n ? SM_SEG(sm, u->at + u->nnew).start :
-		sm->end;
-	uint32_t k;
+	const struct sm_undo_seg *c = sm->undo_seg + sm->nundo_seg - u->nold;
+	blk64_t start = u->nnew ? SM_SEG(sm, u->at).start : 0;
+	uint32_t k, n = 0;
 	errcode_t ret;
 
 	if (u->nold > SM_UNDO_STACK && !(old = malloc(u->nold * sizeof(*old))))
 		return ENOMEM;
-	for (k = 0; k < u->nold; k++) {
-		old[k].start = sm_cell_start(&c[k]);
-		old[k].len = (k + 1 < u->nold ? sm_cell_start(&c[k + 1]) : end) -
-			old[k].start;
-		old[k].owner = c[k].owner;
+	for (k = 0; k < u->nold; start += c[k].len, k++) {
+		if (n && old[n - 1].owner == c[k].owner) {
+			old[n - 1].len += c[k].len;	/* one segment, logged in parts */
+			continue;
+		}
+		old[n].start = start;
+		old[n].len = c[k].len;
+		old[n++].owner = c[k].owner;
 	}
-	ret = replace(sm, u->at, u->at + u->nnew, old, u->nold, 0);
+	ret = replace(sm, u->at, u->at + u->nnew, old, n, 0);
 	if (old != stack)
 		free(old);
 	if (!ret)
