@@ -55,6 +55,14 @@ double plan_read_seconds(const struct layout *layout,
 	return t + readmodel_transfer_seconds(&layout->model, blocks * bs);
 }
 
+errcode_t planner_owner_count(struct planner *p)
+{
+	if (!p->owner_count)
+		p->owner_count = calloc(p->layout->nfiles + SM_FILE0,
+					sizeof(*p->owner_count));
+	return p->owner_count ? 0 : ENOMEM;
+}
+
 errcode_t planner_check(struct planner *p)
 {
 	/* Packing and consolidating come after the last file's turn: not done yet. */
@@ -557,8 +565,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	}
 	plan->layout_files = layout->nfiles;
 	p.pf = calloc(layout->nfiles + 1, sizeof(*p.pf));
-	p.owner_count = calloc(layout->nfiles + SM_FILE0, sizeof(*p.owner_count));
-	if (!p.pf || !p.owner_count) {
+	if (!p.pf) {
 		err = ENOMEM;
 		goto out;
 	}

@@ -141,8 +141,13 @@ struct planner {
 	e2f_progress_fn	progress;
 	void		*progress_priv;
 	uint64_t	steps_done, steps_total;
-	/* window.c scratch, sized once */
-	uint32_t	*owner_count;	/* per spacemap owner */
+	/*
+	 * window.c's and compact.c's scratch: a count per space map owner,
+	 * zero between uses; made on first use (planner_owner_count), as
+	 * many plans (moving files only whole, to join free runs) never need
+	 * it, and its pages are a megabyte at 200,000 files.
+	 */
+	uint32_t	*owner_count;
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
 };
@@ -208,6 +213,8 @@ errcode_t planner_build_units(struct planner *p);
 uint32_t planner_member_at(const struct planner *p, uint32_t file);
 
 /* plan.c */
+/* p->owner_count, made (zeroed) if it is not yet. */
+errcode_t planner_owner_count(struct planner *p);
 /*
  * Report progress; E2F_ERR_CANCELLED when the caller asked to stop.  Long
  * loops of the planner call it between steps, so that a signal stops a
