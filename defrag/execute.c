@@ -20,7 +20,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	struct move_ctx c;
 	uint8_t *failed_file = NULL;
 	double start = util_now_seconds();
-	uint64_t i;
+	uint64_t i, seg = 0, meta = 0;	/* where the move's segs and meta start */
 	errcode_t ret;
 
 	memset(st, 0, sizeof(*st));
@@ -48,7 +48,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	for (i = 0; i < plan->nmoves; i++)
 		c.total += plan->moves[i].copy_blocks;
 
-	for (i = 0; i < plan->nmoves; i++) {
+	for (i = 0; i < plan->nmoves; seg += plan->moves[i].nsegs,
+		     meta += plan->moves[i].nmeta, i++) {
 		const struct plan_move *mv = &plan->moves[i];
 		struct run_result *res = &st->results[i];
 		struct move_stats ms;
@@ -64,8 +65,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			break;
 		}
 		res->err = move_file(&c, layout->files[mv->file].ino,
-				     plan->segs + mv->first_seg, mv->nsegs,
-				     plan->meta + mv->first_meta, mv->nmeta, &ms);
+				     plan->segs + seg, mv->nsegs,
+				     plan->meta + meta, mv->nmeta, &ms);
 		res->done = ms.switched;
 		res->copied = ms.copied;
 		res->written = ms.written;

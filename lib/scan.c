@@ -648,6 +648,21 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	ret = scan_deferred(&s);
 	if (ret)
 		goto out;
+	/*
+	 * The room reserved and not written given back: its huge pages are
+	 * not "only what is written" (the one holding the last file is
+	 * resident whole while the reservation goes past it), up to 2 MiB
+	 * more in every program's peak, depending on where the array lies.
+	 */
+	if (layout->nfiles && layout->nfiles < s.files_cap) {
+		struct layout_file *fit = realloc(layout->files,
+						  layout->nfiles * sizeof(*layout->files));
+
+		if (fit) {
+			layout->files = fit;
+			s.files_cap = layout->nfiles;
+		}
+	}
 	if (layout->naux)	/* qsort wants a real array even for 0 */
 		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:

@@ -794,6 +794,9 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 	*complete = 1;
 	if (!nunits && zone < 0)
 		return 0;
+	ret = planner_owner_count(p);
+	if (ret)
+		return ret;
 	memset(&c, 0, sizeof(c));
 	c.p = p;
 	c.member = calloc(p->layout->nfiles + 1, 1);

@@ -42,6 +42,19 @@ struct join {
 	blk64_t		cost;		/* blocks they own */
 };
 
+/* A segment between two free runs: its file and blocks. */
+struct sep {
+	uint32_t	file;
+	blk64_t		blocks;
+};
+
+static int cmp_sep(const void *a, const void *b)
+{
+	const struct sep *x = a, *y = b;
+
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
 struct consol {
 	struct planner	*p;
 	blk64_t		budget;		/* blocks joins may still write */
@@ -52,6 +65,8 @@ struct consol {
 	size_t		njoins, cap;
 	uint32_t	*files;		/* the files of the join at hand */
 	size_t		nfiles;
+	struct sep	*sep;		/* separator_files' scratch */
+	size_t		sep_cap;
 };
 
 /* Whether FILE may move to close a hole: settled and in one piece. */
@@ -76,46 +91,47 @@ static blk64_t owned(const struct planner *p, uint32_t file)
 /*
  * The files between the free runs around [LO, HI) into c->files, if every
  * block there belongs to a settled file with all its blocks there; 0
- * otherwise.  *COST: their blocks.
+ * otherwise.  *COST: their blocks.  Their segments are tallied in c->sep
+ * and sorted by file (a count per file of the filesystem was a megabyte
+ * of pages at 200,000 files); the order of c->files does not matter
+ * (try_join sorts them).
  */
-static int separator_files(struct consol *c, blk64_t lo, blk64_t hi,
-			   blk64_t *cost)
+static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
+				 blk64_t *cost, int *ok)
 {
 	struct planner *p = c->p;
 	const struct spacemap *sm = &p->sm;
-	size_t s, k;
-	int ok = 1;
+	size_t s, k, n = 0;
 
 	c->nfiles = 0;
 	*cost = 0;
+	*ok = 1;
 	for (s = spacemap_find(sm, lo); s < sm->n && SM_SEG(sm, s).start < hi; s++) {
-		uint32_t o = SM_SEG(sm, s).owner, f;
+		const struct sm_seg g = SM_SEG(sm, s);
 
-		if (o < SM_FILE0) {
-			ok = 0;
-			break;
+		if (g.owner < SM_FILE0 || !settled(p, g.owner - SM_FILE0)) {
+			*ok = 0;
+			return 0;
 		}
-		f = o - SM_FILE0;
-		if (!p->owner_count[o]) {
-			if (!settled(p, f)) {
-				ok = 0;
-				break;
-			}
-			c->files[c->nfiles++] = f;
-		}
-		p->owner_count[o] += SM_SEG(sm, s).len;
+		if (grow_n(&c->sep, &c->sep_cap, n + 1, sizeof(*c->sep)))
+			return ENOMEM;
+		c->sep[n].file = g.owner - SM_FILE0;
+		c->sep[n++].blocks = g.len;
 	}
-	/* owner_count is shared scratch: leave it zeroed. */
-	for (k = 0; k < c->nfiles; k++) {
-		uint32_t o = SM_FILE0 + c->files[k];
+	sort_n(c->sep, n, sizeof(*c->sep), cmp_sep);
+	for (k = 0; k < n; k++) {
+		uint32_t f = c->sep[k].file;
+		blk64_t blocks = c->sep[k].blocks;
 
+		for (; k + 1 < n && c->sep[k + 1].file == f; k++)
+			blocks += c->sep[k + 1].blocks;
 		/* A block of it elsewhere would be a new hole when it moves. */
-		if (p->owner_count[o] != owned(p, c->files[k]))
-			ok = 0;
-		*cost += p->owner_count[o];
-		p->owner_count[o] = 0;
+		if (blocks != owned(p, f))
+			*ok = 0;
+		c->files[c->nfiles++] = f;
+		*cost += blocks;
 	}
-	return ok;
+	return 0;
 }
 
 static int cmp_join(const void *a, const void *b)
@@ -137,6 +153,8 @@ static errcode_t find_joins(struct consol *c)
 	for (s = 0; s < sm->n; s++) {
 		const struct sm_seg gv = SM_SEG(sm, s), *g = &gv;
 		blk64_t lo, hi, cost;
+		errcode_t ret;
+		int ok;
 
 		if (g->owner == SM_META)
 			last = SIZE_MAX;	/* the next zone */
@@ -146,7 +164,10 @@ static errcode_t find_joins(struct consol *c)
 			lo = SM_SEG(sm, last).start + SM_SEG(sm, last).len;
 			hi = g->start;
 			/* Not when something between them must stay. */
-			if (separator_files(c, lo, hi, &cost)) {
+			ret = separator_files(c, lo, hi, &cost, &ok);
+			if (ret)
+				return ret;
+			if (ok) {
 				if (cost > c->budget)
 					c->over_budget = 1;
 				else if (grow_n(&c->joins, &c->cap, c->njoins + 1,
@@ -241,14 +262,16 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 	return 0;
 }
 
-/* Whether the files between [LO, HI) still join two free runs. */
-static int still_joins(struct consol *c, const struct join *j, blk64_t *cost)
+/* Whether the files between [LO, HI) still join two free runs (*OK). */
+static errcode_t still_joins(struct consol *c, const struct join *j,
+			     blk64_t *cost, int *ok)
 {
 	const struct spacemap *sm = &c->p->sm;
 
+	*ok = 0;
 	if (!spacemap_is(sm, j->lo - 1, 1, SM_FREE) || !spacemap_is(sm, j->hi, 1, SM_FREE))
 		return 0;
-	return separator_files(c, j->lo, j->hi, cost);
+	return separator_files(c, j->lo, j->hi, cost, ok);
 }
 
 /* Joins, in rounds: a join makes runs larger, and new joins of them possible. */
@@ -264,7 +287,7 @@ static errcode_t join_all(struct consol *c)
 		ret = find_joins(c);
 		for (i = 0; !ret && i < c->njoins; i++) {
 			blk64_t cost;
-			int done;
+			int done, ok;
 
 			ret = planner_check(c->p);
 			if (ret)
@@ -274,7 +297,10 @@ static errcode_t join_all(struct consol *c)
 				c->over_budget = 1;
 				break;
 			}
-			if (!still_joins(c, &c->joins[i], &cost))
+			ret = still_joins(c, &c->joins[i], &cost, &ok);
+			if (ret)
+				break;
+			if (!ok)
 				continue;
 			if (cost > c->budget) {
 				c->over_budget = 1;
@@ -442,5 +468,6 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 	*over_budget = c.over_budget;
 	free(c.joins);
 	free(c.files);
+	free(c.sep);
 	return ret;
 }

@@ -45,8 +45,10 @@ void planner_free_states(struct planner *p)
 	for (i = 0; i < p->nstates; i++) {
 		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
 
-		free(st->runs);
-		free(st->meta);
+		if (st->own & PS_OWN_RUNS)
+			free(st->runs);
+		if (st->own & PS_OWN_META)
+			free(st->meta);
 		if (st->fmap) {
 			fmap_free(st->fmap);
 			free(st->fmap);
@@ -73,9 +75,27 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 		return sole;
 	}
 	*n = st->nruns;
-	if (st->runs)
+	if (st->own & PS_OWN_RUNS)
 		return st->runs;
 	return st->nruns == 1 ? &st->one : p->layout->pieces + layout_file_where(lf);
+}
+
+uint32_t planner_pieces_now(const struct planner *p, uint32_t file)
+{
+	struct layout_piece sole;
+	uint32_t n;
+	const struct layout_piece *runs = planner_runs(p, file, &n, &sole);
+
+	return plan_pieces(runs, n);
+}
+
+double planner_read_now(const struct planner *p, uint32_t file)
+{
+	struct layout_piece sole;
+	uint32_t n;
+	const struct layout_piece *runs = planner_runs(p, file, &n, &sole);
+
+	return plan_read_seconds(p->layout, runs, n);
 }
 
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
@@ -88,7 +108,7 @@ const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 		return p->etb;
 	}
 	*n = st->nmeta;
-	return st->meta ? st->meta : p->etb + st->meta_off;
+	return st->own & PS_OWN_META ? st->meta : p->etb + st->meta_off;
 }
 
 blk64_t planner_limit(const struct planner *p, uint32_t file)
@@ -346,7 +366,6 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 {
 	struct plan *plan = p->plan;
 	struct pstate *f;
-	struct plan_file *pfr;
 	const struct layout_piece *old;
 	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
@@ -359,9 +378,6 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	ret = psnap_touch(p, file);
 	if (ret)
 		return ret;
-	pfr = planner_record(p, file);
-	if (!pfr)
-		return ENOMEM;
 	ret = planner_state(p, file, &f);	/* made by psnap_touch when saved */
 	if (ret)
 		return ret;
@@ -400,21 +416,29 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		free(newmeta);
 		return ret;
 	}
-	free(f->runs);
-	f->runs = new;
+	if (f->own & PS_OWN_RUNS)
+		free(f->runs);
+	f->own &= ~PS_OWN_RUNS;
 	f->nruns = nnew;
 	if (nnew == 1) {
 		/* In one piece, as most moved files end: no array of its own. */
 		f->one = new[0];
 		free(new);
-		f->runs = NULL;
-		new = &f->one;
+	} else if (new) {
+		f->runs = new;
+		f->own |= PS_OWN_RUNS;
 	}
-	free(f->meta);
-	if (nmeta)
+	if (f->own & PS_OWN_META)
+		free(f->meta);
+	f->own &= ~PS_OWN_META;
+	if (nmeta) {
 		copy_n(newmeta, meta, nmeta * sizeof(*meta));
-	f->meta = newmeta;	/* NULL: no tree now (planner_meta: none) */
-	f->nmeta = nmeta;
+		f->meta = newmeta;
+		f->own |= PS_OWN_META;
+	} else {
+		f->meta_off = 0;
+	}
+	f->nmeta = nmeta;	/* 0: no tree now (planner_meta: none) */
 	f->etb_now = 0;
 	for (i = 0; i < nmeta; i++)
 		f->etb_now += meta[i].len;
@@ -432,28 +456,22 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	memset(mv, 0, sizeof(*mv));
 	mv->file = file;
 	mv->kind = kind;
-	mv->first_seg = plan->nsegs;
 	mv->nsegs = nsegs;
 	/* The arrays stay NULL until something goes in: no arithmetic on them
 	 * before (NULL + 0 is undefined; clang's UBSan says so). */
 	if (nsegs)
 		copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
 	plan->nsegs += nsegs;
-	mv->first_meta = plan->nmeta;
 	mv->nmeta = nmeta;
 	if (nmeta)
 		copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
 	plan->nmeta += nmeta;
 	mv->copy_blocks = copy;
 	plan->copy_blocks += copy;
-	pfr->moves++;
-	pfr->moved_blocks += copy;
 	if (p->consolidating) {
-		pfr->consolidate_moves++;
+		f->consolidate_moves++;
 		plan->consolidate_blocks += copy;
 	}
-	pfr->pieces_after = plan_pieces(new, nnew);
-	pfr->read_after = plan_read_seconds(p->layout, new, nnew);
 	return 0;
 }
 

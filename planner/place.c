@@ -495,7 +495,7 @@ out:
  */
 errcode_t place_partial(struct planner *p, uint32_t file)
 {
-	const struct plan_file *r = plan_file(p->plan, file);
+	uint32_t now = planner_moves(p, file) ? planner_pieces_now(p, file) : 0;
 	struct layout_piece *runs = NULL, meta = { 0, 0 };
 	blk64_t stream = layout_stream_blocks(p->layout, &p->layout->files[file]), need;
 	uint32_t before = layout_file_pieces(p->layout, &p->layout->files[file]), nruns = 0, most;
@@ -508,11 +508,11 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 	ret = partial_runs(p, file, before, file_read_seconds(p, file), runs,
 			   &nruns, &meta);
 	most = nruns ? nruns : before;
-	if (r->moves && r->pieces_after < before) {
-		if (nruns >= r->pieces_after)
+	if (now && now < before) {
+		if (nruns >= now)
 			nruns = 0;
-		if (most > r->pieces_after)
-			most = r->pieces_after;
+		if (most > now)
+			most = now;
 	}
 	for (m = 1; !ret && !placed && m + 1 < (int)most &&
 	     m <= PARTIAL_WINDOW_ZONES - 1; m++) {

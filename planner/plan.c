@@ -55,6 +55,14 @@ double plan_read_seconds(const struct layout *layout,
 	return t + readmodel_transfer_seconds(&layout->model, blocks * bs);
 }
 
+errcode_t planner_owner_count(struct planner *p)
+{
+	if (!p->owner_count)
+		p->owner_count = calloc(p->layout->nfiles + SM_FILE0,
+					sizeof(*p->owner_count));
+	return p->owner_count ? 0 : ENOMEM;
+}
+
 errcode_t planner_check(struct planner *p)
 {
 	/* Packing and consolidating come after the last file's turn: not done yet. */
@@ -76,43 +84,61 @@ const struct plan_file *plan_file(const struct plan *plan, uint64_t i)
 	return plan->file_at[i] ? &plan->files[plan->file_at[i] - 1] : &untouched;
 }
 
-struct plan_file *planner_record(struct planner *p, uint32_t file)
-{
-	struct plan *plan = p->plan;
-	struct plan_file *r;
-
-	if (plan->file_at[file])
-		return &plan->files[plan->file_at[file] - 1];
-	if (grow_n(&plan->files, &plan->files_cap, plan->nfiles + 1,
-		   sizeof(*plan->files)))
-		return NULL;
-	r = &plan->files[plan->nfiles++];
-	memset(r, 0, sizeof(*r));
-	r->file = file;
-	plan->file_at[file] = plan->nfiles;
-	return r;
-}
-
-static void finish_figures(struct planner *p)
+/*
+ * The plan's lines, made now from the files' states (what was moved, and
+ * how) for the files selected and the files moved, in layout order; and
+ * the figures.
+ */
+static errcode_t finish_figures(struct planner *p)
 {
 	struct plan *plan = p->plan;
 	struct layout *layout = p->layout;
-	uint64_t i;
-	blk64_t fb;
+	uint64_t i, k, n = 0;
 
-	/* In layout order, as the sums were always made. */
+	for (i = 0; i < layout->nfiles; i++)
+		n += (p->sel->flags[i] & SEL_CANDIDATE) || planner_moves(p, i);
+	plan->file_at = calloc(layout->nfiles + 1, sizeof(*plan->file_at));
+	plan->files = calloc(n ? n : 1, sizeof(*plan->files));
+	if (!plan->file_at || !plan->files)
+		return ENOMEM;
+	plan->files_cap = n;
 	for (i = 0; i < layout->nfiles; i++) {
-		const struct layout_file *f = &layout->files[i];
+		const struct pstate *st = planner_state_if(p, i);
 		struct plan_file *r;
-		int candidate = p->sel->flags[i] & SEL_CANDIDATE;
 
-		if (!plan->file_at[i])
+		if (!(p->sel->flags[i] & SEL_CANDIDATE) && !planner_moves(p, i))
 			continue;	/* neither selected nor moved */
-		r = &plan->files[plan->file_at[i] - 1];
+		r = &plan->files[plan->nfiles++];
+		plan->file_at[i] = plan->nfiles;
+		r->file = i;
+		if (st) {
+			r->consolidate_moves = st->consolidate_moves;
+			if (st->skip) {
+				r->outcome = OUT_SKIPPED;
+				r->reason = st->skip;
+			}
+		}
+	}
+	for (k = 0; k < plan->nmoves; k++) {
+		struct plan_file *r = &plan->files[plan->file_at[plan->moves[k].file] - 1];
+
+		r->moves++;
+		r->moved_blocks += plan->moves[k].copy_blocks;
+	}
+	/* In layout order (the lines' order), as the sums were always made. */
+	for (k = 0; k < plan->nfiles; k++) {
+		struct plan_file *r = &plan->files[k];
+		const struct layout_file *f = &layout->files[r->file];
+		int candidate = p->sel->flags[r->file] & SEL_CANDIDATE;
+
+		i = r->file;
 		r->pieces_before = layout_file_pieces(layout, f);
 		r->best = planner_best(p, i);
 		layout_file_times(layout, f, &r->read_before, &r->ideal);
-		if (!r->moves) {
+		if (r->moves) {
+			r->pieces_after = planner_pieces_now(p, i);
+			r->read_after = planner_read_now(p, i);
+		} else {
 			r->pieces_after = layout_file_pieces(layout, f);
 			r->read_after = r->read_before;
 		}
@@ -152,8 +178,7 @@ static void finish_figures(struct planner *p)
 		if (plan->files[i].consolidate_moves)
 			plan->consolidate_files++;
 	}
-	spacemap_free_stats(&p->sm, &plan->free_extents_after, &fb,
-			    &plan->largest_free_after);
+	return 0;
 }
 
 /* Whether candidate F is not at best: pending, or placed in more pieces than best. */
@@ -162,8 +187,7 @@ static int short_of_best(const struct planner *p, uint32_t f)
 	if (planner_member_at(p, f) == NO_MEMBER || (p->pf[f].flags & PF_UNMOVABLE))
 		return 0;
 	return (p->pf[f].flags & PF_PENDING) ||
-	       (plan_file(p->plan, f)->moves &&
-		plan_file(p->plan, f)->pieces_after > planner_best(p, f));
+	       (planner_moves(p, f) && planner_pieces_now(p, f) > planner_best(p, f));
 }
 
 /* Candidates not at best. */
@@ -427,9 +451,8 @@ static errcode_t place_all(struct planner *p, int pack_first)
 			uint32_t f = p->members[i];
 
 			/* Files left in fewer pieces but not best have another go. */
-			if (!(p->pf[f].flags & PF_UNMOVABLE) &&
-			    plan_file(p->plan, f)->moves &&
-			    plan_file(p->plan, f)->pieces_after > planner_best(p, f))
+			if (!(p->pf[f].flags & PF_UNMOVABLE) && planner_moves(p, f) &&
+			    planner_pieces_now(p, f) > planner_best(p, f))
 				p->pf[f].flags |= PF_PENDING;
 			if (p->pf[f].flags & PF_PENDING)
 				left[nleft++] = (struct unit){ i, 1,
@@ -455,7 +478,7 @@ static blk64_t needed_blocks(const struct planner *p)
 	uint64_t i;
 
 	for (i = 0; i < p->layout->nfiles; i++)
-		if ((p->sel->flags[i] & SEL_CANDIDATE) && plan_file(p->plan, i)->moves)
+		if ((p->sel->flags[i] & SEL_CANDIDATE) && planner_moves(p, i))
 			needed += layout_stream_blocks(p->layout, &p->layout->files[i]);
 	return needed;
 }
@@ -479,14 +502,13 @@ static errcode_t settle_partial(struct planner *p)
 	for (round = 0; !err && round < 4; round++) {
 		moves = p->plan->nmoves;
 		for (i = 0; !err && i < p->layout->nfiles; i++) {
-			const struct plan_file *r;
 			uint32_t pieces;
 
 			if (!(p->sel->flags[i] & SEL_CANDIDATE) ||
-			    (p->pf[i].flags & PF_UNMOVABLE) || !p->plan->file_at[i])
+			    (p->pf[i].flags & PF_UNMOVABLE))
 				continue;
-			r = plan_file(p->plan, i);
-			pieces = r->moves ? r->pieces_after : layout_file_pieces(p->layout, &p->layout->files[i]);
+			pieces = planner_moves(p, i) ? planner_pieces_now(p, i) :
+				layout_file_pieces(p->layout, &p->layout->files[i]);
 			if (pieces <= planner_best(p, i))
 				continue;
 			/*
@@ -494,13 +516,14 @@ static errcode_t settle_partial(struct planner *p)
 			 * second run would judge it (place_partial compares with
 			 * its layout before the run).
 			 */
-			read0 = r->moves ? r->read_after : file_read_seconds(p, i);
+			read0 = planner_moves(p, i) ? planner_read_now(p, i) :
+				file_read_seconds(p, i);
 			err = psnap_take(p);
 			if (err)
 				break;
 			err = place_partial(p, i);
-			r = plan_file(p->plan, i);
-			if (!err && r->moves && r->pieces_after < pieces && r->read_after < read0)
+			if (!err && planner_moves(p, i) && planner_pieces_now(p, i) < pieces &&
+			    planner_read_now(p, i) < read0)
 				psnap_forget(p);
 			else
 				psnap_restore(p);
@@ -541,10 +564,8 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		p.progress_priv = opts->progress_priv;
 	}
 	plan->layout_files = layout->nfiles;
-	plan->file_at = calloc(layout->nfiles + 1, sizeof(*plan->file_at));
 	p.pf = calloc(layout->nfiles + 1, sizeof(*p.pf));
-	p.owner_count = calloc(layout->nfiles + SM_FILE0, sizeof(*p.owner_count));
-	if (!plan->file_at || !p.pf || !p.owner_count) {
+	if (!p.pf) {
 		err = ENOMEM;
 		goto out;
 	}
@@ -554,11 +575,6 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		else if (sel->flags[i] & SEL_CANDIDATE)
 			p.pf[i].flags |= PF_PENDING;
 		p.steps_total += !!(p.pf[i].flags & PF_PENDING);
-		/* Every selected file has a line in the plan, moved or not. */
-		if ((sel->flags[i] & SEL_CANDIDATE) && !planner_record(&p, i)) {
-			err = ENOMEM;
-			goto out;
-		}
 	}
 	for (i = 0; i < layout->nzones; i++)
 		if (layout->zones[i].len > p.largest_zone)
@@ -609,8 +625,18 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 				  opts && opts->pack, &plan->consolidate_over_budget);
 	if (!err)
 		err = settle_partial(&p);
-	if (!err)
-		finish_figures(&p);
+	if (!err) {
+		blk64_t fb;
+
+		spacemap_free_stats(&p.sm, &plan->free_extents_after, &fb,
+				    &plan->largest_free_after);
+		/* The plan's lines take the room of the map, gone first. */
+		if (!p.snap)
+			spacemap_free(&p.sm);
+		free(p.owner_count);
+		p.owner_count = NULL;
+		err = finish_figures(&p);
+	}
 out:
 	planner_free_states(&p);
 	free(p.pf);

@@ -51,23 +51,43 @@ struct __attribute__((packed)) pfile {
 };
 
 /* A file's state beyond its flags (none: as the scan found it). */
+enum {
+	PS_OWN_RUNS	= 1 << 0,	/* runs is its own array */
+	PS_OWN_META	= 1 << 1,	/* meta is its own array */
+};
+
+/*
+ * Most states are of files moved once, whole, into one run (consolidation
+ * moves tens of thousands): kept in 64 bytes, where they took 80 and a
+ * line of the plan beside each 64 more.  The plan's lines are made once
+ * planning ends (plan.c), from these and the plan's moves.
+ */
 struct pstate {
-	struct layout_piece one;	/* its piece while in one (the layout keeps none) */
-	struct layout_piece *runs;	/* stream runs after a planned move, when more
-					 * than one (owned) */
-	struct layout_piece *meta;	/* extent tree runs after a move (owned; NULL
-					 * with nmeta 0 after a move: none) */
-	uint64_t	meta_off;
-	uint64_t	extents_contig;	/* extents it would have when contiguous */
+	union {
+		struct layout_piece one;	/* its piece while in one (the layout
+						 * keeps none) */
+		struct layout_piece *runs;	/* with PS_OWN_RUNS: stream runs after
+						 * a planned move, when not one */
+	};
+	union {
+		struct layout_piece *meta;	/* with PS_OWN_META: extent tree runs
+						 * after a move */
+		uint64_t	meta_off;	/* else in planner->etb (none after a
+						 * move without a tree: nmeta 0) */
+	};
 	struct fmap	*fmap;		/* read when needed; let go after a move */
-	uint32_t	nruns;		/* ... or, while runs is NULL, in the layout */
-	uint32_t	nmeta;		/* ... or, while meta is NULL, planner->etb */
+	uint32_t	nruns;		/* runs, or the one, or (else) in the layout */
+	uint32_t	nmeta;
 	uint32_t	etb_now;	/* extent tree blocks it owns now */
 	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
+	uint32_t	extents_contig;	/* extents it would have when contiguous */
 	uint32_t	snap_gen;	/* snapshot.c: saved up to this snapshot */
+	uint32_t	consolidate_moves;	/* its moves to join free runs */
+	uint8_t		own;		/* PS_OWN_* */
 	uint8_t		map_ok;		/* its map was read and checked: the figures
 					 * above hold even once fmap is let go */
 	uint8_t		extents;	/* ... and it is extent-mapped */
+	uint8_t		skip;		/* enum skip_reason when its map says so */
 };
 
 /* States come in chunks of this many, which never move. */
@@ -121,8 +141,13 @@ struct planner {
 	e2f_progress_fn	progress;
 	void		*progress_priv;
 	uint64_t	steps_done, steps_total;
-	/* window.c scratch, sized once */
-	uint32_t	*owner_count;	/* per spacemap owner */
+	/*
+	 * window.c's and compact.c's scratch: a count per space map owner,
+	 * zero between uses; made on first use (planner_owner_count), as
+	 * many plans (moving files only whole, to join free runs) never need
+	 * it, and its pages are a megabyte at 200,000 files.
+	 */
+	uint32_t	*owner_count;
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
 };
@@ -135,9 +160,6 @@ static inline double file_read_seconds(const struct planner *p, uint32_t file)
 	layout_file_times(p->layout, &p->layout->files[file], &read, &ideal);
 	return read;
 }
-
-/* FILE's line in the plan, made on first use; NULL: out of memory. */
-struct plan_file *planner_record(struct planner *p, uint32_t file);
 
 /* FILE's state, or NULL while it is as the scan found it. */
 static inline struct pstate *planner_state_if(const struct planner *p,
@@ -191,6 +213,8 @@ errcode_t planner_build_units(struct planner *p);
 uint32_t planner_member_at(const struct planner *p, uint32_t file);
 
 /* plan.c */
+/* p->owner_count, made (zeroed) if it is not yet. */
+errcode_t planner_owner_count(struct planner *p);
 /*
  * Report progress; E2F_ERR_CANCELLED when the caller asked to stop.  Long
  * loops of the planner call it between steps, so that a signal stops a
@@ -207,6 +231,14 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n, struct layout_piece *sole);
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n);
+/* Whether the plan moves FILE (so far). */
+static inline int planner_moves(const struct planner *p, uint32_t file)
+{
+	return !!(p->pf[file].flags & PF_PLACED);
+}
+/* Pieces FILE is in now, and its modeled read time then (plan_read_seconds). */
+uint32_t planner_pieces_now(const struct planner *p, uint32_t file);
+double planner_read_now(const struct planner *p, uint32_t file);
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);
 /*
  * Where in the free stretch [START, START+LEN) of SM to put NEED blocks of

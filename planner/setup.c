@@ -174,32 +174,33 @@ errcode_t planner_check_candidates(struct planner *p)
 
 	for (i = 0; i < p->layout->nfiles; i++) {
 		struct pfile *f = &p->pf[i];
-		struct plan_file *r;
+		struct pstate *st;
 		struct fmap *m;
+		uint8_t skip = SKIP_NONE;
 
 		if (!(f->flags & PF_PENDING))
 			continue;
-		r = planner_record(p, i);	/* made with the plan: a candidate */
-		if (!r)
-			return ENOMEM;
 		ret = planner_check(p);
 		if (ret)
 			return ret;
 		ret = planner_fmap(p, i, &m);
 		if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
 		    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {
-			r->reason = SKIP_CORRUPT;
+			skip = SKIP_CORRUPT;
 		} else if (ret) {
 			return ret;
 		} else {
 			if (m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
 					      EXT4_SNAPFILE_FL))
-				r->reason = SKIP_FLAGS;
+				skip = SKIP_FLAGS;
 		}
-		if (r->reason) {
+		if (skip) {
+			ret = planner_state(p, i, &st);	/* made by planner_fmap */
+			if (ret)
+				return ret;
+			st->skip = skip;
 			f->flags &= ~PF_PENDING;
 			f->flags |= PF_UNMOVABLE;
-			r->outcome = OUT_SKIPPED;
 		}
 	}
 	return 0;

@@ -9,8 +9,8 @@
  * and the files' places are as they were.  Nothing is ever half-planned.
  *
  * A file's state is saved the first time a move changes it (planner_commit
- * calls psnap_touch), with its own copies of its runs and its entry in the
- * plan's figures, so that later moves can free and replace what they like;
+ * calls psnap_touch), with its own copies of its runs and the plan's
+ * figures for it (in its state), so that later moves can free and replace what they like;
  * nothing is copied for files no move touches.  The space map logs what
  * its changes replaced (spacemap_mark), so a snapshot costs what changes
  * after it, not the size of the filesystem.  Snapshots nest, and so do
@@ -26,8 +26,7 @@
 struct psave {
 	uint32_t	file;
 	uint8_t		flags;		/* PF_* */
-	struct pstate	st;
-	struct plan_file rec;		/* its line in the plan */
+	struct pstate	st;		/* with what the plan says of it */
 };
 
 /*
@@ -81,16 +80,15 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 {
 	struct pstate *f;
 	struct layout_piece *runs = NULL, *meta = NULL;
-	struct plan_file *rec = planner_record(p, file);	/* restored in place */
 	struct psave *sv;
 
-	if (!rec || planner_state(p, file, &f))
+	if (planner_state(p, file, &f))
 		return ENOMEM;
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
-	if (f->runs && !(runs = dup_runs(f->runs, f->nruns)))
+	if ((f->own & PS_OWN_RUNS) && !(runs = dup_runs(f->runs, f->nruns)))
 		return ENOMEM;
-	if (f->meta && !(meta = dup_runs(f->meta, f->nmeta))) {
+	if ((f->own & PS_OWN_META) && !(meta = dup_runs(f->meta, f->nmeta))) {
 		free(runs);
 		return ENOMEM;
 	}
@@ -98,10 +96,9 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 	sv->file = file;
 	sv->flags = p->pf[file].flags;
 	sv->st = *f;
-	sv->rec = *rec;
-	if (f->runs)
+	if (f->own & PS_OWN_RUNS)
 		f->runs = runs;
-	if (f->meta)
+	if (f->own & PS_OWN_META)
 		f->meta = meta;
 	return 0;
 }
@@ -139,7 +136,7 @@ static void saved_pieces(const struct planner *p, const struct psave *sv,
 	uint32_t n;
 	const struct layout_piece *runs = planner_runs(p, sv->file, &n, &sole);
 
-	*before = was->runs ? plan_pieces(was->runs, was->nruns) :
+	*before = was->own & PS_OWN_RUNS ? plan_pieces(was->runs, was->nruns) :
 		was->nruns == 1 ? 1 : layout_file_pieces(p->layout, &p->layout->files[sv->file]);
 	*now = plan_pieces(runs, n);
 }
@@ -205,8 +202,10 @@ void psnap_restore(struct planner *p)
 		struct pstate now = *f;
 		uint32_t seen = f->snap_gen;
 
-		free(f->runs);
-		free(f->meta);
+		if (f->own & PS_OWN_RUNS)
+			free(f->runs);
+		if (f->own & PS_OWN_META)
+			free(f->meta);
 		*f = s->saved[i].st;
 		p->pf[file].flags = s->saved[i].flags;
 		/* What its map says is a cache, right either way: kept. */
@@ -217,8 +216,6 @@ void psnap_restore(struct planner *p)
 		f->etb_contig = now.etb_contig;
 		/* Saved at the levels still open as it was; this one is gone. */
 		f->snap_gen = seen;
-		/* Made when it was saved: no allocation here. */
-		p->plan->files[p->plan->file_at[file] - 1] = s->saved[i].rec;
 	}
 	spacemap_rollback(&p->sm, s->sm_mark);
 	p->plan->nmoves = s->nmoves;
@@ -238,8 +235,10 @@ void psnap_forget(struct planner *p)
 	if (!s)
 		return;
 	for (i = 0; i < s->nsaved; i++) {
-		free(s->saved[i].st.runs);
-		free(s->saved[i].st.meta);
+		if (s->saved[i].st.own & PS_OWN_RUNS)
+			free(s->saved[i].st.runs);
+		if (s->saved[i].st.own & PS_OWN_META)
+			free(s->saved[i].st.meta);
 	}
 	spacemap_release(&p->sm, s->sm_mark);
 	p->snap = s->up;

@@ -32,7 +32,7 @@
  * the Fenwick tree over all the chunks: with chunks of about the cube
  * root of the segments, both cost that per change, instead of the rebuilds
  * growing with the square of the map (at 2,000,000 files).  Chunks are
- * built three quarters full.
+ * built seven eighths full (the map is most of the planner's memory).
  */
 #define SM_CHUNK_MIN	128
 
@@ -377,18 +377,29 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
 
 	if (log && sm->marks) {
 		struct sm_undo *u;
+		uint64_t cells = 0;
 
+		for (x = i; x < j; x++)
+			cells += 1 + (SM_SEG(sm, x).len - 1) / UINT32_MAX;
+		if (i > UINT32_MAX || nrepl > UINT32_MAX || cells > UINT32_MAX)
+			return ENOMEM;	/* (more segments than memory holds) */
 		if (grow_n(&sm->undo, &sm->undo_cap, sm->nundo + 1, sizeof(*sm->undo)) ||
-		    grow_n(&sm->undo_seg, &sm->undo_seg_cap, sm->nundo_seg + (j - i),
+		    grow_n(&sm->undo_seg, &sm->undo_seg_cap, sm->nundo_seg + cells,
 			   sizeof(*sm->undo_seg)))
 			return ENOMEM;
 		u = &sm->undo[sm->nundo++];
 		u->at = i;
 		u->nnew = nrepl;
-		u->nold = j - i;
-		u->old = sm->nundo_seg;
-		for (x = i; x < j; x++)
-			sm->undo_seg[sm->nundo_seg++] = SM_SEG(sm, x);
+		u->nold = cells;
+		for (x = i; x < j; x++) {
+			struct sm_seg g = SM_SEG(sm, x);
+
+			for (; g.len > UINT32_MAX; g.len -= UINT32_MAX)
+				sm->undo_seg[sm->nundo_seg++] =
+					(struct sm_undo_seg){ UINT32_MAX, g.owner };
+			sm->undo_seg[sm->nundo_seg++] =
+				(struct sm_undo_seg){ (uint32_t)g.len, g.owner };
+		}
 	}
 	/* Room in the free index first, so that a failure changes nothing. */
 	for (x = 0; x < nrepl; x++)
@@ -566,13 +577,19 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	for (sm->chunk_max = SM_CHUNK_MIN;
 	     sm->chunk_max * sm->chunk_max * sm->chunk_max < 16 * (2 * (uint64_t)nruns + 1);)
 		sm->chunk_max *= 2;
-	fill = sm->chunk_max * 3 / 4;
+	fill = sm->chunk_max * 7 / 8;
 	/*
-	 * The slab: chunks for a run and the gap before it each (more, the
-	 * gaps cut by pinned blocks, come from malloc).  Only the part
-	 * built is ever written.
+	 * The slab: chunks for the runs and the gaps between them (more, the
+	 * gaps cut by pinned blocks, come from malloc), and a sixteenth more
+	 * for the chunks later changes split.  Sized for the gaps there are:
+	 * files lie mostly end to end, and room for a gap before each run
+	 * was twice what was written, whose huge pages (on the last one
+	 * written, or when khugepaged fills them in) are resident whole.
 	 */
-	sm->slab_chunks = (2 * nruns + 1) / fill + 1;
+	for (i = 0, k = 1; i < nruns; pos = runs[i].start + runs[i].len, i++)
+		k += 1 + (runs[i].start > pos);
+	pos = first;
+	sm->slab_chunks = k / fill + 1 + k / fill / 16;
 	sm->slab = malloc(sm->slab_chunks * sm->chunk_max * sizeof(*sm->slab));
 	if (sm->slab)
 		util_huge_pages(sm->slab, sm->slab_chunks * sm->chunk_max *
@@ -641,22 +658,49 @@ size_t spacemap_mark(struct spacemap *sm)
 	return sm->nundo;
 }
 
+/* Segments an undo puts back without a malloc. */
+#define SM_UNDO_STACK	16
+
+/* Put back what change U replaced; its segments end undo_seg. */
+static errcode_t undo_one(struct spacemap *sm, const struct sm_undo *u)
+{
+	struct sm_seg stack[SM_UNDO_STACK] = { { 0 } }, *old = stack;
+	const struct sm_undo_seg *c = sm->undo_seg + sm->nundo_seg - u->nold;
+	blk64_t start = u->nnew ? SM_SEG(sm, u->at).start : 0;
+	uint32_t k, n = 0;
+	errcode_t ret;
+
+	if (u->nold > SM_UNDO_STACK && !(old = malloc(u->nold * sizeof(*old))))
+		return ENOMEM;
+	for (k = 0; k < u->nold; start += c[k].len, k++) {
+		if (n && old[n - 1].owner == c[k].owner) {
+			old[n - 1].len += c[k].len;	/* one segment, logged in parts */
+			continue;
+		}
+		old[n].start = start;
+		old[n].len = c[k].len;
+		old[n++].owner = c[k].owner;
+	}
+	ret = replace(sm, u->at, u->at + u->nnew, old, n, 0);
+	if (old != stack)
+		free(old);
+	if (!ret)
+		sm->nundo_seg -= u->nold;
+	return ret;
+}
+
 void spacemap_rollback(struct spacemap *sm, size_t mark)
 {
 	while (sm->nundo > mark) {
-		const struct sm_undo *u = &sm->undo[--sm->nundo];
-
 		/*
 		 * Putting back what was there needs no more room than the
 		 * map had then, but a chunk may have to be split again: on
 		 * the rare failure (no memory), every later change fails
 		 * with it, and so does the plan.
 		 */
-		sm->err = replace(sm, u->at, u->at + u->nnew,
-				  sm->undo_seg + u->old, u->nold, 0);
+		sm->err = undo_one(sm, &sm->undo[--sm->nundo]);
 		if (sm->err)
 			break;
-		sm->nundo_seg = u->old;
 	}
 	sm->nundo = mark;
 	spacemap_release(sm, mark);

@@ -527,6 +527,9 @@ static errcode_t place_in_window(struct planner *p, const struct unit *u,
 	errcode_t ret;
 
 	*placed = 0;
+	ret = planner_owner_count(p);
+	if (ret)
+		return ret;
 	memset(&s, 0, sizeof(s));
 	s.p = p;
 	s.need = need;
@@ -595,6 +598,9 @@ errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
 	errcode_t ret;
 
 	*cleared = 0;
+	ret = planner_owner_count(p);
+	if (ret)
+		return ret;
 	memset(&s, 0, sizeof(s));
 	s.p = p;
 	s.need = need;
