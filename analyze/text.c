@@ -66,7 +66,8 @@ static void print_set_detail(FILE *out, const struct layout *layout,
 		fprintf(out, "                ");
 		print_path(out, layout, f->ino);
 		fprintf(out, "  %s, %u/%u %s, %u %s, %u %s\n",
-			util_format_size(layout_file_size(layout, f), size, sizeof(size)), layout_file_pieces(layout, f),
+			util_format_size(layout_file_size(layout, f), size, sizeof(size)),
+			layout_file_pieces(layout, f),
 			layout_file_best(layout, f),
 			util_plural(layout_file_pieces(layout, f), "piece", "pieces"),
 			partners, util_plural(partners, "partner", "partners"),
