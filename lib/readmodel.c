@@ -75,15 +75,15 @@ void readmodel_file(const struct readmodel *m, const struct layout *layout,
 {
 	double bs = layout->fs->blocksize;
 	double t, best_t;
-	struct layout_piece prev, p;
-	uint32_t i;
+	struct layout_piece prev = { 0, 0 }, p;
+	uint32_t i, n = layout_file_pieces(layout, f);
 
 	t = readmodel_transfer_seconds(m, layout_stream_blocks(layout, f) * bs);
 	best_t = t + (best > 1 ? (best - 1) * readmodel_zone_jump_seconds(m) : 0);
 	/* A corrupt map can leave extent tree blocks and no data: no piece. */
-	if (layout_file_pieces(layout, f))
+	if (n)
 		prev = layout_file_piece(layout, f, 0);
-	for (i = 1; i < layout_file_pieces(layout, f); i++, prev = p) {
+	for (i = 1; i < n; i++, prev = p) {
 		p = layout_file_piece(layout, f, i);
 		t += readmodel_jump_seconds(m, ((double)p.start -
 					       (double)(prev.start + prev.len)) * bs);
