@@ -74,15 +74,27 @@ static blk64_t owned(const struct planner *p, uint32_t file)
 }
 
 /*
+ * The blocks of a join past which it is no use: over the budget, when
+ * that was found before (over_budget says nothing more then).  Once the
+ * budget is spent, a round's scan of the whole map stops a step into
+ * each stretch between free runs instead of walking all its files.
+ */
+static blk64_t no_use_past(const struct consol *c)
+{
+	return c->over_budget ? c->budget : ~(blk64_t)0;
+}
+
+/*
  * The files between the free runs around [LO, HI) into c->files, if every
- * block there belongs to a settled file with all its blocks there; 0
- * otherwise.  *COST: their blocks.
+ * block there belongs to a settled file with all its blocks there, and
+ * they are no more than LIMIT blocks; 0 otherwise.  *COST: their blocks.
  */
 static int separator_files(struct consol *c, blk64_t lo, blk64_t hi,
-			   blk64_t *cost)
+			   blk64_t limit, blk64_t *cost)
 {
 	struct planner *p = c->p;
 	const struct spacemap *sm = &p->sm;
+	blk64_t blocks = 0;
 	size_t s, k;
 	int ok = 1;
 
@@ -91,7 +103,8 @@ static int separator_files(struct consol *c, blk64_t lo, blk64_t hi,
 	for (s = spacemap_find(sm, lo); s < sm->n && SM_SEG(sm, s).start < hi; s++) {
 		uint32_t o = SM_SEG(sm, s).owner, f;
 
-		if (o < SM_FILE0) {
+		blocks += SM_SEG(sm, s).len;
+		if (o < SM_FILE0 || blocks > limit) {
 			ok = 0;
 			break;
 		}
@@ -146,7 +159,7 @@ static errcode_t find_joins(struct consol *c)
 			lo = SM_SEG(sm, last).start + SM_SEG(sm, last).len;
 			hi = g->start;
 			/* Not when something between them must stay. */
-			if (separator_files(c, lo, hi, &cost)) {
+			if (separator_files(c, lo, hi, no_use_past(c), &cost)) {
 				if (cost > c->budget)
 					c->over_budget = 1;
 				else if (grow_n(&c->joins, &c->cap, c->njoins + 1,
@@ -248,7 +261,7 @@ static int still_joins(struct consol *c, const struct join *j, blk64_t *cost)
 
 	if (!spacemap_is(sm, j->lo - 1, 1, SM_FREE) || !spacemap_is(sm, j->hi, 1, SM_FREE))
 		return 0;
-	return separator_files(c, j->lo, j->hi, cost);
+	return separator_files(c, j->lo, j->hi, no_use_past(c), cost);
 }
 
 /* Joins, in rounds: a join makes runs larger, and new joins of them possible. */
