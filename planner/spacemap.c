@@ -116,14 +116,25 @@ static uint32_t fmerge(struct spacemap *sm, uint32_t a, uint32_t b)
 	return root;
 }
 
+/*
+ * Down to where the new node's priority puts it, and only the subtree
+ * there split around it: one walk, where a split of the whole tree and
+ * two merges walked its spines three times (a treap is a search tree
+ * whatever its shape: best fit's answers depend on the keys alone).
+ */
 static errcode_t free_insert(struct spacemap *sm, blk64_t start, blk64_t len)
 {
-	uint32_t x = fnode_new(sm, len, start), l, r;
+	uint32_t x = fnode_new(sm, len, start), *at = &sm->froot, l, r;
 
 	if (!x)
 		return ENOMEM;
-	fsplit(sm, sm->froot, len, start, &l, &r);
-	sm->froot = fmerge(sm, fmerge(sm, l, x), r);
+	while (*at && sm->fnode[*at].prio > sm->fnode[x].prio)
+		at = fkey_less(len, start, sm->fnode[*at].len, sm->fnode[*at].start) ?
+			&sm->fnode[*at].left : &sm->fnode[*at].right;
+	fsplit(sm, *at, len, start, &l, &r);
+	sm->fnode[x].left = l;
+	sm->fnode[x].right = r;
+	*at = x;
 	sm->free_extents++;
 	sm->free_blocks += len;
 	return 0;
