@@ -102,6 +102,9 @@ uint32_t zones_best(const struct layout *layout, blk64_t nblocks)
 		return 0;
 	if (!layout->nzones || layout->zone_prefix[layout->nzones] < nblocks)
 		return layout->nzones ? layout->nzones : 1;
+	/* Most files fit the largest zone: no search (asked per file, twice). */
+	if (layout->zone_prefix[1] >= nblocks)
+		return 1;
 	/* The smallest k with prefix[k] >= nblocks. */
 	return lower_bound(1, layout->nzones, prefix_below, layout->zone_prefix, &nblocks);
 }

@@ -89,18 +89,30 @@ static blk64_t owned(const struct planner *p, uint32_t file)
 }
 
 /*
+ * The blocks of a join past which it is no use: over the budget, when
+ * that was found before (over_budget says nothing more then).  Once the
+ * budget is spent, a round's scan of the whole map stops a step into
+ * each stretch between free runs instead of walking all its files.
+ */
+static blk64_t no_use_past(const struct consol *c)
+{
+	return c->over_budget ? c->budget : ~(blk64_t)0;
+}
+
+/*
  * The files between the free runs around [LO, HI) into c->files, if every
- * block there belongs to a settled file with all its blocks there; 0
- * otherwise.  *COST: their blocks.  Their segments are tallied in c->sep
- * and sorted by file (a count per file of the filesystem was a megabyte
- * of pages at 200,000 files); the order of c->files does not matter
- * (try_join sorts them).
+ * block there belongs to a settled file with all its blocks there, and
+ * they are no more than LIMIT blocks; 0 otherwise.  *COST: their blocks.
+ * Their segments are tallied in c->sep and sorted by file (a count per
+ * file of the filesystem was a megabyte of pages at 200,000 files); the
+ * order of c->files does not matter (try_join sorts them).
  */
 static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
-				 blk64_t *cost, int *ok)
+				 blk64_t limit, blk64_t *cost, int *ok)
 {
 	struct planner *p = c->p;
 	const struct spacemap *sm = &p->sm;
+	blk64_t walked = 0;
 	size_t s, k, n = 0;
 
 	c->nfiles = 0;
@@ -109,7 +121,8 @@ static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
 	for (s = spacemap_find(sm, lo); s < sm->n && SM_SEG(sm, s).start < hi; s++) {
 		const struct sm_seg g = SM_SEG(sm, s);
 
-		if (g.owner < SM_FILE0 || !settled(p, g.owner - SM_FILE0)) {
+		walked += g.len;
+		if (g.owner < SM_FILE0 || walked > limit || !settled(p, g.owner - SM_FILE0)) {
 			*ok = 0;
 			return 0;
 		}
@@ -164,7 +177,7 @@ static errcode_t find_joins(struct consol *c)
 			lo = SM_SEG(sm, last).start + SM_SEG(sm, last).len;
 			hi = g->start;
 			/* Not when something between them must stay. */
-			ret = separator_files(c, lo, hi, &cost, &ok);
+			ret = separator_files(c, lo, hi, no_use_past(c), &cost, &ok);
 			if (ret)
 				return ret;
 			if (ok) {
@@ -271,7 +284,7 @@ static errcode_t still_joins(struct consol *c, const struct join *j,
 	*ok = 0;
 	if (!spacemap_is(sm, j->lo - 1, 1, SM_FREE) || !spacemap_is(sm, j->hi, 1, SM_FREE))
 		return 0;
-	return separator_files(c, j->lo, j->hi, cost, ok);
+	return separator_files(c, j->lo, j->hi, no_use_past(c), cost, ok);
 }
 
 /* Joins, in rounds: a join makes runs larger, and new joins of them possible. */

@@ -535,15 +535,65 @@ static errcode_t settle_partial(struct planner *p)
 }
 
 /*
+ * Placing taken back, as psnap_restore leaves a plan: every file's flags
+ * (those of the files it changed as they were then), progress and the
+ * direct moves counted (the plan's lines are made at the end, from the
+ * files' states: finish_figures).  Placing is under a light snapshot (snapshot.c), so
+ * that a plan kept, nearly every one, pays for no copies of what it
+ * changed; one taken back is planned again from the start with this.
+ */
+struct replan {
+	uint8_t		*flags;		/* per layout file */
+	uint64_t	steps_done, direct_moves;
+};
+
+/* What taking back the placing under the light snapshot leaves, into *R. */
+static errcode_t replan_save(const struct planner *p, struct replan *r)
+{
+	const struct psnap_changed *ch;
+	size_t nch, i;
+	errcode_t err;
+
+	err = psnap_changed(p, &ch, &nch);
+	if (err)
+		return err;
+	r->flags = malloc(p->layout->nfiles + 1);
+	if (!r->flags)
+		return ENOMEM;
+	for (i = 0; i < p->layout->nfiles; i++)
+		r->flags[i] = p->pf[i].flags;
+	for (i = 0; i < nch; i++)
+		r->flags[ch[i].file] = ch[i].flags;
+	r->steps_done = p->steps_done;
+	r->direct_moves = p->plan->direct_moves;
+	return 0;
+}
+
+/* Start from where R says placing left the plan once taken back. */
+static errcode_t replan_apply(struct planner *p, const struct replan *r)
+{
+	uint64_t i;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		p->pf[i].flags = r->flags[i];
+	p->steps_done = r->steps_done;
+	p->plan->direct_moves = r->direct_moves;
+	return 0;
+}
+
+/*
  * One plan: units placed in turn first, or (PACK_FIRST) all packed at once;
- * LENIENT and NO_DIRECT as struct planner says.
+ * LENIENT and NO_DIRECT as struct planner says.  AGAIN (normally NULL):
+ * a plan whose placing was taken back, planned again without it.
  */
 static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			   const struct plan_opts *opts, int pack_first,
-			   int lenient, int no_direct, struct plan **ret)
+			   int lenient, int no_direct, const struct replan *again,
+			   struct plan **ret)
 {
 	struct planner p;
 	struct plan *plan;
+	struct replan redo = { 0 };
 	uint64_t i;
 	errcode_t err;
 	int consolidated = 0;
@@ -597,15 +647,19 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	 * With --pack, so is placing that leaves more free runs than before
 	 * even after consolidation (the holes a selected file leaves among
 	 * files that may not move, as a PATH leaves the rest of its set).
+	 * Without it, a plan taken back is planned again (struct replan).
 	 */
-	if (!err)
-		err = psnap_take(&p);
-	if (!err) {
-		int keep;
+	if (!err && again) {
+		err = replan_apply(&p, again);
+	} else if (!err) {
+		int light = !(opts && opts->pack), keep;
 
-		err = place_all(&p, pack_first);
-		keep = !err && psnap_gain(&p);
-		if (keep && opts && opts->pack) {
+		err = light ? psnap_take_light(&p) : psnap_take(&p);
+		if (!err) {
+			err = place_all(&p, pack_first);
+			keep = !err && psnap_gain(&p);
+		}
+		if (!err && keep && !light) {
 			uint64_t ext;
 			blk64_t fb, big;
 
@@ -614,11 +668,22 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			spacemap_free_stats(&p.sm, &ext, &fb, &big);
 			keep = !err && ext <= plan->free_extents_before;
 		}
+		if (!err && !keep && light) {
+			const struct psnap_changed *ch;
+			size_t nch = 0;
+
+			/* Moves to take back: planned again (a light level keeps no log). */
+			err = psnap_changed(&p, &ch, &nch);
+			if (!err && nch)
+				err = replan_save(&p, &redo);
+		}
 		if (err || !keep)
-			psnap_restore(&p);
+			psnap_restore(&p);	/* a light one: nothing changed, or dropped */
 		else
 			psnap_forget(&p);
-		consolidated = !err && keep && opts && opts->pack;
+		consolidated = !err && keep && !light;
+		if (!err && redo.flags)
+			goto out;
 	}
 	if (!err && !consolidated)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
@@ -648,6 +713,12 @@ out:
 	while (p.snap)
 		psnap_forget(&p);
 	spacemap_free(&p.sm);
+	if (!err && redo.flags) {
+		plan_free(plan);
+		err = plan_once(layout, sel, opts, pack_first, lenient, no_direct,
+				&redo, &plan);
+	}
+	free(redo.flags);
 	if (err) {
 		plan_free(plan);
 		return err;
@@ -680,7 +751,7 @@ static errcode_t plan_lenient(struct layout *layout, const struct selection *sel
 	struct plan *b;
 	errcode_t err;
 
-	err = plan_once(layout, sel, opts, 0, 1, no_direct, &b);
+	err = plan_once(layout, sel, opts, 0, 1, no_direct, NULL, &b);
 	if (err)
 		return err;
 	if (b->best > (*a)->best && !plan_any_worse(b)) {
@@ -715,11 +786,11 @@ static errcode_t plan_build_with(struct layout *layout, const struct selection *
 	struct plan *a, *b = NULL;
 	errcode_t err;
 
-	err = plan_once(layout, sel, opts, 0, 0, no_direct, &a);
+	err = plan_once(layout, sel, opts, 0, 0, no_direct, NULL, &a);
 	if (err)
 		return err;
 	if (a->partial || a->no_room || plan_over_budget(a)) {
-		err = plan_once(layout, sel, opts, 1, 0, no_direct, &b);
+		err = plan_once(layout, sel, opts, 1, 0, no_direct, NULL, &b);
 		if (err) {
 			plan_free(a);
 			return err;

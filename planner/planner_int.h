@@ -273,6 +273,21 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 /* snapshot.c */
 /* Remember the plan as it is, to return to it (snapshots nest). */
 errcode_t psnap_take(struct planner *p);
+/*
+ * The same, outermost and before any move, keeping only which files
+ * change and their flags then: psnap_gain and the others answer as for
+ * any level, but psnap_restore takes back nothing (for a level where
+ * nothing changed, or a planner dropped).  The caller takes its moves
+ * back by planning again (plan.c), with psnap_changed's list.
+ */
+errcode_t psnap_take_light(struct planner *p);
+struct psnap_changed {
+	uint32_t	file;
+	uint8_t		flags;		/* PF_* when it first changed */
+};
+/* The files the newest level, a light one, saw change, first change first. */
+errcode_t psnap_changed(const struct planner *p, const struct psnap_changed **out,
+			size_t *n);
 /* FILE is about to change: save what it was (planner_commit calls this). */
 errcode_t psnap_touch(struct planner *p, uint32_t file);
 /* Whether a file changed since the snapshot is now in more pieces. */

@@ -116,14 +116,25 @@ static uint32_t fmerge(struct spacemap *sm, uint32_t a, uint32_t b)
 	return root;
 }
 
+/*
+ * Down to where the new node's priority puts it, and only the subtree
+ * there split around it: one walk, where a split of the whole tree and
+ * two merges walked its spines three times (a treap is a search tree
+ * whatever its shape: best fit's answers depend on the keys alone).
+ */
 static errcode_t free_insert(struct spacemap *sm, blk64_t start, blk64_t len)
 {
-	uint32_t x = fnode_new(sm, len, start), l, r;
+	uint32_t x = fnode_new(sm, len, start), *at = &sm->froot, l, r;
 
 	if (!x)
 		return ENOMEM;
-	fsplit(sm, sm->froot, len, start, &l, &r);
-	sm->froot = fmerge(sm, fmerge(sm, l, x), r);
+	while (*at && sm->fnode[*at].prio > sm->fnode[x].prio)
+		at = fkey_less(len, start, sm->fnode[*at].len, sm->fnode[*at].start) ?
+			&sm->fnode[*at].left : &sm->fnode[*at].right;
+	fsplit(sm, *at, len, start, &l, &r);
+	sm->fnode[x].left = l;
+	sm->fnode[x].right = r;
+	*at = x;
 	sm->free_extents++;
 	sm->free_blocks += len;
 	return 0;
@@ -247,6 +258,14 @@ static void chunk_seg_free(struct spacemap *sm, struct sm_cell *seg)
 		free(seg);
 }
 
+/* Chunk K's first segment changed (or came): its start, for spacemap_find. */
+static void sync_first(struct spacemap *sm, size_t k)
+{
+	struct sm_chunk *c = &sm->chunk[k];
+
+	c->first = c->n ? sm_cell_start(&c->seg[0]) : 0;
+}
+
 /* A new empty chunk at index K (the Fenwick tree is left to rebuild). */
 static errcode_t chunk_insert(struct spacemap *sm, size_t k)
 {
@@ -267,6 +286,7 @@ static errcode_t chunk_insert(struct spacemap *sm, size_t k)
 	       (sm->nchunks - k) * sizeof(*sm->chunk));
 	sm->chunk[k].seg = seg;
 	sm->chunk[k].n = 0;
+	sm->chunk[k].first = 0;
 	sm->nchunks++;
 	return 0;
 }
@@ -302,6 +322,8 @@ static void seg_erase(struct spacemap *sm, size_t i, size_t cnt)
 		move_n(c->seg + o, c->seg + o + m, (c->n - o - m) * sizeof(*c->seg));
 		c->n -= m;
 		cnt -= m;
+		if (!o && c->n)
+			sync_first(sm, k);
 		if (!c->n && sm->nchunks > 1) {
 			chunk_seg_free(sm, c->seg);
 			move_n(sm->chunk + k, sm->chunk + k + 1,
@@ -345,6 +367,7 @@ static errcode_t seg_insert(struct spacemap *sm, size_t i,
 			       (sm->chunk_max - half) * sizeof(*c->seg));
 			sm->chunk[k + 1].n = sm->chunk_max - half;
 			c->n = half;
+			sync_first(sm, k + 1);
 			fen_rebuild(sm);
 			set_hint(sm, k);
 			continue;
@@ -354,6 +377,8 @@ static errcode_t seg_insert(struct spacemap *sm, size_t i,
 		for (x = 0; x < m; x++)
 			sm_cell_set(&c->seg[o + x], segs[x].start, segs[x].owner);
 		c->n += m;
+		if (!o)
+			sync_first(sm, k);
 		fen_add(sm, k, m);
 		sm->n += m;
 		set_hint(sm, k);
@@ -423,8 +448,11 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
 	 * (lengths, being where the next segment starts, agree again once
 	 * the replacement is whole: it covers the blocks [I, J) covered).
 	 */
-	for (x = 0; x < j - i && x < nrepl; x++)
+	for (x = 0; x < j - i && x < nrepl; x++) {
 		sm_cell_set(spacemap_cell(sm, i + x), repl[x].start, repl[x].owner);
+		if (i + x == sm->hint_first)
+			sync_first(sm, sm->hint);
+	}
 	if (j - i > nrepl) {
 		seg_erase(sm, i + nrepl, j - i - nrepl);
 		ret = 0;
@@ -618,6 +646,8 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	fen_rebuild(sm);
 	set_hint(sm, 0);
 	for (k = 0; k < sm->nchunks; k++)
+		sync_first(sm, k);
+	for (k = 0; k < sm->nchunks; k++)
 		for (i = 0; i < sm->chunk[k].n; i++) {
 			const struct sm_cell *g = &sm->chunk[k].seg[i];
 			blk64_t s = sm_cell_start(g);
@@ -728,8 +758,7 @@ void spacemap_release(struct spacemap *sm, size_t mark)
 static int chunk_starts_at_or_before(const void *chunks, uint64_t i,
 				     const void *blk)
 {
-	return sm_cell_start(&((const struct sm_chunk *)chunks)[i].seg[0]) <=
-		*(const blk64_t *)blk;
+	return ((const struct sm_chunk *)chunks)[i].first <= *(const blk64_t *)blk;
 }
 
 static int seg_starts_at_or_before(const void *segs, uint64_t i, const void *blk)
@@ -743,8 +772,8 @@ size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 	const struct sm_chunk *c = &sm->chunk[lo];
 
 	/* Lookups come in pairs and runs close together: the last chunk first. */
-	if (!c->n || sm_cell_start(&c->seg[0]) > blk ||
-	    (lo + 1 < hi && sm_cell_start(&sm->chunk[lo + 1].seg[0]) <= blk)) {
+	if (!c->n || c->first > blk ||
+	    (lo + 1 < hi && sm->chunk[lo + 1].first <= blk)) {
 		lo = last_at_or_before(0, hi, chunk_starts_at_or_before,
 				       sm->chunk, &blk);
 		c = &sm->chunk[lo];

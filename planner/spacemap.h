@@ -57,6 +57,12 @@ static inline void sm_cell_set(struct sm_cell *c, blk64_t start, uint32_t owner)
 struct sm_chunk {
 	uint32_t	n;
 	struct sm_cell	*seg;
+	/*
+	 * Where seg[0] starts (n > 0), kept as it changes: a lookup's search
+	 * over the chunks reads this array alone, not a cell of every chunk
+	 * it passes (a cache miss each).
+	 */
+	blk64_t		first;
 };
 
 /* A free segment in the best-fit index (spacemap.c). */
