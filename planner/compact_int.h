@@ -74,7 +74,7 @@ int64_t compact_first_fit(struct compact *c, uint32_t f);
 /*
  * compact_holes.c: packed across zones, the files that fit a zone laid
  * out again, best fit, in what the files spanning zones leave of each
- * zone, when that gives more of them a place whole in one.
+ * zone, when that gives every file taking part a place at its best.
  */
 errcode_t choles_refill(struct compact *c);
 
