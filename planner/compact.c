@@ -87,9 +87,7 @@ static int cmp_cunit(const void *a, const void *b)
 
 static blk64_t file_need(const struct compact *c, uint32_t f)
 {
-	if (c->need[f])
-		return c->need[f];
-	return layout_stream_blocks(c->p->layout, &c->p->layout->files[f]) + planner_etb_contig(c->p, f);
+	return compact_need(c, f);
 }
 
 /*
@@ -145,6 +143,11 @@ static int64_t first_fit(struct compact *c, const uint32_t *files, uint32_t n)
 			return i;
 		}
 	return -1;
+}
+
+int64_t compact_first_fit(struct compact *c, uint32_t f)
+{
+	return first_fit(c, &f, 1);
 }
 
 /* F after what gap G holds (fit_file found room): its final place. */
@@ -207,7 +210,7 @@ static int cmp_item(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static int cmp_need_desc(const void *a, const void *b, void *arg)
+int compact_cmp_need(const void *a, const void *b, void *arg)
 {
 	const struct compact *c = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -367,7 +370,7 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 			nit++;
 			continue;
 		}
-		sort_n_r(mem + cu[i].first, cu[i].n, sizeof(*mem), cmp_need_desc, c);
+		sort_n_r(mem + cu[i].first, cu[i].n, sizeof(*mem), compact_cmp_need, c);
 		for (k = 0; k < cu[i].n; k++) {
 			uint32_t f = mem[cu[i].first + k];
 
@@ -411,7 +414,8 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	free(cu);
 	free(mem);
 	free(it);
-	return 0;
+	/* Across zones: the room the fill point skipped, for files that fit a zone. */
+	return c->span ? choles_refill(c) : 0;
 }
 
 /* Gaps found afresh (in ZONE only, when one is given) and packed. */

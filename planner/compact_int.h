@@ -109,4 +109,30 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
  */
 errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved);
 
+/* compact.c, compact_holes.c */
+/* Blocks F takes packed: its stream and the extent tree it needs (c->need). */
+static inline blk64_t compact_need(const struct compact *c, uint32_t f)
+{
+	if (c->need[f])
+		return c->need[f];
+	return layout_stream_blocks(c->p->layout, &c->p->layout->files[f]) + planner_etb_contig(c->p, f);
+}
+
+/* Largest compact_need first, then by file index (sort_n_r, ARG the compact). */
+int compact_cmp_need(const void *a, const void *b, void *arg);
+
+/*
+ * First gap (address order) with room for F after what it holds, its
+ * final place then at the gap's fill point (c->gaps[].used moved past it);
+ * -1: none.  F's final place is not set (the caller sets it).
+ */
+int64_t compact_first_fit(struct compact *c, uint32_t f);
+
+/*
+ * compact_holes.c: packed across zones, the files that fit a zone laid
+ * out again, best fit, in what the files spanning zones leave of each
+ * zone, when that gives every file taking part a place at its best.
+ */
+errcode_t choles_refill(struct compact *c);
+
 #endif /* DEFRAG_COMPACT_INT_H */

@@ -15,7 +15,8 @@
  *   zonewalk.c       a stream laid across zones
  *   compact.c        packing a nearly full disk (compact_stage.c: where
  *                    what must leave goes; compact_move.c: the moves;
- *                    compact_int.h: their shared state)
+ *                    compact_holes.c: across zones, the room a fill
+ *                    point skips; compact_int.h: their shared state)
  *   consolidate.c    free space in few large runs
  *   fmap_close.c     indirect blocks that must move with a partial move
  *   spacemap.c       who owns which block (spacemap.h)
