@@ -22,12 +22,14 @@
 #   pack       --pack, and --pack with PATHs (the two largest selected
 #              files), on fresh copies of the images marked so: no more
 #              free runs than before, clean, same contents
-# One image per filesystem type and per block size (ext2 1K, ext3 1K,
-# ext4 4K), two of them with room for every selected file at its best,
-# one more (ext2 4K) with room only packed across zones,
-# and the turn-by-turn disk on ext4 4K and ext2 1K: each image costs some
-# 9 s of CPU under sanitizers, and 50 s of wall time on a busy machine
-# (most of it e2defrag's syncs).
+# Near-full disks chosen so that every filesystem type, block size and
+# fill of the issue comes up at least once: ext2 1K 90%, ext3 1K 95%,
+# ext3 4K 85%, ext4 4K 90%, ext2 4K 95% (room only packed across zones),
+# ext4 1K 95%; four of them with room for every selected file at its
+# best, the ext4 1K 95% disk without (its largest recording fits in no
+# zone, so exit 1 is allowed there); and the turn-by-turn disk on ext4 4K
+# and ext2 1K.  Each image costs some 5-9 s of CPU under sanitizers, and
+# 10-50 s of wall time on a busy machine (most of it e2defrag's syncs).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 command -v e2freefrag >/dev/null 2>&1 || { echo "skip: e2freefrag not found"; exit 77; }
@@ -158,10 +160,12 @@ PACK_IMAGES="nf-ext2-1k-90 turns-ext4-4k"
 #     name          write bound  e2fragimg arguments
 image nf-ext2-1k-90 1.5 -w nearfull -t ext2 -b 1024 -s 32M --fill 90
 image nf-ext3-1k-95 1.5 -w nearfull -t ext3 -b 1024 -s 16M --fill 95
+image nf-ext3-4k-85 1.5 -w nearfull -t ext3 -b 4096 -s 32M --fill 85
 image nf-ext4-4k-90 1.5 -w nearfull -t ext4 -b 4096 -s 16M --fill 90
 # Packed across zones, the small recordings must fill what the fill point
 # skips (compact_holes.c): 1 of 8 at best before, room for all.
 image nf-ext2-4k-95 1.5 -w nearfull -t ext2 -b 4096 -s 32M --fill 95 --seed 5
+image nf-ext4-1k-95 1.5 -w nearfull -t ext4 -b 1024 -s 16M --fill 95
 image turns-ext4-4k 1.5 -w turns -t ext4 -b 4096 -s 16M
 image turns-ext2-1k 1.5 -w turns -t ext2 -b 1024 -s 8M
 if [ "$failed" -ne 0 ]; then
