@@ -502,10 +502,11 @@ static errcode_t pack_all_zones(struct compact *c, int64_t zone,
 }
 
 /*
- * Pack_all_zones, and then, packed zone by zone, the files still with no
+ * Pack_all_zones, and then, packed zone by zone and when the planner asks
+ * for it (a packing without was taken back), the files still with no
  * place get the room left at the gaps' ends, in pieces (compact_split.c):
- * else the frontier stages them out of the way bit by bit and the packing,
- * leaving them worse, is taken back whole.
+ * else the frontier may stage them out of the way bit by bit and the
+ * packing, leaving them worse, is taken back whole.
  */
 static errcode_t pack_whole(struct compact *c, int64_t zone,
 			    const struct unit *units, size_t nunits,
@@ -513,7 +514,7 @@ static errcode_t pack_whole(struct compact *c, int64_t zone,
 {
 	errcode_t ret = pack_all_zones(c, zone, units, nunits, extra, nextra);
 
-	if (!ret && zone < 0 && !c->span)
+	if (!ret && zone < 0 && !c->span && c->p->splitting)
 		ret = csplit_leftovers(c);
 	return ret;
 }

@@ -15,6 +15,7 @@
  *   zonewalk.c       a stream laid across zones
  *   compact.c        packing a nearly full disk (compact_stage.c: where
  *                    what must leave goes; compact_move.c: the moves;
+ *                    compact_split.c: a file with no place, in pieces;
  *                    compact_int.h: their shared state)
  *   consolidate.c    free space in few large runs
  *   fmap_close.c     indirect blocks that must move with a partial move
@@ -116,6 +117,13 @@ struct planner {
 	 */
 	int		lenient;
 	int		no_direct;	/* compact.c: no direct moves before a chunk */
+	/*
+	 * compact.c: files a zone-by-zone packing leaves with no place get
+	 * the room left at the gaps' ends, in pieces (compact_split.c), while
+	 * SPLITTING; plan.c sets it when no packing is kept without, in
+	 * plans that allow it (SPLIT).
+	 */
+	int		split, splitting;
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
