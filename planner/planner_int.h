@@ -74,6 +74,9 @@ struct pstate {
 /* States come in chunks of this many, which never move. */
 #define PSTATE_CHUNK	1024
 
+/* struct planner's split: never; when no packing is kept without; always. */
+enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
+
 /* Files placed as one: an interleave set (path order) or a single file. */
 struct unit {
 	uint32_t	first;		/* planner->members[...] */
@@ -120,8 +123,7 @@ struct planner {
 	/*
 	 * compact.c: files a zone-by-zone packing leaves with no place get
 	 * the room left at the gaps' ends, in pieces (compact_split.c), while
-	 * SPLITTING; plan.c sets it when no packing is kept without, in
-	 * plans that allow it (SPLIT).
+	 * SPLITTING; plan.c sets it as SPLIT says (SPLIT_*).
 	 */
 	int		split, splitting;
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */

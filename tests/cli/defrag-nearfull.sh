@@ -10,6 +10,11 @@
 #              (defrag-nearfull.py room: from dumpe2fs and debugfs, zone
 #              by zone, the free blocks and the selected files' own blocks
 #              take every selected file at its best piece count)
+#   most       at least as many selected files at their best as the
+#              promise's packing (defrag-nearfull.py most) puts there when
+#              it skips those that fit nowhere: a disk too full for all is
+#              no reason to leave the others (debugfs block lists)
+#   worse      no selected file in more pieces than before (debugfs)
 #   fixpoint   a second run leaves the image byte for byte the same (cmp)
 #   writes     bytes written (e2defrag --json) at most the image's bound
 #              times the bytes of the selected files (their blocks, per
@@ -80,6 +85,8 @@ run() {
 	room=$($NF room "$img" "$T/before.json")
 	strict=$($NF strict-room "$img" "$T/before.json")
 	second=$($NF second "$img")
+	most=$($NF most "$img" "$T/before.json")
+	$NF pieces "$img" > "$T/pieces0"
 	set -- $(freefrag "$img")
 	ext0=$1 max0=$2
 	groups=$(groups "$img")
@@ -106,6 +113,15 @@ run() {
 	*)
 		bad "$name" promise "e2defrag exited $rc: $(head -3 "$T/run1.err" | tr '\n' ' ')" ;;
 	esac
+	# selected files still short of best: "path pieces-after pieces-before"
+	grep -v '^mismatch ' "$T/layout" | awk 'NR == FNR { sel[$1] = 1; next }
+		FILENAME == ARGV[2] { before[$1] = $2; next }
+		($1 in sel) { print $1, $2, before[$1] }' "$T/selected" "$T/pieces0" - > "$T/short"
+	atbest=$(($(wc -l < "$T/selected") - $(wc -l < "$T/short")))
+	[ "$atbest" -ge "$most" ] ||
+		bad "$name" most "$atbest selected files at best, where $most could be: $(head -3 "$T/short" | tr '\n' ' ')"
+	awk '$2 > $3 { print }' "$T/short" > "$T/worse"
+	[ -s "$T/worse" ] && bad "$name" worse "in more pieces than before (path after before): $(head -3 "$T/worse" | tr '\n' ' ')"
 	clean_checks "$name" "$img" "$T/snap.json"
 
 	# no result: the run moved nothing
@@ -142,7 +158,7 @@ run() {
 		[ "$1" -le "$ext0" ] || bad "$name" pack "--pack $paths: free runs $ext0 -> $1"
 		clean_checks "$name --pack $paths" "$T/pack.img"
 	done
-	echo "# $name: exit $rc ($room; unselected files in place: $strict), $left left, wrote $written for $selbytes selected bytes, free runs $ext0 -> $(freefrag "$img")"
+	echo "# $name: exit $rc ($room; unselected files in place: $strict), $atbest at best (at least $most), $left left, wrote $written for $selbytes selected bytes, free runs $ext0 -> $(freefrag "$img")"
 	rm -f "$orig" "$img" "$T/again.img" "$T/pack.img" "$orig.json" "$img.json"
 }
 
