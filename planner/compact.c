@@ -476,9 +476,9 @@ static uint64_t count_placed(const struct compact *c)
  * places more (the 32 MiB streams disk: 5 recordings of 4,506 blocks,
  * 2 of them placed only across a boundary).
  */
-static errcode_t pack_whole(struct compact *c, int64_t zone,
-			    const struct unit *units, size_t nunits,
-			    const uint32_t *extra, size_t nextra)
+static errcode_t pack_all_zones(struct compact *c, int64_t zone,
+				const struct unit *units, size_t nunits,
+				const uint32_t *extra, size_t nextra)
 {
 	uint64_t placed, i;
 	errcode_t ret;
@@ -502,6 +502,24 @@ static errcode_t pack_whole(struct compact *c, int64_t zone,
 		if (ret || !k || count_placed(c) > placed)
 			return ret;
 	}
+	return ret;
+}
+
+/*
+ * Pack_all_zones, and then, packed zone by zone and when the planner asks
+ * for it (a packing without was taken back), the files still with no
+ * place get the room left at the gaps' ends, in pieces (compact_split.c):
+ * else the frontier may stage them out of the way bit by bit and the
+ * packing, leaving them worse, is taken back whole.
+ */
+static errcode_t pack_whole(struct compact *c, int64_t zone,
+			    const struct unit *units, size_t nunits,
+			    const uint32_t *extra, size_t nextra)
+{
+	errcode_t ret = pack_all_zones(c, zone, units, nunits, extra, nextra);
+
+	if (!ret && zone < 0 && !c->span && c->p->splitting)
+		ret = csplit_leftovers(c);
 	return ret;
 }
 
@@ -855,6 +873,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 		ret = stage_unreserve(&c, UINT32_MAX);
 	*complete = !stuck;
 out:
+	csplit_free(&c);
 	free(extra);
 	free(c.member);
 	free(c.placed);

@@ -26,6 +26,12 @@ struct reserved {
 	blk64_t		blk;
 };
 
+/* A file packed in pieces (compact_split.c): its final place, address order. */
+struct csplit {
+	uint32_t	file, n;
+	struct layout_piece *runs;
+};
+
 struct compact {
 	struct planner	*p;
 	uint8_t		*member;	/* per file: takes part */
@@ -45,6 +51,8 @@ struct compact {
 	blk64_t		chunk_start;	/* the chunk at hand */
 	struct gap	*gaps;
 	size_t		ngaps;
+	struct csplit	*splits;	/* files whose final place is in pieces */
+	size_t		nsplits, splits_cap;
 	/* Staging candidates for the chunk at hand: free runs, best first. */
 	struct layout_piece *cand;
 	size_t		ncand, cand_cap, cand_next;
@@ -53,12 +61,35 @@ struct compact {
 };
 
 
-/* Block of F's stream position OFF in its final place; *LEFT to its zone's end. */
+/* compact_split.c */
+/* F's place in pieces, or NULL. */
+const struct csplit *csplit_of(const struct compact *c, uint32_t f);
+/* Block of position OFF in S's runs; *LEFT to the end of its run. */
+blk64_t csplit_blk(const struct csplit *s, blk64_t off, blk64_t *left);
+/*
+ * Files the packing left with no place get the room left at the ends of
+ * the fewest gaps that hold them, in fewer pieces than they have.
+ */
+errcode_t csplit_leftovers(struct compact *c);
+void csplit_free(struct compact *c);
+
+/*
+ * Block of F's stream position OFF in its final place; *LEFT to its
+ * zone's end (a split file: to its run's end).
+ */
 static inline blk64_t compact_fin(const struct compact *c, uint32_t f,
 				  blk64_t off, blk64_t *left)
 {
-	return zonewalk_blk(c->p, c->final[f], off, left);
+	const struct csplit *s = c->nsplits ? csplit_of(c, f) : NULL;
+
+	return s ? csplit_blk(s, off, left) : zonewalk_blk(c->p, c->final[f], off, left);
 }
+
+/* Stream position of BLK in F's final place (zonewalk_off's answer). */
+blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk);
+/* Positions [S, E) of F as changes to their final blocks (zonewalk_segs'). */
+errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
+		       blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap);
 
 /* compact_stage.c */
 errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,

@@ -280,8 +280,8 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 {
 	blk64_t n = layout_stream_blocks(c->p->layout, &c->p->layout->files[f]);
 	/* The stream positions whose final places lie in [LO, HI). */
-	blk64_t s = zonewalk_off(c->p, c->final[f], lo);
-	blk64_t e = zonewalk_off(c->p, c->final[f], hi);
+	blk64_t s = compact_off(c, f, lo);
+	blk64_t e = compact_off(c, f, hi);
 	struct plan_seg *ch = NULL;
 	blk64_t *inc = NULL;
 	size_t ninc = 0, nch = 0, cap = 0, k;
@@ -299,7 +299,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		/* Its last part: everything to its final place, reserved slots too. */
 		ret = stage_unreserve(c, f);
 		if (!ret)
-			ret = zonewalk_segs(c->p, c->final[f], 0, n, &ch, &nch, &cap);
+			ret = compact_segs(c, f, 0, n, &ch, &nch, &cap);
 		/* Its tree right after it, unless that runs into the next zone. */
 		if (!ret && c->need[f] > n) {
 			need = c->need[f] - n;
@@ -323,7 +323,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		blk64_t stop = k < ninc ? inc[k] : e;
 
 		if (stop > s)
-			ret = zonewalk_segs(c->p, c->final[f], s, stop, &ch, &nch, &cap);
+			ret = compact_segs(c, f, s, stop, &ch, &nch, &cap);
 		if (!ret && k < ninc) {
 			if (stage_want_slot(c, compact_fin(c, f, inc[k], NULL)))
 				ret = ENOMEM;

@@ -16,7 +16,8 @@
  *   compact.c        packing a nearly full disk (compact_stage.c: where
  *                    what must leave goes; compact_move.c: the moves;
  *                    compact_holes.c: across zones, the room a fill
- *                    point skips; compact_int.h: their shared state)
+ *                    point skips; compact_split.c: a file with no
+ *                    place, in pieces; compact_int.h: their shared state)
  *   consolidate.c    free space in few large runs
  *   fmap_close.c     indirect blocks that must move with a partial move
  *   spacemap.c       who owns which block (spacemap.h)
@@ -94,6 +95,9 @@ struct pstate {
 /* States come in chunks of this many, which never move. */
 #define PSTATE_CHUNK	1024
 
+/* struct planner's split: never; when no packing is kept without; always. */
+enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
+
 /* Files placed as one: an interleave set (path order) or a single file. */
 struct unit {
 	uint32_t	first;		/* planner->members[...] */
@@ -137,6 +141,12 @@ struct planner {
 	 */
 	int		lenient;
 	int		no_direct;	/* compact.c: no direct moves before a chunk */
+	/*
+	 * compact.c: files a zone-by-zone packing leaves with no place get
+	 * the room left at the gaps' ends, in pieces (compact_split.c), while
+	 * SPLITTING; plan.c sets it as SPLIT says (SPLIT_*).
+	 */
+	int		split, splitting;
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;

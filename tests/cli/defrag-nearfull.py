@@ -16,6 +16,11 @@ dumpe2fs and debugfs (through defrag-oracle.py), never from e2defrag.
                          than debugfs ("mismatch path e2frag debugfs")
   second IMG             the second-longest free run in blocks (dumpe2fs):
                          the longest a file can use besides the longest
+  most IMG FRAG_JSON     how many selected files zone_room's packing puts
+                         at their best when it skips those that fit
+                         nowhere (the disk too full for all): a run may
+                         not leave fewer at best
+  pieces IMG             "path pieces" per debugfs block lists, every file
 """
 import importlib.util
 import json
@@ -77,6 +82,11 @@ def owners(img):
 
 
 def zone_room(img, frag):
+    """zone_fit's verdict (the promise's condition)."""
+    return zone_fit(img, frag)[0]
+
+
+def zone_fit(img, frag):
     """The promise's condition, precisely, per zone: the zones are the
     stretches between fixed metadata (dumpe2fs' tables, the resize inode
     and the journal); a zone can give the selected files its free blocks
@@ -86,7 +96,9 @@ def zone_room(img, frag):
     (B >= 1), or else across K <= B consecutive zones, those inside wholly
     available, their room adding up to N, wasting least.  Extent-tree
     blocks need single blocks of what is left.  When every file finds a
-    place, all can be at their best, so exit 1 breaks the promise."""
+    place, all can be at their best, so exit 1 breaks the promise.
+    Returns (verdict, files placed at best), a file that fits nowhere
+    skipped for the count."""
     sel = selected(frag)
     fixed, count, first = fixed_blocks(img)
     own = owners(img)
@@ -114,6 +126,7 @@ def zone_room(img, frag):
         files.append((len(main), f["best"], f["path"]))
         need_etb += len(etb)
     files.sort(key=lambda x: (-x[0], x[2]))
+    why, placed = None, 0
     for n, best, path in files:
         pick = None
         for z in range(len(cap)):
@@ -130,7 +143,9 @@ def zone_room(img, frag):
                         pick = (tot - n, z, k)
                     break
         if n and pick is None:
-            return "no-room: %s (%d blocks, best %d) fits in no zone" % (path, n, best)
+            why = why or "no-room: %s (%d blocks, best %d) fits in no zone" % (path, n, best)
+            continue
+        placed += 1
         if not n:
             continue
         _, z, k = pick
@@ -141,9 +156,11 @@ def zone_room(img, frag):
             for zz in range(z, z + k - 1):
                 cap[zz] = 0
             cap[z + k - 1] -= n - used
+    if why:
+        return why, placed
     if sum(cap) < need_etb:
-        return "no-room: %d extent-tree blocks, %d blocks left" % (need_etb, sum(cap))
-    return "room"
+        return "no-room: %d extent-tree blocks, %d blocks left" % (need_etb, sum(cap)), placed
+    return "room", placed
 
 
 def room(img, frag):
@@ -277,6 +294,11 @@ def main():
     elif cmd == "layout":
         for line in layout(sys.argv[2], json.load(open(sys.argv[3]))):
             print(line)
+    elif cmd == "most":
+        print(zone_fit(sys.argv[2], json.load(open(sys.argv[3])))[1])
+    elif cmd == "pieces":
+        for path, n in sorted(oracle.pieces(sys.argv[2]).items()):
+            print(path, n)
     elif cmd == "second":
         runs = free_runs(sys.argv[2])
         print(runs[1] if len(runs) > 1 else 0)

@@ -1,0 +1,246 @@
+/*
+ * compact_split.c --- a file that a zone-by-zone packing leaves with no
+ * place of its own gets one in pieces: the room the packing leaves at the
+ * end of each gap, the largest first, as few as hold it.
+ *
+ * On a disk too full for every file's best (2 GiB near-full ext4 95%:
+ * eleven recordings, the three largest fitting only the last zone, which
+ * holds two of them), packing zone by zone gives ten recordings their
+ * best and the eleventh no place: the frontier stages it out of the way
+ * bit by bit (468 pieces from 32), the packing is taken back as leaving a
+ * file worse, and the run moves nothing.  Given the ends of three gaps as
+ * its final place, it ends in 3 pieces and the ten at best.
+ *
+ * A split file's final place is a list of runs (address order, each in
+ * one gap, so in one zone) where every other file's is one zonewalk
+ * stream from c->final[f]; compact_fin, compact_off and compact_segs
+ * answer for both.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_int.h"
+#include "dutil.h"
+
+/* Pieces a split file may take at most (its tree grows with them). */
+#define SPLIT_MAX_PIECES	8
+
+const struct csplit *csplit_of(const struct compact *c, uint32_t f)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsplits; i++)
+		if (c->splits[i].file == f)
+			return &c->splits[i];
+	return NULL;
+}
+
+blk64_t csplit_blk(const struct csplit *s, blk64_t off, blk64_t *left)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (off < s->runs[i].len) {
+			if (left)
+				*left = s->runs[i].len - off;
+			return s->runs[i].start + off;
+		}
+		off -= s->runs[i].len;
+	}
+	/* Past its place: plain addresses after the last run, nothing left. */
+	if (left)
+		*left = 0;
+	return s->runs[s->n - 1].start + s->runs[s->n - 1].len + off;
+}
+
+blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk)
+{
+	const struct csplit *s = c->nsplits ? csplit_of(c, f) : NULL;
+	blk64_t off = 0;
+	uint32_t i;
+
+	if (!s)
+		return zonewalk_off(c->p, c->final[f], blk);
+	for (i = 0; i < s->n; i++) {
+		if (blk < s->runs[i].start)
+			return off;	/* between runs: where the next begins */
+		if (blk < s->runs[i].start + s->runs[i].len)
+			return off + (blk - s->runs[i].start);
+		off += s->runs[i].len;
+	}
+	return off;
+}
+
+errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
+		       blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap)
+{
+	const struct csplit *sp = c->nsplits ? csplit_of(c, f) : NULL;
+
+	if (!sp)
+		return zonewalk_segs(c->p, c->final[f], s, e, ch, nch, cap);
+	while (s < e) {
+		blk64_t left, b = csplit_blk(sp, s, &left);
+		blk64_t n = left && left < e - s ? left : e - s;
+
+		if (grow_n(ch, cap, *nch + 1, sizeof(**ch)))
+			return ENOMEM;
+		(*ch)[(*nch)++] = (struct plan_seg){ s, n, b };
+		s += n;
+	}
+	return 0;
+}
+
+/* Gap indices by the room left at their ends, largest first. */
+static int cmp_room_desc(const void *a, const void *b, void *arg)
+{
+	const struct compact *c = arg;
+	const struct gap *x = &c->gaps[*(const size_t *)a];
+	const struct gap *y = &c->gaps[*(const size_t *)b];
+	blk64_t rx = x->len - x->used, ry = y->len - y->used;
+
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_size_t(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Pieces FILE is in now. */
+static uint32_t pieces_now(const struct planner *p, uint32_t file)
+{
+	struct layout_piece sole;
+	const struct layout_piece *r;
+	uint32_t n;
+
+	r = planner_runs(p, file, &n, &sole);
+	return plan_pieces(r, n);
+}
+
+/*
+ * Give FILE (no place in the packing) the ends of the fewest gaps that
+ * hold it, IDX[0..N) being the gaps by room, largest first; only in fewer
+ * pieces than it has now.  *DONE: it has its place.
+ */
+static errcode_t split_one(struct compact *c, uint32_t file, size_t *idx,
+			   size_t n, int *done)
+{
+	struct planner *p = c->p;
+	struct csplit *s;
+	blk64_t need = 0, room = 0, left;
+	size_t k, used[SPLIT_MAX_PIECES];
+	uint32_t limit = pieces_now(p, file), i;
+	errcode_t ret;
+
+	*done = 0;
+	if (limit > SPLIT_MAX_PIECES + 1)
+		limit = SPLIT_MAX_PIECES + 1;
+	sort_n_r(idx, n, sizeof(*idx), cmp_room_desc, c);
+	for (k = 0; k < n && k + 1 < limit; k++) {
+		room += c->gaps[idx[k]].len - c->gaps[idx[k]].used;
+		ret = place_need(p, file, (int)k, &need);
+		if (ret)
+			return ret == E2D_ERR_PLAN_CONFLICT ? 0 : ret;
+		if (room >= need)
+			break;
+	}
+	if (k == n || k + 1 >= limit || room < need)
+		return 0;
+	/* In address order, each gap's end in turn, the last taking the rest. */
+	memcpy(used, idx, (k + 1) * sizeof(*idx));
+	sort_n(used, k + 1, sizeof(*used), cmp_size_t);
+	for (i = 0, left = need; i <= k; i++) {
+		const struct gap *g = &c->gaps[used[i]];
+		blk64_t end = g->start + g->len;
+
+		if (end > planner_limit(p, file) ||
+		    (i < k && left <= g->len - g->used))
+			return 0;	/* out of its reach; or one gap fewer would do */
+		left -= i < k ? g->len - g->used : left;
+	}
+	if (grow_n(&c->splits, &c->splits_cap, c->nsplits + 1, sizeof(*c->splits)))
+		return ENOMEM;
+	s = &c->splits[c->nsplits];
+	s->file = file;
+	s->n = 0;
+	s->runs = malloc((k + 1) * sizeof(*s->runs));
+	if (!s->runs)
+		return ENOMEM;
+	for (i = 0, left = need; i <= k; i++) {
+		struct gap *g = &c->gaps[used[i]];
+		blk64_t take = g->len - g->used < left ? g->len - g->used : left;
+
+		s->runs[s->n++] = (struct layout_piece){ g->start + g->used, take };
+		g->used += take;
+		left -= take;
+	}
+	c->nsplits++;
+	c->final[file] = s->runs[0].start;
+	c->need[file] = need;
+	c->member[file] = 1;
+	*done = 1;
+	return 0;
+}
+
+static int cmp_need_desc(const void *a, const void *b, void *arg)
+{
+	const struct compact *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	blk64_t nx = layout_stream_blocks(c->p->layout, &c->p->layout->files[x]);
+	blk64_t ny = layout_stream_blocks(c->p->layout, &c->p->layout->files[y]);
+
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+errcode_t csplit_leftovers(struct compact *c)
+{
+	const struct planner *p = c->p;
+	uint32_t *left = NULL;
+	size_t *idx = NULL, nleft = 0, i;
+	errcode_t ret = 0;
+	int done;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		nleft += c->member[i] == 2;
+	if (!nleft || !c->ngaps)
+		return 0;
+	left = malloc(nleft * sizeof(*left));
+	idx = malloc(c->ngaps * sizeof(*idx));
+	if (!left || !idx) {
+		ret = ENOMEM;
+		goto out;
+	}
+	for (i = 0, nleft = 0; i < p->layout->nfiles; i++)
+		if (c->member[i] == 2)
+			left[nleft++] = i;
+	sort_n_r(left, nleft, sizeof(*left), cmp_need_desc, c);
+	for (i = 0; !ret && i < nleft; i++) {
+		size_t g;
+
+		for (g = 0; g < c->ngaps; g++)
+			idx[g] = g;
+		ret = split_one(c, left[i], idx, c->ngaps, &done);
+	}
+out:
+	free(left);
+	free(idx);
+	return ret;
+}
+
+void csplit_free(struct compact *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsplits; i++)
+		free(c->splits[i].runs);
+	free(c->splits);
+	c->splits = NULL;
+	c->nsplits = c->splits_cap = 0;
+}
