@@ -11,6 +11,12 @@
  * file worse, and the run moves nothing.  Given the ends of three gaps as
  * its final place, it ends in 3 pieces and the ten at best.
  *
+ * Packed across zones (a file of best 2 or more: compact.c's must_span),
+ * the same happens, and the room is every stretch of a zone no final place
+ * takes, the ends the fill point skipped included (e2fragimg's 16 MiB
+ * ext4 1 KiB 95% disk: nothing moved; now 2 of 4 recordings at best, the
+ * two that fit no zone left 6 -> 2 pieces each).
+ *
  * A split file's final place is a list of runs (address order, each in
  * one gap, so in one zone) where every other file's is one zonewalk
  * stream from c->final[f]; compact_fin, compact_off and compact_segs

@@ -182,6 +182,8 @@ image nf-ext4-4k-90 1.5 -w nearfull -t ext4 -b 4096 -s 16M --fill 90
 # Packed across zones, the small recordings must fill what the fill point
 # skips (compact_holes.c): 1 of 8 at best before, room for all.
 image nf-ext2-4k-95 1.5 -w nearfull -t ext2 -b 4096 -s 32M --fill 95 --seed 5
+# Packed across zones (a recording of best 2): the two that fit no zone
+# now get the skipped zone ends in pieces (compact_split.c), 0 -> 2 at best.
 image nf-ext4-1k-95 1.5 -w nearfull -t ext4 -b 1024 -s 16M --fill 95
 # Too full for every recording's best: no packing stood and nothing moved
 # (0 of 4 at best); the one no zone has room for is now packed in pieces
