@@ -518,7 +518,7 @@ static errcode_t pack_whole(struct compact *c, int64_t zone,
 {
 	errcode_t ret = pack_all_zones(c, zone, units, nunits, extra, nextra);
 
-	if (!ret && zone < 0 && !c->span && c->p->splitting)
+	if (!ret && zone < 0 && c->p->splitting)
 		ret = csplit_leftovers(c);
 	return ret;
 }

@@ -30,12 +30,6 @@
 #include "compact_int.h"
 #include "dutil.h"
 
-/* Room left in one zone of gap GAP. */
-struct hole {
-	blk64_t		start, len;
-	size_t		gap;
-};
-
 static int cmp_piece_start(const void *a, const void *b)
 {
 	const struct layout_piece *x = a, *y = b;
@@ -57,9 +51,11 @@ static size_t gap_of(const struct compact *c, blk64_t blk)
 
 /*
  * The room of every gap, zone by zone, less the final places of the files
- * that stay (member 1, best 2 and more): *OUT in address order.
+ * that stay (member 1, best 2 and more; with ALL, every one with member
+ * 1): *OUT in address order.
  */
-static errcode_t holes_left(struct compact *c, struct hole **out, size_t *nout)
+static errcode_t holes_left(struct compact *c, int all, struct hole **out,
+			    size_t *nout)
 {
 	struct planner *p = c->p;
 	struct layout_piece *taken = NULL;
@@ -71,7 +67,7 @@ static errcode_t holes_left(struct compact *c, struct hole **out, size_t *nout)
 	for (f = 0; f < p->layout->nfiles && !ret; f++) {
 		blk64_t off = 0, need, left, b;
 
-		if (c->member[f] != 1 || planner_best(p, f) <= 1)
+		if (c->member[f] != 1 || (!all && planner_best(p, f) <= 1))
 			continue;
 		need = compact_need(c, f);
 		while (off < need && !ret) {
@@ -216,7 +212,7 @@ static errcode_t fill_singles(struct compact *c, const uint32_t *mem, uint32_t n
 	for (k = 0; k < n; k++)
 		if (planner_best(p, mem[k]) <= 1)
 			single[ns++] = mem[k];
-	ret = holes_left(c, &h, &nh);
+	ret = holes_left(c, 0, &h, &nh);
 	if (ret)
 		goto out;
 	sort_n_r(single, ns, sizeof(*single), compact_cmp_need, c);
@@ -294,6 +290,11 @@ static void relay_spanning(struct compact *c, const uint32_t *mem, uint32_t n)
 						 NULL);
 	}
 	free(span);
+}
+
+errcode_t choles_room(struct compact *c, struct hole **out, size_t *nout)
+{
+	return holes_left(c, 1, out, nout);
 }
 
 errcode_t choles_refill(struct compact *c)

@@ -166,4 +166,16 @@ int64_t compact_first_fit(struct compact *c, uint32_t f);
  */
 errcode_t choles_refill(struct compact *c);
 
+/* Room left in one zone of gap GAP (physically contiguous). */
+struct hole {
+	blk64_t		start, len;
+	size_t		gap;
+};
+
+/*
+ * The room of every gap, zone by zone, less every packed file's final
+ * place: *OUT in address order (the caller frees it).
+ */
+errcode_t choles_room(struct compact *c, struct hole **out, size_t *nout);
+
 #endif /* DEFRAG_COMPACT_INT_H */

@@ -30,15 +30,15 @@
 # Near-full disks chosen so that every filesystem type, block size and
 # fill of the issue comes up at least once: ext2 1K 90%, ext3 1K 95%,
 # ext3 4K 85%, ext4 4K 90%, ext2 4K 95% (room only packed across zones),
-# ext4 1K 90%, ext3 4K 95%; four of them with room for every selected
+# ext4 1K 95%, ext3 4K 95%; four of them with room for every selected
 # file at its best, three without (a recording fits in no zone, so exit 1
 # is allowed there, and the 'most' check holds the run to the most files
 # at best the room allows); and the turn-by-turn disk on ext4 4K and
 # ext2 1K.  Each image costs some 5-9 s of CPU under sanitizers, and
 # 10-50 s of wall time on a busy machine (most of it e2defrag's syncs).
-# Not here yet: the 16 MiB ext4 1K disks at 85-95% (seeds 1 and 2),
-# where the planner moves nothing though 'most' finds room for 2-5
-# recordings at their best (issue 10, open).
+# Not here yet: the 16 MiB ext4 1K 85% disk (seed 1), where the planner
+# moves nothing though 'most' finds room for 3 recordings at their best
+# (issue 10, open).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 command -v e2freefrag >/dev/null 2>&1 || { echo "skip: e2freefrag not found"; exit 77; }
@@ -185,7 +185,9 @@ image nf-ext4-4k-90 1.5 -w nearfull -t ext4 -b 4096 -s 16M --fill 90
 # Packed across zones, the small recordings must fill what the fill point
 # skips (compact_holes.c): 1 of 8 at best before, room for all.
 image nf-ext2-4k-95 1.5 -w nearfull -t ext2 -b 4096 -s 32M --fill 95 --seed 5
-image nf-ext4-1k-90 1.5 -w nearfull -t ext4 -b 1024 -s 32M --fill 90
+# Packed across zones (a recording of best 2): the two that fit no zone
+# now get the skipped zone ends in pieces (compact_split.c), 0 -> 2 at best.
+image nf-ext4-1k-95 1.5 -w nearfull -t ext4 -b 1024 -s 16M --fill 95
 # Too full for every recording's best: no packing stood and nothing moved
 # (0 of 4 at best); the one no zone has room for is now packed in pieces
 # (compact_split.c) around the others' best (3 of 4, the 4th 8 -> 2 pieces).
