@@ -12,16 +12,7 @@
 
 #include "e2frag.h"
 #include "../lib/tap.h"
-
-static uint64_t state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
+#include "xorshift.h"
 
 /* Whether V with D decimals comes out as printf writes it; prints the first few misses. */
 static int same(double v, unsigned d, long *shown)

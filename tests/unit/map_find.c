@@ -20,6 +20,7 @@
 #include "e2frag.h"
 #include "map.h"
 #include "../lib/tap.h"
+#include "xorshift.h"
 
 #define NDIRS	12
 #define NFILES	3000
@@ -27,16 +28,6 @@
 #define NPATS2	1000			/* and its random patterns */
 #define DIR0	11			/* first directory's inode */
 #define FILE0	100			/* first file's inode */
-
-static uint64_t state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
 
 /* A random string of LEN pieces from ALPHA (pieces split by '|'). */
 static void random_text(char *out, const char *const *alpha, unsigned nalpha,

@@ -15,16 +15,7 @@
 
 #include "radix_sort.h"
 #include "../lib/tap.h"
-
-static uint64_t state = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
+#include "xorshift.h"
 
 struct e16 { uint32_t tag; uint32_t pad; blk64_t key; };	/* key at 8 */
 struct e24 { blk64_t key; uint64_t tag, more; };		/* key at 0 */
