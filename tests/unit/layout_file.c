@@ -11,6 +11,7 @@
 
 #include "e2frag.h"
 #include "../lib/tap.h"
+#include "xorshift.h"
 
 #define NFILES 3000
 
@@ -20,16 +21,6 @@ struct want {
 	uint64_t where;
 	uint32_t pieces, extents;
 };
-
-static uint64_t rng = 88172645463325252ULL;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* A figure near one of the edges its field has, or a small one. */
 static uint64_t edgy(uint64_t small_max)
