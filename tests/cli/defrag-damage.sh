@@ -10,6 +10,7 @@
 # problems the lower inode's is named, though the checks meet it last (a
 # map walked after the inode table, directories read in disk order).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
+. "$top_srcdir/tests/lib/invert.sh"
 
 # damaged NAME PATTERN IMG: IMG is refused as damaged, PATTERN in the line.
 damaged() {
@@ -64,15 +65,15 @@ damaged count "group 0 records $((n + 1)) free blocks, its bitmap $n" "$T/count.
 # A descriptor checksum (metadata_csum): bg_checksum (offset 0x1e) of
 # group 0, in the table at block 1, changed behind debugfs.
 cp "$T/base4.img" "$T/gdcsum.img"
-printf '\125\252' | dd of="$T/gdcsum.img" bs=1 seek=$((4096 + 30)) conv=notrunc 2>/dev/null
+invert "$T/gdcsum.img" $((4096 + 30)) 2
 damaged gdcsum "the checksum of group 0's descriptor does not match" "$T/gdcsum.img"
 
-# An inode checksum: one byte of /frag's i_mtime changed behind debugfs.
+# An inode checksum: one byte of /frag's i_mtime inverted behind debugfs.
 cp "$T/base4.img" "$T/icsum.img"
 set -- $(debugfs -R "imap /frag" "$T/icsum.img" 2>/dev/null |
 	 sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
 [ $# -eq 2 ] || fail "icsum: no inode location for /frag"
-printf '\001' | dd of="$T/icsum.img" bs=1 seek=$(($1 * 4096 + $2 + 16)) conv=notrunc 2>/dev/null
+invert "$T/icsum.img" $(($1 * 4096 + $2 + 16)) 1
 damaged icsum "the checksum of inode [0-9]* (/frag) does not match" "$T/icsum.img"
 
 # A second name for /ok/one that its link count does not know.

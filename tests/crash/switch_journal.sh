@@ -15,6 +15,7 @@
 # e2fsck complain (so the checksums are really checked).  Then escaping,
 # wrap-around, the fast-commit area, revoke records and refusals.
 . "$top_srcdir/tests/crash/lib.sh"
+. "$top_srcdir/tests/lib/invert.sh"
 need mke2fs debugfs e2fsck dumpe2fs python3 sha256sum cmp dd od
 mkwork
 
@@ -95,7 +96,7 @@ logdump "$img" > "$WORK/logdump"
 jb=$(sed -n 's/.*logged at journal block \([0-9]*\).*/\1/p' "$WORK/logdump" | head -1)
 pb=$(debugfs -R "bmap <8> $jb" "$img" 2>/dev/null)
 [ -n "$pb" ] || fail "csum: no journal block"
-printf 'X' | dd of="$img" bs=1 seek=$((pb * 4096 + 100)) conv=notrunc 2>/dev/null
+invert "$img" $((pb * 4096 + 100)) 1
 e2fsck -fy "$img" > "$WORK/bad.out" 2>&1
 grep -qi 'checksum' "$WORK/bad.out" || { cat "$WORK/bad.out"; fail "csum: corruption not noticed"; }
 echo "ok corrupted copy noticed"
