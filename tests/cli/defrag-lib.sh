@@ -153,13 +153,14 @@ e2frag_field() {
 print(json.load(open(sys.argv[1]))["summary"][sys.argv[2]])' "$T/e2frag.json" "$2"
 }
 
-# check_manifest IMG: every file of the manifest has its sha256, per debugfs.
+# check_manifest IMG: every file of the manifest has its sha256, per debugfs
+# (dumped under $T, which the test removes: the dumps are as large as IMG).
 check_manifest() {
-	python3 - "$1" <<'PY' || fail "contents differ from the manifest of $1"
-import hashlib, json, os, subprocess, sys, tempfile
-img = sys.argv[1]
+	rm -rf "$T/manifest" && mkdir "$T/manifest" || fail "mkdir $T/manifest"
+	python3 - "$1" "$T/manifest" <<'PY' || fail "contents differ from the manifest of $1"
+import hashlib, json, os, subprocess, sys
+img, d = sys.argv[1], sys.argv[2]
 files = json.load(open(img + ".json"))["files"]
-d = tempfile.mkdtemp()
 cmds = os.path.join(d, "cmds")
 with open(cmds, "w") as f:
     for i, x in enumerate(files):
@@ -174,6 +175,7 @@ for i, x in enumerate(files):
         bad += 1
 sys.exit(1 if bad else 0)
 PY
+	rm -rf "$T/manifest"
 }
 
 # freefrag IMG: "EXTENTS LARGEST_KB" of free space, per e2freefrag.
