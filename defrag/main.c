@@ -522,6 +522,8 @@ static int run(struct cli *c, const char *prog)
 	}
 	if (damage_refuse_layout(prog, info.device, layout))
 		goto out;
+	/* Its sets' outlines are e2frag's report; the check is done. */
+	layout_drop_extras(layout);
 	/* Before anything moves; a picture that cannot be written stops the run. */
 	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
 					"before e2defrag", prog))
