@@ -155,8 +155,15 @@ struct plan {
 	struct plan_file *files;
 	uint64_t	nfiles;
 	size_t		files_cap;
-	uint32_t	*file_at;	/* per layout file: 1 + index in files, or 0 */
-	uint64_t	layout_files;	/* entries of file_at */
+	/*
+	 * Which layout files have a line, a bit each, and the lines before
+	 * every 64 files: files[] is in layout order, so a file's line is
+	 * found by counting (4 bytes a file of an index took 4 MB at a
+	 * million files, for the quarter of them a plan moves).
+	 */
+	uint64_t	*line_bits;
+	uint32_t	*line_rank;
+	uint64_t	layout_files;	/* files line_bits covers */
 	/* Totals */
 	uint64_t	selected, best, partial, no_room, skipped, evacuated;
 	uint64_t	consolidated;	/* files moved only to join free runs */
@@ -182,6 +189,8 @@ void plan_free(struct plan *plan);
 
 /* What PLAN does to layout file I: outcome OUT_NONE when nothing. */
 const struct plan_file *plan_file(const struct plan *plan, uint64_t i);
+/* Whether PLAN has a line for layout file I (selected or moved). */
+int plan_has_line(const struct plan *plan, uint64_t i);
 
 /* Modeled read time of a stream laid out in RUNS (stream order). */
 double plan_read_seconds(const struct layout *layout,

@@ -396,7 +396,7 @@ static int exit_status(const struct plan *plan, const struct run_state *st)
 /* Whether the plan lists file I (layout_names_more). */
 static int planned(void *priv, uint64_t i)
 {
-	return ((const struct plan *)priv)->file_at[i] != 0;
+	return plan_has_line(priv, i);
 }
 
 /*

@@ -92,8 +92,12 @@ struct pstate {
 	uint8_t		skip;		/* enum skip_reason when its map says so */
 };
 
-/* States come in chunks of this many, which never move. */
-#define PSTATE_CHUNK	1024
+/*
+ * States come in chunks of this many, which never move: 256 KiB, over
+ * the mmap threshold (e2defrag's main), so that a chunk given back goes
+ * back to the system, not to a heap whose pages stay resident.
+ */
+#define PSTATE_CHUNK	4096
 
 /* struct planner's split: never; when no packing is kept without; always. */
 enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
