@@ -85,8 +85,10 @@ enum plan_move_kind {
  * One file move: changes to where its stream lies (plan->segs, struct
  * plan_seg in fmap.h: stream positions to new blocks; the rest stays) and
  * the blocks for its new extent tree (plan->meta).  Each move's come
- * after the moves' before it: the moves are read in order.  24 bytes (a
- * plan moves tens of thousands of files to consolidate free space).
+ * after the moves' before it: the moves are read in order.  A move of
+ * the whole stream into one run (most are: a plan moves tens of thousands
+ * of files to consolidate free space) keeps no segment, only where the
+ * run starts: 32 bytes, where a move and its segment took 48.
  */
 struct plan_move {
 	blk64_t		copy_blocks;	/* blocks this move writes */
@@ -94,6 +96,8 @@ struct plan_move {
 	uint32_t	nsegs;		/* the next nsegs of plan->segs */
 	uint32_t	nmeta;		/* the next nmeta of plan->meta */
 	uint8_t		kind;		/* enum plan_move_kind */
+	uint8_t		whole;		/* nsegs 0: the whole stream to whole_at on */
+	blk64_t		whole_at;
 };
 
 enum plan_outcome {

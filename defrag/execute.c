@@ -53,6 +53,11 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		const struct plan_move *mv = &plan->moves[i];
 		struct run_result *res = &st->results[i];
 		struct move_stats ms;
+		/* A whole move's one segment, put back together (struct plan_move). */
+		struct plan_seg whole = {
+			0, layout_stream_blocks(layout, &layout->files[mv->file]),
+			mv->whole_at
+		};
 
 		st->next = i;
 		if (opts->max_seconds >= 0 && util_now_seconds() - start >= opts->max_seconds) {
@@ -65,7 +70,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			break;
 		}
 		res->err = move_file(&c, layout->files[mv->file].ino,
-				     plan->segs + seg, mv->nsegs,
+				     mv->whole ? &whole : plan->segs + seg,
+				     mv->whole ? 1 : mv->nsegs,
 				     plan->meta + meta, mv->nmeta, &ms);
 		res->done = ms.switched;
 		res->copied = ms.copied;

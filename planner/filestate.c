@@ -370,9 +370,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
 	struct plan_move *mv;
-	size_t nnew = 0, nch = 0;
+	size_t nnew = 0, nch = 0, nkeep = nsegs;
 	blk64_t copy;
 	uint32_t nold, i;
+	int whole;
 	errcode_t ret;
 
 	ret = psnap_touch(p, file);
@@ -402,8 +403,13 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	if (!ret)
 		ret = grow_n(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
 			   sizeof(*plan->moves));
-	if (!ret)
-		ret = grow_n(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
+	/* The whole stream to one run: no segment kept (struct plan_move). */
+	whole = nsegs == 1 && segs[0].off == 0 &&
+		segs[0].len == layout_stream_blocks(p->layout, &p->layout->files[file]);
+	if (whole)
+		nkeep = 0;
+	if (!ret && nkeep)
+		ret = grow_n(&plan->segs, &plan->segs_cap, plan->nsegs + nkeep,
 			   sizeof(*plan->segs));
 	if (!ret)
 		ret = grow_n(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
@@ -456,12 +462,16 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	memset(mv, 0, sizeof(*mv));
 	mv->file = file;
 	mv->kind = kind;
-	mv->nsegs = nsegs;
+	mv->nsegs = nkeep;
+	if (whole) {
+		mv->whole = 1;
+		mv->whole_at = segs[0].pblk;
+	}
 	/* The arrays stay NULL until something goes in: no arithmetic on them
 	 * before (NULL + 0 is undefined; clang's UBSan says so). */
-	if (nsegs)
-		copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
-	plan->nsegs += nsegs;
+	if (nkeep)
+		copy_n(plan->segs + plan->nsegs, segs, nkeep * sizeof(*segs));
+	plan->nsegs += nkeep;
 	mv->nmeta = nmeta;
 	if (nmeta)
 		copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));
