@@ -591,6 +591,8 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	errcode_t ret;
 
 	memset(sm, 0, sizeof(*sm));
+	if (end > SM_BLOCKS_MAX)
+		return EFBIG;	/* past what a cell's start holds */
 	sm->first = first;
 	sm->end = end;
 	sm->fseed = 2463534242u;
