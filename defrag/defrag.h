@@ -88,17 +88,34 @@ enum plan_move_kind {
  * after the moves' before it: the moves are read in order.  A move of
  * the whole stream into one run (most are: a plan moves tens of thousands
  * of files to consolidate free space) keeps no segment, only where the
- * run starts: 32 bytes, where a move and its segment took 48.
+ * run starts (48 bits, as the planner's space map's blocks): 24 bytes,
+ * where a move and its segment took 48.  plan_move_nsegs and
+ * plan_move_whole_at read it.
  */
 struct plan_move {
 	blk64_t		copy_blocks;	/* blocks this move writes */
 	uint32_t	file;		/* index into layout->files */
-	uint32_t	nsegs;		/* the next nsegs of plan->segs */
 	uint32_t	nmeta;		/* the next nmeta of plan->meta */
+	union {
+		uint32_t nsegs;		/* the next nsegs of plan->segs */
+		uint32_t whole_lo;	/* whole: where the run starts, low bits */
+	};
+	uint16_t	whole_hi;	/* ... and its high bits */
 	uint8_t		kind;		/* enum plan_move_kind */
-	uint8_t		whole;		/* nsegs 0: the whole stream to whole_at on */
-	blk64_t		whole_at;
+	uint8_t		whole;		/* the whole stream into one run */
 };
+
+/* Segments of plan->segs MV takes (none for a whole move). */
+static inline uint32_t plan_move_nsegs(const struct plan_move *mv)
+{
+	return mv->whole ? 0 : mv->nsegs;
+}
+
+/* Where a whole move's run starts. */
+static inline blk64_t plan_move_whole_at(const struct plan_move *mv)
+{
+	return (blk64_t)mv->whole_hi << 32 | mv->whole_lo;
+}
 
 enum plan_outcome {
 	OUT_NONE = 0,		/* not considered */

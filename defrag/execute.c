@@ -48,7 +48,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	for (i = 0; i < plan->nmoves; i++)
 		c.total += plan->moves[i].copy_blocks;
 
-	for (i = 0; i < plan->nmoves; seg += plan->moves[i].nsegs,
+	for (i = 0; i < plan->nmoves; seg += plan_move_nsegs(&plan->moves[i]),
 		     meta += plan->moves[i].nmeta, i++) {
 		const struct plan_move *mv = &plan->moves[i];
 		struct run_result *res = &st->results[i];
@@ -56,7 +56,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		/* A whole move's one segment, put back together (struct plan_move). */
 		struct plan_seg whole = {
 			0, layout_stream_blocks(layout, &layout->files[mv->file]),
-			mv->whole_at
+			plan_move_whole_at(mv)
 		};
 
 		st->next = i;
@@ -71,7 +71,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		}
 		res->err = move_file(&c, layout->files[mv->file].ino,
 				     mv->whole ? &whole : plan->segs + seg,
-				     mv->whole ? 1 : mv->nsegs,
+				     mv->whole ? 1 : plan_move_nsegs(mv),
 				     plan->meta + meta, mv->nmeta, &ms);
 		res->done = ms.switched;
 		res->copied = ms.copied;

@@ -31,7 +31,7 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 		memset(st, 0, sizeof(*st));
 		st->nruns = layout_file_pieces(p->layout, lf);
 		if (layout_file_pieces(p->layout, lf) == 1)
-			st->one = layout_file_piece(p->layout, lf, 0);
+			st->one_start = layout_file_piece(p->layout, lf, 0).start;
 		p->pf[file].st = ++p->nstates;
 	}
 	*ret = st;
@@ -77,7 +77,12 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 	*n = st->nruns;
 	if (st->own & PS_OWN_RUNS)
 		return st->runs;
-	return st->nruns == 1 ? &st->one : p->layout->pieces + layout_file_where(lf);
+	if (st->nruns != 1)
+		return p->layout->pieces + layout_file_where(lf);
+	/* One run is the whole stream. */
+	sole->start = st->one_start;
+	sole->len = layout_stream_blocks(p->layout, lf);
+	return sole;
 }
 
 uint32_t planner_pieces_now(const struct planner *p, uint32_t file)
@@ -428,7 +433,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	f->nruns = nnew;
 	if (nnew == 1) {
 		/* In one piece, as most moved files end: no array of its own. */
-		f->one = new[0];
+		f->one_start = new[0].start;	/* new[0].len: the whole stream */
 		free(new);
 	} else if (new) {
 		f->runs = new;
@@ -462,10 +467,12 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	memset(mv, 0, sizeof(*mv));
 	mv->file = file;
 	mv->kind = kind;
-	mv->nsegs = nkeep;
 	if (whole) {
 		mv->whole = 1;
-		mv->whole_at = segs[0].pblk;
+		mv->whole_lo = (uint32_t)segs[0].pblk;
+		mv->whole_hi = (uint16_t)(segs[0].pblk >> 32);	/* < SM_BLOCKS_MAX */
+	} else {
+		mv->nsegs = nkeep;
 	}
 	/* The arrays stay NULL until something goes in: no arithmetic on them
 	 * before (NULL + 0 is undefined; clang's UBSan says so). */

@@ -60,14 +60,15 @@ enum {
 
 /*
  * Most states are of files moved once, whole, into one run (consolidation
- * moves tens of thousands): kept in 64 bytes, where they took 80 and a
+ * moves tens of thousands): kept in 56 bytes, where they took 80 and a
  * line of the plan beside each 64 more.  The plan's lines are made once
  * planning ends (plan.c), from these and the plan's moves.
  */
 struct pstate {
 	union {
-		struct layout_piece one;	/* its piece while in one (the layout
-						 * keeps none) */
+		blk64_t		one_start;	/* where its piece starts while in one
+						 * (the layout keeps none; the piece is
+						 * the whole stream) */
 		struct layout_piece *runs;	/* with PS_OWN_RUNS: stream runs after
 						 * a planned move, when not one */
 	};
