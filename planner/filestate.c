@@ -258,7 +258,6 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 		err = mapbuild_extents(m, &t, NULL, &n);
 		if (!err) {
 			f->extents_contig = n;
-			f->etb_contig = mapbuild_tree_blocks(p->fs, n);
 		}
 	}
 	if (err) {
@@ -377,7 +376,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	struct plan_move *mv;
 	size_t nnew = 0, nch = 0, nkeep = nsegs;
 	blk64_t copy;
-	uint32_t nold, i;
+	uint32_t nold;
 	int whole;
 	errcode_t ret;
 
@@ -450,9 +449,6 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		f->meta_off = 0;
 	}
 	f->nmeta = nmeta;	/* 0: no tree now (planner_meta: none) */
-	f->etb_now = 0;
-	for (i = 0; i < nmeta; i++)
-		f->etb_now += meta[i].len;
 	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
 		p->pf[file].flags &= ~PF_PENDING;

@@ -17,6 +17,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>	/* malloc_trim */
+#endif
 #include <string.h>
 
 #include "planner_int.h"
@@ -146,6 +149,13 @@ static errcode_t take_state_figures(struct planner *p, struct state_figures **ou
 		g->skip = st->skip;
 	}
 	planner_free_states(p);
+#ifdef __GLIBC__
+	/*
+	 * Their chunks were carved from the heap's free room, which free()
+	 * keeps resident: handed back before the lines take as much again.
+	 */
+	malloc_trim(0);
+#endif
 	*out = fig;
 	return 0;
 }
