@@ -93,9 +93,10 @@ struct pstate {
 };
 
 /*
- * States come in chunks of this many, which never move: 256 KiB, over
- * the mmap threshold (e2defrag's main), so that a chunk given back goes
- * back to the system, not to a heap whose pages stay resident.
+ * States come in chunks of this many, which never move: 192 KiB, over
+ * the mmap threshold (e2defrag's main), so mapped on their own unless
+ * the heap has that much free; what they took of the heap goes back to
+ * the system with malloc_trim once they are given back (plan.c).
  */
 #define PSTATE_CHUNK	4096
 
