@@ -85,16 +85,37 @@ enum plan_move_kind {
  * One file move: changes to where its stream lies (plan->segs, struct
  * plan_seg in fmap.h: stream positions to new blocks; the rest stays) and
  * the blocks for its new extent tree (plan->meta).  Each move's come
- * after the moves' before it: the moves are read in order.  24 bytes (a
- * plan moves tens of thousands of files to consolidate free space).
+ * after the moves' before it: the moves are read in order.  A move of
+ * the whole stream into one run (most are: a plan moves tens of thousands
+ * of files to consolidate free space) keeps no segment, only where the
+ * run starts (48 bits, as the planner's space map's blocks): 24 bytes,
+ * where a move and its segment took 48.  plan_move_nsegs and
+ * plan_move_whole_at read it.
  */
 struct plan_move {
 	blk64_t		copy_blocks;	/* blocks this move writes */
 	uint32_t	file;		/* index into layout->files */
-	uint32_t	nsegs;		/* the next nsegs of plan->segs */
 	uint32_t	nmeta;		/* the next nmeta of plan->meta */
+	union {
+		uint32_t nsegs;		/* the next nsegs of plan->segs */
+		uint32_t whole_lo;	/* whole: where the run starts, low bits */
+	};
+	uint16_t	whole_hi;	/* ... and its high bits */
 	uint8_t		kind;		/* enum plan_move_kind */
+	uint8_t		whole;		/* the whole stream into one run */
 };
+
+/* Segments of plan->segs MV takes (none for a whole move). */
+static inline uint32_t plan_move_nsegs(const struct plan_move *mv)
+{
+	return mv->whole ? 0 : mv->nsegs;
+}
+
+/* Where a whole move's run starts. */
+static inline blk64_t plan_move_whole_at(const struct plan_move *mv)
+{
+	return (blk64_t)mv->whole_hi << 32 | mv->whole_lo;
+}
 
 enum plan_outcome {
 	OUT_NONE = 0,		/* not considered */
@@ -155,8 +176,15 @@ struct plan {
 	struct plan_file *files;
 	uint64_t	nfiles;
 	size_t		files_cap;
-	uint32_t	*file_at;	/* per layout file: 1 + index in files, or 0 */
-	uint64_t	layout_files;	/* entries of file_at */
+	/*
+	 * Which layout files have a line, a bit each, and the lines before
+	 * every 64 files: files[] is in layout order, so a file's line is
+	 * found by counting (4 bytes a file of an index took 4 MB at a
+	 * million files, for the quarter of them a plan moves).
+	 */
+	uint64_t	*line_bits;
+	uint32_t	*line_rank;
+	uint64_t	layout_files;	/* files line_bits covers */
 	/* Totals */
 	uint64_t	selected, best, partial, no_room, skipped, evacuated;
 	uint64_t	consolidated;	/* files moved only to join free runs */
@@ -182,6 +210,8 @@ void plan_free(struct plan *plan);
 
 /* What PLAN does to layout file I: outcome OUT_NONE when nothing. */
 const struct plan_file *plan_file(const struct plan *plan, uint64_t i);
+/* Whether PLAN has a line for layout file I (selected or moved). */
+int plan_has_line(const struct plan *plan, uint64_t i);
 
 /* Modeled read time of a stream laid out in RUNS (stream order). */
 double plan_read_seconds(const struct layout *layout,

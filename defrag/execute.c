@@ -48,11 +48,16 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	for (i = 0; i < plan->nmoves; i++)
 		c.total += plan->moves[i].copy_blocks;
 
-	for (i = 0; i < plan->nmoves; seg += plan->moves[i].nsegs,
+	for (i = 0; i < plan->nmoves; seg += plan_move_nsegs(&plan->moves[i]),
 		     meta += plan->moves[i].nmeta, i++) {
 		const struct plan_move *mv = &plan->moves[i];
 		struct run_result *res = &st->results[i];
 		struct move_stats ms;
+		/* A whole move's one segment, put back together (struct plan_move). */
+		struct plan_seg whole = {
+			0, layout_stream_blocks(layout, &layout->files[mv->file]),
+			plan_move_whole_at(mv)
+		};
 
 		st->next = i;
 		if (opts->max_seconds >= 0 && util_now_seconds() - start >= opts->max_seconds) {
@@ -65,7 +70,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			break;
 		}
 		res->err = move_file(&c, layout->files[mv->file].ino,
-				     plan->segs + seg, mv->nsegs,
+				     mv->whole ? &whole : plan->segs + seg,
+				     mv->whole ? 1 : plan_move_nsegs(mv),
 				     plan->meta + meta, mv->nmeta, &ms);
 		res->done = ms.switched;
 		res->copied = ms.copied;

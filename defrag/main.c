@@ -396,7 +396,7 @@ static int exit_status(const struct plan *plan, const struct run_state *st)
 /* Whether the plan lists file I (layout_names_more). */
 static int planned(void *priv, uint64_t i)
 {
-	return ((const struct plan *)priv)->file_at[i] != 0;
+	return plan_has_line(priv, i);
 }
 
 /*
@@ -522,6 +522,8 @@ static int run(struct cli *c, const char *prog)
 	}
 	if (damage_refuse_layout(prog, info.device, layout))
 		goto out;
+	/* Its sets' outlines are e2frag's report; the check is done. */
+	layout_drop_extras(layout);
 	/* Before anything moves; a picture that cannot be written stops the run. */
 	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
 					"before e2defrag", prog))

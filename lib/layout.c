@@ -34,6 +34,14 @@ void layout_free(struct layout *layout)
 	free(layout);
 }
 
+void layout_drop_extras(struct layout *layout)
+{
+	free(layout->interleave_top);
+	layout->interleave_top = NULL;
+	sanity_notes_free(layout->sanity);
+	layout->sanity = NULL;
+}
+
 static int file_before(const void *files, uint64_t i, const void *ino)
 {
 	return ((const struct layout_file *)files)[i].ino < *(const ext2_ino_t *)ino;

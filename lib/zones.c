@@ -46,8 +46,16 @@ errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved
 	uint64_t cap = 0, i;
 	errcode_t ret;
 	dgrp_t g;
+	int type = fs->default_bitmap_type;
 
+	/*
+	 * A tree of runs whatever the filesystem's size: fixed metadata is a
+	 * few runs per group, where an array of bits took 2 MB of every
+	 * program's memory on a 64 GiB disk.
+	 */
+	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	ret = ext2fs_allocate_block_bitmap(fs, "fixed metadata", &layout->fixed);
+	fs->default_bitmap_type = type;
 	if (ret)
 		return ret;
 	for (g = 0; g < fs->group_desc_count; g++)

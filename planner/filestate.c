@@ -31,7 +31,7 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 		memset(st, 0, sizeof(*st));
 		st->nruns = layout_file_pieces(p->layout, lf);
 		if (layout_file_pieces(p->layout, lf) == 1)
-			st->one = layout_file_piece(p->layout, lf, 0);
+			st->one_start = layout_file_piece(p->layout, lf, 0).start;
 		p->pf[file].st = ++p->nstates;
 	}
 	*ret = st;
@@ -77,7 +77,12 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 	*n = st->nruns;
 	if (st->own & PS_OWN_RUNS)
 		return st->runs;
-	return st->nruns == 1 ? &st->one : p->layout->pieces + layout_file_where(lf);
+	if (st->nruns != 1)
+		return p->layout->pieces + layout_file_where(lf);
+	/* One run is the whole stream. */
+	sole->start = st->one_start;
+	sole->len = layout_stream_blocks(p->layout, lf);
+	return sole;
 }
 
 uint32_t planner_pieces_now(const struct planner *p, uint32_t file)
@@ -253,7 +258,6 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 		err = mapbuild_extents(m, &t, NULL, &n);
 		if (!err) {
 			f->extents_contig = n;
-			f->etb_contig = mapbuild_tree_blocks(p->fs, n);
 		}
 	}
 	if (err) {
@@ -370,9 +374,10 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
 	struct plan_move *mv;
-	size_t nnew = 0, nch = 0;
+	size_t nnew = 0, nch = 0, nkeep = nsegs;
 	blk64_t copy;
-	uint32_t nold, i;
+	uint32_t nold;
+	int whole;
 	errcode_t ret;
 
 	ret = psnap_touch(p, file);
@@ -402,8 +407,13 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	if (!ret)
 		ret = grow_n(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
 			   sizeof(*plan->moves));
-	if (!ret)
-		ret = grow_n(&plan->segs, &plan->segs_cap, plan->nsegs + nsegs,
+	/* The whole stream to one run: no segment kept (struct plan_move). */
+	whole = nsegs == 1 && segs[0].off == 0 &&
+		segs[0].len == layout_stream_blocks(p->layout, &p->layout->files[file]);
+	if (whole)
+		nkeep = 0;
+	if (!ret && nkeep)
+		ret = grow_n(&plan->segs, &plan->segs_cap, plan->nsegs + nkeep,
 			   sizeof(*plan->segs));
 	if (!ret)
 		ret = grow_n(&plan->meta, &plan->meta_cap, plan->nmeta + nmeta,
@@ -422,7 +432,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	f->nruns = nnew;
 	if (nnew == 1) {
 		/* In one piece, as most moved files end: no array of its own. */
-		f->one = new[0];
+		f->one_start = new[0].start;	/* new[0].len: the whole stream */
 		free(new);
 	} else if (new) {
 		f->runs = new;
@@ -439,9 +449,6 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		f->meta_off = 0;
 	}
 	f->nmeta = nmeta;	/* 0: no tree now (planner_meta: none) */
-	f->etb_now = 0;
-	for (i = 0; i < nmeta; i++)
-		f->etb_now += meta[i].len;
 	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
 		p->pf[file].flags &= ~PF_PENDING;
@@ -456,12 +463,18 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	memset(mv, 0, sizeof(*mv));
 	mv->file = file;
 	mv->kind = kind;
-	mv->nsegs = nsegs;
+	if (whole) {
+		mv->whole = 1;
+		mv->whole_lo = (uint32_t)segs[0].pblk;
+		mv->whole_hi = (uint16_t)(segs[0].pblk >> 32);	/* < SM_BLOCKS_MAX */
+	} else {
+		mv->nsegs = nkeep;
+	}
 	/* The arrays stay NULL until something goes in: no arithmetic on them
 	 * before (NULL + 0 is undefined; clang's UBSan says so). */
-	if (nsegs)
-		copy_n(plan->segs + plan->nsegs, segs, nsegs * sizeof(*segs));
-	plan->nsegs += nsegs;
+	if (nkeep)
+		copy_n(plan->segs + plan->nsegs, segs, nkeep * sizeof(*segs));
+	plan->nsegs += nkeep;
 	mv->nmeta = nmeta;
 	if (nmeta)
 		copy_n(plan->meta + plan->nmeta, meta, nmeta * sizeof(*meta));

@@ -17,6 +17,9 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>	/* malloc_trim */
+#endif
 #include <string.h>
 
 #include "planner_int.h"
@@ -79,48 +82,131 @@ errcode_t planner_check(struct planner *p)
 
 static const struct plan_file untouched;	/* OUT_NONE */
 
+/* 1 + the index of file I's line in plan->files, or 0. */
+static uint64_t line_at(const struct plan *plan, uint64_t i)
+{
+	uint64_t w, bit = (uint64_t)1 << (i & 63);
+
+	if (i >= plan->layout_files || !plan->line_bits)
+		return 0;
+	w = plan->line_bits[i >> 6];
+	if (!(w & bit))
+		return 0;
+	return plan->line_rank[i >> 6] + (uint64_t)__builtin_popcountll(w & (bit - 1)) + 1;
+}
+
 const struct plan_file *plan_file(const struct plan *plan, uint64_t i)
 {
-	return plan->file_at[i] ? &plan->files[plan->file_at[i] - 1] : &untouched;
+	uint64_t at = line_at(plan, i);
+
+	return at ? &plan->files[at - 1] : &untouched;
+}
+
+int plan_has_line(const struct plan *plan, uint64_t i)
+{
+	return i < plan->layout_files && plan->line_bits &&
+	       (plan->line_bits[i >> 6] >> (i & 63) & 1);
+}
+
+/* What a line takes from a file's state, kept while the states go. */
+struct state_figures {
+	double		read_now;	/* planner_read_now */
+	uint32_t	pieces_now;	/* planner_pieces_now */
+	uint32_t	consolidate_moves;
+	uint8_t		skip;
+};
+
+/* Whether FILE gets a line of the plan: selected or moved. */
+static int has_line(const struct planner *p, uint64_t file)
+{
+	return (p->sel->flags[file] & SEL_CANDIDATE) || planner_moves(p, file);
+}
+
+/*
+ * The figures the lines need from the states of the files with a line
+ * (by state index, in *OUT), and the states given back: at a million
+ * files the states of the quarter million files a plan moves are 16 MB,
+ * and the lines as many again; together they were the planner's peak.
+ */
+static errcode_t take_state_figures(struct planner *p, struct state_figures **out)
+{
+	struct state_figures *fig;
+	uint64_t i;
+
+	fig = calloc(p->nstates ? p->nstates : 1, sizeof(*fig));
+	if (!fig)
+		return ENOMEM;
+	for (i = 0; i < p->layout->nfiles; i++) {
+		const struct pstate *st = planner_state_if(p, i);
+		struct state_figures *g;
+
+		if (!st || !has_line(p, i))
+			continue;
+		g = &fig[p->pf[i].st - 1];
+		g->read_now = planner_read_now(p, i);
+		g->pieces_now = planner_pieces_now(p, i);
+		g->consolidate_moves = st->consolidate_moves;
+		g->skip = st->skip;
+	}
+	planner_free_states(p);
+#ifdef __GLIBC__
+	/*
+	 * Their chunks were carved from the heap's free room, which free()
+	 * keeps resident: handed back before the lines take as much again.
+	 */
+	malloc_trim(0);
+#endif
+	*out = fig;
+	return 0;
 }
 
 /*
  * The plan's lines, made now from the files' states (what was moved, and
  * how) for the files selected and the files moved, in layout order; and
- * the figures.
+ * the figures.  The states are gone after (their figures taken first).
  */
 static errcode_t finish_figures(struct planner *p)
 {
 	struct plan *plan = p->plan;
 	struct layout *layout = p->layout;
+	struct state_figures *fig;
 	uint64_t i, k, n = 0;
+	errcode_t ret;
 
+	ret = take_state_figures(p, &fig);
+	if (ret)
+		return ret;
 	for (i = 0; i < layout->nfiles; i++)
-		n += (p->sel->flags[i] & SEL_CANDIDATE) || planner_moves(p, i);
-	plan->file_at = calloc(layout->nfiles + 1, sizeof(*plan->file_at));
+		n += has_line(p, i);
+	plan->line_bits = calloc(layout->nfiles / 64 + 1, sizeof(*plan->line_bits));
+	plan->line_rank = calloc(layout->nfiles / 64 + 1, sizeof(*plan->line_rank));
 	plan->files = calloc(n ? n : 1, sizeof(*plan->files));
-	if (!plan->file_at || !plan->files)
+	if (!plan->line_bits || !plan->line_rank || !plan->files) {
+		free(fig);
 		return ENOMEM;
+	}
 	plan->files_cap = n;
 	for (i = 0; i < layout->nfiles; i++) {
-		const struct pstate *st = planner_state_if(p, i);
+		uint32_t s = p->pf[i].st;
 		struct plan_file *r;
 
-		if (!(p->sel->flags[i] & SEL_CANDIDATE) && !planner_moves(p, i))
+		if (!has_line(p, i))
 			continue;	/* neither selected nor moved */
+		if (!(plan->line_bits[i >> 6]))
+			plan->line_rank[i >> 6] = plan->nfiles;
+		plan->line_bits[i >> 6] |= (uint64_t)1 << (i & 63);
 		r = &plan->files[plan->nfiles++];
-		plan->file_at[i] = plan->nfiles;
 		r->file = i;
-		if (st) {
-			r->consolidate_moves = st->consolidate_moves;
-			if (st->skip) {
+		if (s) {
+			r->consolidate_moves = fig[s - 1].consolidate_moves;
+			if (fig[s - 1].skip) {
 				r->outcome = OUT_SKIPPED;
-				r->reason = st->skip;
+				r->reason = fig[s - 1].skip;
 			}
 		}
 	}
 	for (k = 0; k < plan->nmoves; k++) {
-		struct plan_file *r = &plan->files[plan->file_at[plan->moves[k].file] - 1];
+		struct plan_file *r = &plan->files[line_at(plan, plan->moves[k].file) - 1];
 
 		r->moves++;
 		r->moved_blocks += plan->moves[k].copy_blocks;
@@ -135,7 +221,11 @@ static errcode_t finish_figures(struct planner *p)
 		r->pieces_before = layout_file_pieces(layout, f);
 		r->best = planner_best(p, i);
 		layout_file_times(layout, f, &r->read_before, &r->ideal);
-		if (r->moves) {
+		if (r->moves && p->pf[i].st) {
+			r->pieces_after = fig[p->pf[i].st - 1].pieces_now;
+			r->read_after = fig[p->pf[i].st - 1].read_now;
+		} else if (r->moves) {
+			/* No state: as the scan found it (no state is read). */
 			r->pieces_after = planner_pieces_now(p, i);
 			r->read_after = planner_read_now(p, i);
 		} else {
@@ -178,6 +268,7 @@ static errcode_t finish_figures(struct planner *p)
 		if (plan->files[i].consolidate_moves)
 			plan->consolidate_files++;
 	}
+	free(fig);
 	return 0;
 }
 
@@ -1009,6 +1100,7 @@ void plan_free(struct plan *plan)
 	free(plan->segs);
 	free(plan->meta);
 	free(plan->files);
-	free(plan->file_at);
+	free(plan->line_bits);
+	free(plan->line_rank);
 	free(plan);
 }

@@ -60,14 +60,15 @@ enum {
 
 /*
  * Most states are of files moved once, whole, into one run (consolidation
- * moves tens of thousands): kept in 64 bytes, where they took 80 and a
+ * moves tens of thousands): kept in 48 bytes, where they took 80 and a
  * line of the plan beside each 64 more.  The plan's lines are made once
  * planning ends (plan.c), from these and the plan's moves.
  */
 struct pstate {
 	union {
-		struct layout_piece one;	/* its piece while in one (the layout
-						 * keeps none) */
+		blk64_t		one_start;	/* where its piece starts while in one
+						 * (the layout keeps none; the piece is
+						 * the whole stream) */
 		struct layout_piece *runs;	/* with PS_OWN_RUNS: stream runs after
 						 * a planned move, when not one */
 	};
@@ -80,8 +81,7 @@ struct pstate {
 	struct fmap	*fmap;		/* read when needed; let go after a move */
 	uint32_t	nruns;		/* runs, or the one, or (else) in the layout */
 	uint32_t	nmeta;
-	uint32_t	etb_now;	/* extent tree blocks it owns now */
-	uint32_t	etb_contig;	/* ... would own when contiguous (valid with fmap) */
+	/* (its tree blocks now, and when contiguous: planner_etb_now, _contig) */
 	uint32_t	extents_contig;	/* extents it would have when contiguous */
 	uint32_t	snap_gen;	/* snapshot.c: saved up to this snapshot */
 	uint32_t	consolidate_moves;	/* its moves to join free runs */
@@ -92,8 +92,13 @@ struct pstate {
 	uint8_t		skip;		/* enum skip_reason when its map says so */
 };
 
-/* States come in chunks of this many, which never move. */
-#define PSTATE_CHUNK	1024
+/*
+ * States come in chunks of this many, which never move: 192 KiB, over
+ * the mmap threshold (e2defrag's main), so mapped on their own unless
+ * the heap has that much free; what they took of the heap goes back to
+ * the system with malloc_trim once they are given back (plan.c).
+ */
+#define PSTATE_CHUNK	4096
 
 /* struct planner's split: never; when no packing is kept without; always. */
 enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
@@ -186,20 +191,30 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret);
 
 void planner_free_states(struct planner *p);
 
-/* Extent tree blocks FILE owns now. */
+/* Extent tree blocks FILE owns now: its tree's runs (a state keeps no sum). */
 static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
 {
 	const struct pstate *st = planner_state_if(p, file);
+	const struct layout_piece *meta;
+	uint32_t i, n = 0;
 
-	return st ? st->etb_now : 0;
+	if (!st || !st->nmeta)
+		return 0;
+	meta = st->own & PS_OWN_META ? st->meta : p->etb + st->meta_off;
+	for (i = 0; i < st->nmeta; i++)
+		n += meta[i].len;
+	return n;
 }
 
-/* ... would own when contiguous, and its extents then (valid once its map is read). */
+/*
+ * ... would own when contiguous, and its extents then (valid once its map
+ * is read): the tree those extents need (0 without extents).
+ */
 static inline uint32_t planner_etb_contig(const struct planner *p, uint32_t file)
 {
 	const struct pstate *st = planner_state_if(p, file);
 
-	return st ? st->etb_contig : 0;
+	return st ? mapbuild_tree_blocks(p->fs, st->extents_contig) : 0;
 }
 
 static inline uint64_t planner_extents_contig(const struct planner *p,

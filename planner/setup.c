@@ -127,7 +127,6 @@ errcode_t planner_build_space(struct planner *p)
 			p->etb[p->netb].start = aux[a].start;
 			p->etb[p->netb++].len = aux[a].len;
 			st->nmeta++;
-			st->etb_now += aux[a].len;
 			ret = add_seg(&runs, &nruns, &cap, aux[a].start, aux[a].len, owner);
 			if (ret)
 				goto out;

@@ -292,7 +292,6 @@ void psnap_restore(struct planner *p)
 		f->map_ok = now.map_ok;
 		f->extents = now.extents;
 		f->extents_contig = now.extents_contig;
-		f->etb_contig = now.etb_contig;
 		/* Saved at the levels still open as it was; this one is gone. */
 		f->snap_gen = seen;
 	}

@@ -30,16 +30,21 @@ struct sm_seg {
 };
 
 /*
- * A segment as the chunks keep it, in 12 bytes where a struct sm_seg takes
+ * A segment as the chunks keep it, in 10 bytes where a struct sm_seg takes
  * 24: its length is where the next one starts (the segments cover the
- * block space end to end), and its start is cut in halves so that nothing
- * pads it.  The map holds one per file and gap: at a million files this
- * is most of the planner's memory.
+ * block space end to end), and its start is 48 bits (ext4's block numbers
+ * are; spacemap_build refuses a larger block space), packed so that
+ * nothing pads it.  The map holds one per file and gap: at a million
+ * files this is most of the planner's memory (14 MB in 12-byte cells).
  */
-struct sm_cell {
-	uint32_t	start_lo, start_hi;
+struct __attribute__((packed)) sm_cell {
+	uint32_t	start_lo;
+	uint16_t	start_hi;
 	uint32_t	owner;
 };
+
+/* Blocks a space map may cover: block numbers of 48 bits. */
+#define SM_BLOCKS_MAX	((blk64_t)1 << 48)
 
 static inline blk64_t sm_cell_start(const struct sm_cell *c)
 {
@@ -49,7 +54,7 @@ static inline blk64_t sm_cell_start(const struct sm_cell *c)
 static inline void sm_cell_set(struct sm_cell *c, blk64_t start, uint32_t owner)
 {
 	c->start_lo = (uint32_t)start;
-	c->start_hi = (uint32_t)(start >> 32);
+	c->start_hi = (uint16_t)(start >> 32);
 	c->owner = owner;
 }
 
@@ -185,7 +190,8 @@ errcode_t spacemap_sort(struct sm_run *v, size_t n);
 /*
  * Build SM over [FIRST, END) from RUNS (any order, not overlapping: the
  * caller resolved shared blocks); blocks in no run are free when clear in
- * USED, else pinned.  E2F_ERR_CORRUPT_INODE when runs overlap.  RUNS is
+ * USED, else pinned.  E2F_ERR_CORRUPT_INODE when runs overlap, EFBIG when
+ * END is past SM_BLOCKS_MAX (the cells' starts are 48 bits).  RUNS is
  * sorted, and what it holds after is undefined (its pages are given back
  * as the map is built): the caller only frees it.
  */

@@ -10,6 +10,7 @@
  * segments (many chunks, split and emptied as it goes), each followed by
  * a full comparison and random queries.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -225,7 +226,7 @@ int main(void)
 		return 0;
 	}
 	unlink(path);
-	tap_plan(6);
+	tap_plan(8);
 
 	/* Short runs of random owners: thousands of segments; some blocks used, no run. */
 	ext2fs_clear_block_bitmap(fs->block_map);
@@ -350,6 +351,33 @@ int main(void)
 	ok = ok && sm.n == 1 && same_as_ref(&sm, why, sizeof(why));
 	tap_ok(ok, "the whole map in one free segment, and back after a rollback");
 	spacemap_free(&sm);
+
+	/*
+	 * A cell keeps a 48-bit start: runs tiling the last 64 blocks below
+	 * 2^48 (no gap, so the small bitmap is never asked) read back as
+	 * they went in, and a block space past 2^48 is refused.
+	 */
+	{
+		const blk64_t hi = SM_BLOCKS_MAX - 64;
+		size_t i, n = 0;
+
+		for (b = hi; b < SM_BLOCKS_MAX; b += 1 + n % 3, n++)
+			runs[n] = (struct sm_run){ b, (uint32_t)(1 + n % 3), SM_FILE0 + (uint32_t)n };
+		runs[n - 1].len = (uint32_t)(SM_BLOCKS_MAX - runs[n - 1].start);
+		ok = !spacemap_build(&sm, hi, SM_BLOCKS_MAX, runs, n, fs->block_map) &&
+		     sm.n == n;
+		for (i = 0, b = hi; ok && i < n; i++) {
+			const struct sm_seg g = spacemap_seg(&sm, i);
+
+			ok = g.start == b && g.owner == SM_FILE0 + i &&
+			     g.len == (i + 1 < n ? 1 + i % 3 : SM_BLOCKS_MAX - b);
+			b += g.len;
+		}
+		tap_ok(ok, "segments at blocks near 2^48 keep their starts (%zu segments)", n);
+		spacemap_free(&sm);
+		tap_ok(spacemap_build(&sm, 0, SM_BLOCKS_MAX + 1, runs, 0, fs->block_map) == EFBIG,
+		       "a block space past 2^48 is refused");
+	}
 	free(runs);
 	ext2fs_free(fs);
 	return tap_done();
