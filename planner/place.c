@@ -32,17 +32,14 @@
 
 errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
 {
-	const struct pstate *st = planner_state_if(p, file);
-	struct fmap *m;
+	const struct pstate *st;
 	errcode_t ret;
 
 	/* Once read and checked, the map's figures are in the state. */
-	if (!st || !st->map_ok) {
-		ret = planner_fmap(p, file, &m);
-		if (ret)
-			return ret;
-		st = planner_state_if(p, file);
-	}
+	ret = planner_map_figures(p, file);
+	if (ret)
+		return ret;
+	st = planner_state_if(p, file);
 	/* (planner_fmap checked that the map has the layout's stream.) */
 	*need = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	if (st->extents)
