@@ -278,25 +278,30 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	return 0;
 }
 
-errcode_t planner_map_figures(struct planner *p, uint32_t file)
+errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
 {
 	const struct layout_file *lf = &p->layout->files[file];
 	struct pstate *st = planner_state_if(p, file);
 	struct layout_piece sole;
 	const struct layout_piece *runs;
-	struct fmap *m;
+	struct fmap *mine;
 	blk64_t total;
 	errcode_t err;
 
-	if (st && st->map_ok)
+	if (!m)
+		m = &mine;
+	*m = NULL;
+	if (st && st->map_ok && (m == &mine || st->fmap)) {
+		*m = st->fmap;
 		return 0;
+	}
 	if ((lf->flags & (LAYOUT_F_PLAIN_MAP | LAYOUT_F_EXTENTS)) != LAYOUT_F_PLAIN_MAP)
-		return planner_fmap(p, file, &m);
+		return planner_fmap(p, file, m);
 	runs = scanned_runs(p, lf, &sole);
 	/* What read_map and planner_fmap would find and check, short of the map. */
 	if (!fmap_stream_plain(p->fs, runs, layout_file_pieces(p->layout, lf), &total) ||
 	    total != layout_stream_blocks(p->layout, lf))
-		return planner_fmap(p, file, &m);
+		return planner_fmap(p, file, m);
 	err = planner_state(p, file, &st);
 	if (err)
 		return err;

@@ -36,7 +36,7 @@ errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need
 	errcode_t ret;
 
 	/* Once read and checked, the map's figures are in the state. */
-	ret = planner_map_figures(p, file);
+	ret = planner_map_figures(p, file, NULL);
 	if (ret)
 		return ret;
 	st = planner_state_if(p, file);
@@ -82,12 +82,16 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 	size_t n;
 	errcode_t ret;
 
-	ret = planner_fmap(p, file, &m);
+	/* A block map's room is its stream: no map made for that. */
+	ret = planner_map_figures(p, file, NULL);
 	if (ret)
 		return ret;
 	*need = 0;
-	if (!m->extents)
+	if (!planner_state_if(p, file)->extents)
 		return 0;
+	ret = planner_fmap(p, file, &m);
+	if (ret)
+		return ret;
 	ret = mapbuild_extents(m, &t, NULL, &n);
 	if (ret)
 		return ret;
