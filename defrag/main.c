@@ -522,6 +522,7 @@ static int run(struct cli *c, const char *prog)
 	}
 	if (damage_refuse_layout(prog, info.device, layout))
 		goto out;
+	c->sel.layout_checked = 1;	/* what select_files need not ask again */
 	/* Before anything moves; a picture that cannot be written stops the run. */
 	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
 					"before e2defrag", prog))
