@@ -200,12 +200,6 @@ blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
 	return before > after ? start + len - need : start;
 }
 
-/*
- * FILE's map as it is on the disk.  A plain map (most small files) is its
- * stream as the scan found it: no inode and indirect blocks read again,
- * one by one, for the tens of thousands of files a plan looks at; other
- * maps are read (fmap_read).
- */
 /* LF's stream as the scan found it (SOLE holds it when in one piece). */
 static const struct layout_piece *scanned_runs(const struct planner *p,
 					       const struct layout_file *lf,
@@ -217,6 +211,12 @@ static const struct layout_piece *scanned_runs(const struct planner *p,
 	return sole;
 }
 
+/*
+ * FILE's map as it is on the disk.  A plain map (most small files) is its
+ * stream as the scan found it: no inode and indirect blocks read again,
+ * one by one, for the tens of thousands of files a plan looks at; other
+ * maps are read (fmap_read).
+ */
 static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 {
 	const struct layout_file *lf = &p->layout->files[file];
