@@ -43,10 +43,42 @@ static inline void move_n(void *dst, const void *src, size_t bytes)
 		memmove(dst, src, bytes);
 }
 
+/*
+ * Arrays of at most SORT_FEW elements of at most SORT_FEW_SIZE bytes are
+ * sorted by insertion, here: most sorts the planner makes are of a few
+ * elements (a move's space-map changes, a join's files), tens of
+ * thousands of them, where qsort's set-up and calls through a pointer
+ * cost more than the sort.  Both are stable (glibc's qsort is a merge
+ * sort), so the order is the same.
+ */
+#define SORT_FEW	8
+#define SORT_FEW_SIZE	64
+
+/* Insertion sort of N (<= SORT_FEW) elements: CMP with ARG, or CMP2 without. */
+static inline void sort_few(char *v, size_t n, size_t size,
+			    int (*cmp2)(const void *, const void *),
+			    int (*cmp)(const void *, const void *, void *),
+			    void *arg)
+{
+	char x[SORT_FEW_SIZE];
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		memcpy(x, v + i * size, size);
+		for (j = i; j > 0 && (cmp2 ? cmp2(v + (j - 1) * size, x) :
+				      cmp(v + (j - 1) * size, x, arg)) > 0; j--)
+			memcpy(v + j * size, v + (j - 1) * size, size);
+		if (j != i)
+			memcpy(v + j * size, x, size);
+	}
+}
+
 static inline void sort_n(void *base, size_t n, size_t size,
 			  int (*cmp)(const void *, const void *))
 {
-	if (n > 1)
+	if (n > 1 && n <= SORT_FEW && size <= SORT_FEW_SIZE)
+		sort_few(base, n, size, cmp, NULL, NULL);
+	else if (n > 1)
 		qsort(base, n, size, cmp);
 }
 
@@ -54,7 +86,9 @@ static inline void sort_n_r(void *base, size_t n, size_t size,
 			    int (*cmp)(const void *, const void *, void *),
 			    void *arg)
 {
-	if (n > 1)
+	if (n > 1 && n <= SORT_FEW && size <= SORT_FEW_SIZE)
+		sort_few(base, n, size, NULL, cmp, arg);
+	else if (n > 1)
 		qsort_r(base, n, size, cmp, arg);
 }
 

@@ -314,12 +314,50 @@ static errcode_t stream_ind(struct swalk *s, int level, blk64_t lblk,
 	return ret;
 }
 
+/*
+ * The data blocks of a block map whose data and mapping blocks make a
+ * stream of TOTAL blocks (*DATA), or 0 when no number of data blocks
+ * makes exactly that many.
+ */
+static int plain_data(blk64_t total, blk64_t per_block, blk64_t *data)
+{
+	blk64_t lo, hi;
+
+	for (lo = 0, hi = total; lo < hi;) {
+		blk64_t mid = lo + (hi - lo + 1) / 2;
+
+		if (mid + blockmap_meta_blocks(mid, per_block) <= total)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*data = lo;
+	return lo + blockmap_meta_blocks(lo, per_block) == total;
+}
+
+int fmap_stream_plain(ext2_filsys fs, const struct layout_piece *runs,
+		      size_t nruns, blk64_t *total)
+{
+	blk64_t data;
+	size_t i;
+
+	*total = 0;
+	for (i = 0; i < nruns; i++) {
+		if (runs[i].len && (!valid_block(fs, runs[i].start) ||
+				    !valid_block(fs, runs[i].start + runs[i].len - 1)))
+			return 0;
+		*total += runs[i].len;
+	}
+	return *total <= ext2fs_blocks_count(fs->super) &&
+	       plain_data(*total, fs->blocksize / 4, &data);
+}
+
 errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 			   const struct layout_piece *runs, size_t nruns,
 			   struct fmap *m)
 {
 	blk64_t per_block = fs->blocksize / 4, lblk = EXT2_NDIR_BLOCKS, span;
-	blk64_t total = 0, lo, hi;
+	blk64_t total = 0, lo;
 	unsigned isize = EXT2_INODE_SIZE(fs->super);
 	struct swalk s;
 	errcode_t ret = 0;
@@ -353,16 +391,7 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 		}
 		goto out;
 	}
-	/* The data blocks whose map takes the whole stream: none, not plain. */
-	for (lo = 0, hi = total; lo < hi;) {
-		blk64_t mid = lo + (hi - lo + 1) / 2;
-
-		if (mid + blockmap_meta_blocks(mid, per_block) <= total)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	if (lo + blockmap_meta_blocks(lo, per_block) != total)
+	if (!plain_data(total, per_block, &lo))
 		return EINVAL;
 	/*
 	 * Items: every mapping block, and a data run per stream run, cut

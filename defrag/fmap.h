@@ -74,6 +74,15 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 			   const struct layout_piece *runs, size_t nruns,
 			   struct fmap *m);
 
+/*
+ * Whether fmap_from_stream() makes a block map (EXTENTS 0) from RUNS,
+ * short of memory: a map of *TOTAL blocks, its stream.  The planner asks
+ * this of the tens of thousands of small files consolidation moves, whose
+ * room is their stream: their maps are not made until they are needed.
+ */
+int fmap_stream_plain(ext2_filsys fs, const struct layout_piece *runs,
+		      size_t nruns, blk64_t *total);
+
 /* ---------------------------------------------------------------- fmap_build.c */
 
 /*

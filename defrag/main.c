@@ -524,6 +524,7 @@ static int run(struct cli *c, const char *prog)
 		goto out;
 	/* Its sets' outlines are e2frag's report; the check is done. */
 	layout_drop_extras(layout);
+	c->sel.layout_checked = 1;	/* what select_files need not ask again */
 	/* Before anything moves; a picture that cannot be written stops the run. */
 	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
 					"before e2defrag", prog))

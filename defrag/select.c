@@ -85,7 +85,8 @@ static int any_set(ext2fs_block_bitmap bm, blk64_t start, blk64_t len)
 	return !ext2fs_test_block_bitmap_range2(bm, start, len);
 }
 
-static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
+static errcode_t find_unmovable(struct layout *layout, int checked,
+				struct selection *sel)
 {
 	ext2_filsys fs = layout->fs;
 	ext2fs_block_bitmap seen = NULL, dup = NULL, xattr = NULL;
@@ -96,6 +97,16 @@ static errcode_t find_unmovable(struct layout *layout, struct selection *sel)
 	/* Whether DUP and XATTR hold anything: most filesystems share no
 	 * block, and an empty bitmap need not be asked per piece. */
 	int any_dup = 0, any_xattr = 0;
+
+	if (checked) {
+		/* Nothing shared, nothing on metadata (select_opts): only the flags. */
+		for (i = 0; i < layout->nfiles; i++)
+			if (layout->files[i].flags & LAYOUT_F_CORRUPT) {
+				sel->flags[i] |= SEL_UNMOVABLE;
+				sel->reason[i] = SKIP_CORRUPT;
+			}
+		return 0;
+	}
 
 	ret = ext2fs_allocate_block_bitmap(fs, "e2defrag seen", &seen);
 	if (!ret)
@@ -307,7 +318,7 @@ errcode_t select_files(struct layout *layout, const struct select_opts *opts,
 			}
 		}
 	}
-	ret = find_unmovable(layout, sel);
+	ret = find_unmovable(layout, opts->layout_checked, sel);
 	if (!ret)
 		ret = note_reserved(layout, sel);
 	if (ret)

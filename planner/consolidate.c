@@ -48,13 +48,6 @@ struct sep {
 	blk64_t		blocks;
 };
 
-static int cmp_sep(const void *a, const void *b)
-{
-	const struct sep *x = a, *y = b;
-
-	return x->file < y->file ? -1 : x->file > y->file;
-}
-
 struct consol {
 	struct planner	*p;
 	blk64_t		budget;		/* blocks joins may still write */
@@ -67,6 +60,8 @@ struct consol {
 	size_t		nfiles;
 	struct sep	*sep;		/* separator_files' scratch */
 	size_t		sep_cap;
+	uint32_t	*slot;		/* ... and its table of files: sep index + 1, 0 empty */
+	size_t		slot_cap;
 };
 
 /* Whether FILE may move to close a hole: settled and in one piece. */
@@ -100,11 +95,49 @@ static blk64_t no_use_past(const struct consol *c)
 }
 
 /*
+ * Join the entries of c->sep[0, N) that have the same file, each file's
+ * blocks summed into its first entry; *N becomes their number, the
+ * files in the order first seen.  An open-addressed table of twice as
+ * many slots as entries, made on the spot: most stretches hold a few
+ * files, and a sort by file made a comparison call per step.
+ */
+static errcode_t tally_sep(struct consol *c, size_t *n)
+{
+	size_t size = 4, mask, k, m = 0;
+
+	if (*n < 2)
+		return 0;
+	while (size < 2 * *n)
+		size *= 2;
+	if (grow_n(&c->slot, &c->slot_cap, size, sizeof(*c->slot)))
+		return ENOMEM;
+	mask = size - 1;
+	memset(c->slot, 0, size * sizeof(*c->slot));
+	for (k = 0; k < *n; k++) {
+		uint32_t f = c->sep[k].file;
+		size_t h = (f * 2654435761u) & mask;
+
+		while (c->slot[h] && c->sep[c->slot[h] - 1].file != f)
+			h = (h + 1) & mask;
+		if (c->slot[h]) {
+			c->sep[c->slot[h] - 1].blocks += c->sep[k].blocks;
+		} else {
+			c->sep[m] = c->sep[k];
+			c->slot[h] = (uint32_t)++m;
+		}
+	}
+	*n = m;
+	return 0;
+}
+
+/*
  * The files between the free runs around [LO, HI) into c->files, if every
  * block there belongs to a settled file with all its blocks there, and
  * they are no more than LIMIT blocks; 0 otherwise.  *COST: their blocks.
- * Their segments are tallied in c->sep and sorted by file (a count per
- * file of the filesystem was a megabyte of pages at 200,000 files); the
+ * Their segments are tallied per file in c->sep through a small hash
+ * table of the files seen (a count per file of the filesystem was a
+ * megabyte of pages at 200,000 files; sorting the segments by file, a
+ * twentieth of e2defrag -n's instructions on a kernel-like tree); the
  * order of c->files does not matter (try_join sorts them).
  */
 static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
@@ -131,18 +164,16 @@ static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
 		c->sep[n].file = g.owner - SM_FILE0;
 		c->sep[n++].blocks = g.len;
 	}
-	sort_n(c->sep, n, sizeof(*c->sep), cmp_sep);
+	if (tally_sep(c, &n))
+		return ENOMEM;
 	for (k = 0; k < n; k++) {
 		uint32_t f = c->sep[k].file;
-		blk64_t blocks = c->sep[k].blocks;
 
-		for (; k + 1 < n && c->sep[k + 1].file == f; k++)
-			blocks += c->sep[k + 1].blocks;
 		/* A block of it elsewhere would be a new hole when it moves. */
-		if (blocks != owned(p, f))
+		if (c->sep[k].blocks != owned(p, f))
 			*ok = 0;
 		c->files[c->nfiles++] = f;
-		*cost += blocks;
+		*cost += c->sep[k].blocks;
 	}
 	return 0;
 }
@@ -482,5 +513,6 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 	free(c.joins);
 	free(c.files);
 	free(c.sep);
+	free(c.slot);
 	return ret;
 }

@@ -205,6 +205,17 @@ blk64_t planner_edge(const struct planner *p, const struct spacemap *sm,
 	return before > after ? start + len - need : start;
 }
 
+/* LF's stream as the scan found it (SOLE holds it when in one piece). */
+static const struct layout_piece *scanned_runs(const struct planner *p,
+					       const struct layout_file *lf,
+					       struct layout_piece *sole)
+{
+	if (layout_file_pieces(p->layout, lf) != 1)
+		return p->layout->pieces + layout_file_where(lf);
+	*sole = layout_file_piece(p->layout, lf, 0);
+	return sole;
+}
+
 /*
  * FILE's map as it is on the disk.  A plain map (most small files) is its
  * stream as the scan found it: no inode and indirect blocks read again,
@@ -217,12 +228,8 @@ static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 
 	if (lf->flags & LAYOUT_F_PLAIN_MAP) {
 		struct layout_piece sole;
-		const struct layout_piece *runs = &sole;
+		const struct layout_piece *runs = scanned_runs(p, lf, &sole);
 
-		if (layout_file_pieces(p->layout, lf) == 1)
-			sole = layout_file_piece(p->layout, lf, 0);
-		else
-			runs = p->layout->pieces + layout_file_where(lf);
 		if (!fmap_from_stream(p->fs, lf->ino, !!(lf->flags & LAYOUT_F_EXTENTS),
 				      runs, layout_file_pieces(p->layout, lf), m))
 			return 0;
@@ -272,6 +279,38 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	f->map_ok = 1;
 	f->extents = !!m->extents;
 	*ret = m;
+	return 0;
+}
+
+errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
+{
+	const struct layout_file *lf = &p->layout->files[file];
+	struct pstate *st = planner_state_if(p, file);
+	struct layout_piece sole;
+	const struct layout_piece *runs;
+	struct fmap *mine;
+	blk64_t total;
+	errcode_t err;
+
+	if (!m)
+		m = &mine;
+	*m = NULL;
+	if (st && st->map_ok && (m == &mine || st->fmap)) {
+		*m = st->fmap;
+		return 0;
+	}
+	if ((lf->flags & (LAYOUT_F_PLAIN_MAP | LAYOUT_F_EXTENTS)) != LAYOUT_F_PLAIN_MAP)
+		return planner_fmap(p, file, m);
+	runs = scanned_runs(p, lf, &sole);
+	/* What read_map and planner_fmap would find and check, short of the map. */
+	if (!fmap_stream_plain(p->fs, runs, layout_file_pieces(p->layout, lf), &total) ||
+	    total != layout_stream_blocks(p->layout, lf))
+		return planner_fmap(p, file, m);
+	err = planner_state(p, file, &st);
+	if (err)
+		return err;
+	st->map_ok = 1;
+	st->extents = 0;
 	return 0;
 }
 

@@ -32,17 +32,14 @@
 
 errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
 {
-	const struct pstate *st = planner_state_if(p, file);
-	struct fmap *m;
+	const struct pstate *st;
 	errcode_t ret;
 
 	/* Once read and checked, the map's figures are in the state. */
-	if (!st || !st->map_ok) {
-		ret = planner_fmap(p, file, &m);
-		if (ret)
-			return ret;
-		st = planner_state_if(p, file);
-	}
+	ret = planner_map_figures(p, file, NULL);
+	if (ret)
+		return ret;
+	st = planner_state_if(p, file);
 	/* (planner_fmap checked that the map has the layout's stream.) */
 	*need = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	if (st->extents)
@@ -85,12 +82,16 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 	size_t n;
 	errcode_t ret;
 
-	ret = planner_fmap(p, file, &m);
+	/* A block map's room is its stream: no map made for that. */
+	ret = planner_map_figures(p, file, NULL);
 	if (ret)
 		return ret;
 	*need = 0;
-	if (!m->extents)
+	if (!planner_state_if(p, file)->extents)
 		return 0;
+	ret = planner_fmap(p, file, &m);
+	if (ret)
+		return ret;
 	ret = mapbuild_extents(m, &t, NULL, &n);
 	if (ret)
 		return ret;

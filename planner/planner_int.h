@@ -267,6 +267,14 @@ uint32_t planner_pieces_now(const struct planner *p, uint32_t file);
 double planner_read_now(const struct planner *p, uint32_t file);
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret);
 /*
+ * FILE's map figures in its state (map_ok, extents...), as planner_fmap
+ * finds them, without making the map when its stream says them: a plain
+ * block map is its stream, and needs no more room than that.  With M,
+ * also the map when one was made or read, NULL when it is such a plain
+ * block map (fmap_from_stream's: i_flags 0).
+ */
+errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m);
+/*
  * Where in the free stretch [START, START+LEN) of SM to put NEED blocks of
  * the files GOING (N of them), which leave blocks behind: against the end
  * whose far side stays in use, so that the rest of the stretch borders

@@ -165,7 +165,7 @@ out:
 	return ret;
 }
 
-/* Read each candidate's map; skip those e2defrag must not or cannot move. */
+/* Check each candidate's map; skip those e2defrag must not or cannot move. */
 errcode_t planner_check_candidates(struct planner *p)
 {
 	uint64_t i;
@@ -182,15 +182,16 @@ errcode_t planner_check_candidates(struct planner *p)
 		ret = planner_check(p);
 		if (ret)
 			return ret;
-		ret = planner_fmap(p, i, &m);
+		/* (No map made for a plain block map: its flags are clear.) */
+		ret = planner_map_figures(p, i, &m);
 		if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
 		    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {
 			skip = SKIP_CORRUPT;
 		} else if (ret) {
 			return ret;
 		} else {
-			if (m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
-					      EXT4_SNAPFILE_FL))
+			if (m && m->i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL |
+					       EXT4_SNAPFILE_FL))
 				skip = SKIP_FLAGS;
 		}
 		if (skip) {

@@ -2,6 +2,8 @@
  * plainmap_image.c --- the maps e2defrag's planner makes from the scan's
  * stream (fmap_from_stream, for files the scan found plain) against the
  * maps read from the disk (fmap_read), item by item, on a scanned image.
+ * For a block-mapped one, fmap_stream_plain must say so too, with the
+ * disk map's stream for its size (the planner's room without the map).
  * Run by tests/cli/defrag-plainmap.sh.
  *
  *   plainmap_image IMAGE [INODE...]
@@ -59,7 +61,9 @@ int main(int argc, char **argv)
 		struct layout_piece sole;
 		const struct layout_piece *runs = &sole;
 		struct fmap disk, made;
+		blk64_t total = 0;
 		errcode_t r1, r2;
+		int room_ok = 1;
 
 		blockmapped += !(f->flags & LAYOUT_F_EXTENTS);
 		if (!(f->flags & LAYOUT_F_PLAIN_MAP))
@@ -72,8 +76,12 @@ int main(int argc, char **argv)
 		r1 = fmap_read(fs, f->ino, &disk);
 		r2 = fmap_from_stream(fs, f->ino, !!(f->flags & LAYOUT_F_EXTENTS), runs,
 				      layout_file_pieces(layout, f), &made);
+		/* A block map's room, the planner's without making it: the disk's stream. */
+		if (!(f->flags & LAYOUT_F_EXTENTS))
+			room_ok = fmap_stream_plain(fs, runs, layout_file_pieces(layout, f),
+						    &total) && !r1 && total == disk.stream_blocks;
 		/* (made.i_flags: the flags the planner tests are clear, as on the disk) */
-		if (r1 || r2 || !same_map(&disk, &made) ||
+		if (r1 || r2 || !room_ok || !same_map(&disk, &made) ||
 		    (disk.i_flags & (EXT2_COMPR_FL | EXT2_COMPRBLK_FL | EXT4_SNAPFILE_FL)) ||
 		    made.i_flags != (disk.i_flags & EXT4_EXTENTS_FL)) {
 			if (bad++ < 10)
