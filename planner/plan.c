@@ -1033,15 +1033,25 @@ static errcode_t plan_build_split(struct layout *layout, const struct selection 
  * fewer pieces: the run after a plan without pieces would then find such
  * a packing where the first did not (a 16 MiB ext4 4 KiB 90% disk: one
  * recording left in 3 pieces, a second run took it to 2), and one run is
- * to be a fixed point.
+ * to be a fixed point; except where A writes more than the target and B,
+ * as many at best in no more pieces, does not.
  */
 static int split_better(const struct layout *layout, const struct plan *a,
 			const struct plan *b)
 {
-	if (b->best <= a->best)
+	if (b->best < a->best)
 		return 0;
 	if (plan_cuts_free(layout, b) && !plan_cuts_free(layout, a))
 		return 0;
+	/*
+	 * As many at best, in no more pieces, within the write target where
+	 * A is not: a disk the kernel wrote (64 MiB ext4 1 KiB 95%, seed 3)
+	 * gets the same five recordings to best either way, 1.84 times what
+	 * needed moving without pieces and 1.29 times with.
+	 */
+	if (b->best == a->best)
+		return plan_over_budget(a) && !plan_over_budget(b) &&
+		       b->pieces_after <= a->pieces_after;
 	return !plan_over_budget(b) || plan_over_budget(a);
 }
 
