@@ -140,6 +140,20 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
  */
 errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved);
 
+/* compact.c */
+/* Whether every block FILE owns lies in zone Z. */
+int compact_within_zone(const struct planner *p, uint32_t file, int64_t z);
+
+/* compact_bridge.c */
+/*
+ * The settled files that part two gaps of one zone (each whole in it, in
+ * one run, movable), each stretch of them taken whole while they come to
+ * at most BUDGET blocks: *OUT (malloc'd), *NOUT of them; their c->member
+ * is left as it was (0).
+ */
+errcode_t cbridge_files(struct compact *c, blk64_t budget, uint32_t **out,
+			size_t *nout);
+
 /* compact.c, compact_holes.c */
 /* Blocks F takes packed: its stream and the extent tree it needs (c->need). */
 static inline blk64_t compact_need(const struct compact *c, uint32_t f)

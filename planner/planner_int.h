@@ -17,7 +17,9 @@
  *                    what must leave goes; compact_move.c: the moves;
  *                    compact_holes.c: across zones, the room a fill
  *                    point skips; compact_split.c: a file with no
- *                    place, in pieces; compact_int.h: their shared state)
+ *                    place, in pieces; compact_bridge.c: settled files
+ *                    that part a zone's gaps; compact_int.h: their
+ *                    shared state)
  *   consolidate.c    free space in few large runs
  *   fmap_close.c     indirect blocks that must move with a partial move
  *   spacemap.c       who owns which block (spacemap.h)
