@@ -491,12 +491,18 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
 		p->pf[file].flags &= ~PF_PENDING;
-	/* Most files move once: the map is read again if this one moves again. */
-	if (f->fmap) {
+	/*
+	 * Most files move once: the map is let go, and read again if this one
+	 * moves again, then kept.  Packing a nearly full disk moves some files
+	 * many times (tries taken back and made again): reading a large block
+	 * map at each move took most of such a run.
+	 */
+	if (f->fmap && !(f->own & PS_KEEP_MAP)) {
 		fmap_free(f->fmap);
 		free(f->fmap);
 		f->fmap = NULL;
 	}
+	f->own |= PS_KEEP_MAP;
 
 	mv = &plan->moves[plan->nmoves++];
 	memset(mv, 0, sizeof(*mv));

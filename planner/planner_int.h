@@ -58,6 +58,8 @@ struct __attribute__((packed)) pfile {
 enum {
 	PS_OWN_RUNS	= 1 << 0,	/* runs is its own array */
 	PS_OWN_META	= 1 << 1,	/* meta is its own array */
+	PS_KEEP_MAP	= 1 << 2,	/* moved before: its map, once read
+					 * again, stays (filestate.c) */
 };
 
 /*

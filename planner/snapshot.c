@@ -289,6 +289,7 @@ void psnap_restore(struct planner *p)
 		p->pf[file].flags = s->saved[i].flags;
 		/* What its map says is a cache, right either way: kept. */
 		f->fmap = now.fmap;
+		f->own |= now.own & PS_KEEP_MAP;
 		f->map_ok = now.map_ok;
 		f->extents = now.extents;
 		f->extents_contig = now.extents_contig;
