@@ -11,6 +11,7 @@
 
 #include "layout_int.h"
 #include "../lib/tap.h"
+#include "fake_fs.h"
 #include "interleave_ref.h"
 
 /* A random layout in the making. */
@@ -145,22 +146,14 @@ static void write_chaos(struct gen *g, uint32_t files, uint32_t most_pieces, blk
 static int check(const char *what, struct gen *g, int packed, uint32_t *ret_files,
 		 uint32_t *ret_largest)
 {
-	struct struct_ext2_filsys fs;
-	struct ext2_super_block sb;
+	struct fake_fs ff;
 	struct layout L;
 	struct layout_piece *pieces = g->pieces;
 	uint64_t files = 0;
 	uint32_t i, bad = 1;
 	errcode_t ret;
 
-	memset(&fs, 0, sizeof(fs));
-	memset(&sb, 0, sizeof(sb));
-	memset(&L, 0, sizeof(L));
-	sb.s_blocks_per_group = 8192;
-	fs.super = &sb;
-	fs.blocksize = 4096;
-	L.fs = &fs;
-	readmodel_defaults(&L.model);
+	fake_layout(&L, &ff, 4096);
 	L.files = g->files;
 	L.nfiles = g->nfiles;
 	L.file_big = g->big.file_big;

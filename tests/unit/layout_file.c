@@ -11,6 +11,7 @@
 
 #include "e2frag.h"
 #include "../lib/tap.h"
+#include "fake_fs.h"
 #include "xorshift.h"
 
 #define NFILES 3000
@@ -47,8 +48,7 @@ static int same(const struct layout *L, const struct layout_file *f,
 
 int main(void)
 {
-	struct struct_ext2_filsys fs;
-	struct ext2_super_block sb;
+	struct fake_fs ff;
 	struct layout L;
 	struct layout_file *files, one;
 	struct layout_piece pc;
@@ -67,14 +67,7 @@ int main(void)
 	tap_ok(sizeof(struct layout_file) <= 24, "a file's record takes %zu bytes",
 	       sizeof(struct layout_file));
 
-	memset(&L, 0, sizeof(L));
-	memset(&fs, 0, sizeof(fs));
-	memset(&sb, 0, sizeof(sb));
-	sb.s_blocks_per_group = 8192;
-	fs.super = &sb;
-	fs.blocksize = 1024;
-	L.fs = &fs;
-	readmodel_defaults(&L.model);
+	fake_layout(&L, &ff, 1024);
 	m = L.model;
 
 	/* A single piece past block 2^32, of more than 2^32 blocks, 5 TiB big. */
