@@ -485,7 +485,8 @@ static errcode_t reorder_pieces(struct layout *layout)
 		layout_file_set_where(f, n);
 		n += pieces;
 	}
-	memcpy(layout->pieces, p, n * sizeof(*p));
+	if (n)	/* no piece at all: layout->pieces may be NULL */
+		memcpy(layout->pieces, p, n * sizeof(*p));
 	layout->npieces = n;
 	free(p);
 	return 0;
