@@ -15,7 +15,7 @@
 # on a 1 GiB image, with VERIFY_ONLY=1; see bench_verify).
 # Then the near-full recordings disks of issue 10 (e2fragimg -w nearfull,
 # 2 GiB, 90% and 95% full, ext2/ext3/ext4; see bench_nearfull), also alone
-# with NEARFULL_ONLY=1.
+# with NEARFULL_ONLY=1; NEARFULL_IMAGES="IMG..." measures given images instead.
 # Run from the build tree after make.  Needs about 10 GiB under DIR.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,43 +95,59 @@ selected_bytes() {
 # written JSON: bytes an e2defrag --json run wrote (0: it moved nothing).
 written() { field "$1" 'j["result"]["bytes_written"] if j["result"] else 0'; }
 
-# bench_nearfull NAME E2FRAGIMG-ARGS...: issue 10's figures on a near-full
-# disk made as today's kernel fills it (e2fragimg -w nearfull): files left
-# not at best after one run (target 0), runs until a run writes nothing
-# (target 1), bytes written by the first run over the bytes of the files
-# that needed moving (target <= 1.5), free runs and largest before and
-# after (e2freefrag), the first run's rate against dd on the same bytes
-# (target >= 0.7x).  One image at a time: the disk may be short of room.
+# bench_nearfull NAME E2FRAGIMG-ARGS...: issue 10's figures (measure_nearfull)
+# on a near-full disk made as today's kernel fills it (e2fragimg -w nearfull).
+# One image at a time: the disk may be short of room.
 bench_nearfull() {
 	name=$1
 	shift
-	img=$dir/$name.img
 	echo "building $name: e2fragimg $*"
-	nice -n 10 e2fragimg -q "$@" "$img"
+	nice -n 10 e2fragimg -q "$@" "$dir/$name.img"
+	measure_nearfull "$name" "$dir/$name.img"
+	rm -f "$dir/$name.img"
+}
+
+# measure_nearfull NAME IMG: files left not at best after one run (target
+# 0), runs until a run leaves the image byte-identical (cmp; target 1),
+# bytes written by the first run over the bytes of the files that needed
+# moving (target <= 1.5), free runs and largest before and after
+# (e2freefrag), the first run's rate against dd on the same bytes (target
+# >= 0.7x).  IMG is written; $E2DEFRAG_OPTS go to every run (-f for an
+# image the kernel mounted).
+measure_nearfull() {
+	name=$1 img=$2
+	opts=${E2DEFRAG_OPTS:-}
 	e2frag --json "$img" > "$dir/$name.before.json" || true
 	sel=$(selected_bytes "$dir/$name.before.json")
 	free0=$(freefrag "$img")
 	cat "$img" > /dev/null
 	t0=$(now)
-	e2defrag --json "$img" > "$dir/$name.run1.json" 2> "$dir/$name.run1.err" || true
+	# shellcheck disable=SC2086
+	e2defrag $opts --json "$img" > "$dir/$name.run1.json" 2> "$dir/$name.run1.err" || true
 	t1=$(now)
 	w1=$(written "$dir/$name.run1.json")
 	e2frag --json "$img" > "$dir/$name.after.json" || true
 	left=$(field "$dir/$name.after.json" 'j["summary"]["avoidably_fragmented_files"]')
 	sets=$(field "$dir/$name.after.json" 'j["summary"]["interleave_sets"]')
 	free1=$(freefrag "$img")
-	runs=1 wlater=0
+	# A run that changes nothing leaves every byte of the image as it was.
+	runs=1 wlater=0 same=no
 	while [ "$runs" -lt 4 ]; do
-		e2defrag --json "$img" > "$dir/$name.again.json" 2>/dev/null || true
+		cp --sparse=always "$img" "$dir/$name.prev"
+		# shellcheck disable=SC2086
+		e2defrag $opts --json "$img" > "$dir/$name.again.json" 2>/dev/null || true
 		w=$(written "$dir/$name.again.json")
-		[ "$w" -gt 0 ] || break
+		if cmp -s "$img" "$dir/$name.prev"; then
+			same=yes
+			break
+		fi
 		runs=$((runs + 1))
 		wlater=$((wlater + w))
 	done
-	[ "$w" -gt 0 ] && runs=">4"
+	rm -f "$dir/$name.prev"
+	[ "$same" = yes ] || runs=">4"
 	left_end=$(e2frag --json "$img" 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["summary"]["avoidably_fragmented_files"])')
 	e2fsck -fn "$img" > /dev/null 2>&1 || echo "$name: e2fsck -fn NOT CLEAN"
-	rm -f "$img"
 	wall=$(python3 -c "print('%.2f' % ($t1 - $t0))")
 	if [ "$w1" -gt 0 ]; then
 		dd=$(ddrate "$w1")
@@ -140,7 +156,7 @@ bench_nearfull() {
 		rate="nothing written"
 	fi
 	echo "$name: first run $wall s, exit $(field "$dir/$name.run1.json" 'j["exit_status"]'), $(field "$dir/$name.run1.json" 'j["plan"]["files_selected"]') files selected, $(field "$dir/$name.before.json" 'j["summary"]["avoidably_fragmented_files"]') avoidably fragmented before"
-	echo "  not at best after one run: $left (interleave sets $sets); runs to settle: $runs (later runs wrote $(python3 -c "print('%.0f' % ($wlater / 2**20))") MiB, $left_end left at the end)"
+	echo "  not at best after one run: $left (interleave sets $sets); runs until one leaves the image byte-identical: $runs (later runs wrote $(python3 -c "print('%.0f' % ($wlater / 2**20))") MiB, $left_end left at the end)"
 	echo "  written / needing a move: $(python3 -c "print('%.2f' % ($w1 / $sel if $sel else 0))") ($(python3 -c "print('%.0f' % ($w1 / 2**20))") MiB for $(python3 -c "print('%.0f' % ($sel / 2**20))") MiB of selected files)"
 	echo "  free space (e2freefrag): $free0 -> $free1"
 	echo "  rate: $rate"
@@ -188,6 +204,18 @@ PY
 
 if [ -n "${VERIFY_ONLY:-}" ]; then
 	bench_verify streams4-1g -w streams --streams 4 --total 400M -s 1G --seed 1
+	exit 0
+fi
+
+# NEARFULL_IMAGES="IMG...": measure_nearfull on a copy of each (the disks
+# bench/kernel-aged.sh has the kernel write), then stop.
+if [ -n "${NEARFULL_IMAGES:-}" ]; then
+	for src in $NEARFULL_IMAGES; do
+		name=$(basename "$src" .img)
+		cp --sparse=always "$src" "$dir/$name.img"
+		measure_nearfull "$name" "$dir/$name.img"
+		[ -n "${KEEP:-}" ] || rm -f "$dir/$name.img"
+	done
 	exit 0
 fi
 

@@ -62,36 +62,8 @@ mkfs_like() {
 		"$2" "$(hdr "$1" 'Block count')"
 }
 
-# replay OPS MNT: the operations, by one process.
-replay() {
-	python3 - "$1" "$2" <<'EOF'
-import os, sys
-ops, mnt = sys.argv[1], sys.argv[2]
-buf = bytes((i * 7 + 1) & 255 for i in range(1 << 20))
-fds = {}
-for line in open(ops):
-    if line.startswith('#'):
-        continue
-    w = line.split()
-    if w[0] == 'sync':
-        os.sync()
-        continue
-    path = mnt + w[1]
-    if w[0] == 'create':
-        fds[w[1]] = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o644)
-    elif w[0] == 'write':
-        n = int(w[2])
-        while n:
-            k = min(n, len(buf))
-            os.write(fds[w[1]], buf[:k])
-            n -= k
-    elif w[0] == 'close':
-        os.close(fds.pop(w[1]))
-    elif w[0] == 'delete':
-        os.unlink(path)
-os.sync()
-EOF
-}
+# replay OPS MNT: the operations, by one process (bench/replay.py).
+replay() { python3 "$top/bench/replay.py" "$1" "$2"; }
 
 # figures IMG: one line of the e2frag and e2defrag -n figures.
 figures() {
