@@ -3,7 +3,9 @@
 # the running kernel on a loop mount, then defragmented as a nightly script
 # would: the disk its reporter saw (2 GiB, 16 block groups of 128 MiB, 4 KiB
 # blocks, kept about 85% full; recorders writing recordings of 1-145 MiB
-# side by side in rounds, the oldest deleted between rounds).
+# side by side in rounds, the oldest deleted between rounds).  BLOCK_SIZE=1024
+# makes the same disk with 1 KiB blocks (256 groups of 8 MiB: every
+# recording then spans several).
 #
 # For each type (TYPES, default "ext2 ext3 ext4"): a fresh filesystem is
 # mounted (ext2 and ext3 as their type), the operations (made here from
@@ -24,6 +26,7 @@ export PATH LC_ALL=C
 seed=${SEED:-1}
 fill=${FILL:-88}
 types=${TYPES:-"ext2 ext3 ext4"}
+bs=${BLOCK_SIZE:-4096}
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "kernel-aged: needs root for loop mounts" >&2
@@ -86,25 +89,25 @@ PY
 # sums MNT: every regular file's path and SHA-256, sorted.
 sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0r sha256sum); }
 
-echo "kernel $(uname -r), seed $seed, fill $fill%"
+echo "kernel $(uname -r), seed $seed, fill $fill%, $bs-byte blocks"
 imgs=
 for t in $types; do
-	img=$dir/kernel/aged-$t.img
+	img=$dir/kernel/aged-$t-$bs.img
 	rm -f "$img"
 	truncate -s 2G "$img"
-	mke2fs -q -F -t "$t" -b 4096 -g 32768 "$img"
+	mke2fs -q -F -t "$t" -b "$bs" "$img"
 	mount -t "$t" -o loop "$img" "$mnt"
-	ops "$mnt" "$dir/kernel/aged-$t.ops"
-	if ! python3 "$top/bench/replay.py" "$dir/kernel/aged-$t.ops" "$mnt"; then
+	ops "$mnt" "$dir/kernel/aged-$t-$bs.ops"
+	if ! python3 "$top/bench/replay.py" "$dir/kernel/aged-$t-$bs.ops" "$mnt"; then
 		umount "$mnt"
-		echo "aged-$t: replay failed (the kernel ran out of room?)"
+		echo "aged-$t-$bs: replay failed (the kernel ran out of room?)"
 		continue
 	fi
 	umount "$mnt"
-	e2fsck -fn "$img" > /dev/null 2>&1 || echo "aged-$t: kernel image not clean per e2fsck -fn"
+	e2fsck -fn "$img" > /dev/null 2>&1 || echo "aged-$t-$bs: kernel image not clean per e2fsck -fn"
 	mount -t "$t" -o loop,ro "$img" "$mnt"
-	sums "$mnt" > "$dir/kernel/aged-$t.sums"
-	df -h "$mnt" | sed -n "2s/^/aged-$t: /p"
+	sums "$mnt" > "$dir/kernel/aged-$t-$bs.sums"
+	df -h "$mnt" | sed -n "2s/^/aged-$t-$bs: /p"
 	umount "$mnt"
 	imgs="$imgs $img"
 done
@@ -112,14 +115,14 @@ done
 NEARFULL_IMAGES=$imgs E2DEFRAG_OPTS=-f KEEP=1 sh "$top/bench/defrag.sh" "$dir/runs"
 
 for t in $types; do
-	img=$dir/runs/aged-$t.img
+	img=$dir/runs/aged-$t-$bs.img
 	[ -f "$img" ] || continue
 	mount -t "$t" -o loop,ro "$img" "$mnt"
-	if sums "$mnt" | cmp -s - "$dir/kernel/aged-$t.sums"; then
-		echo "aged-$t: every file's SHA-256 the same after e2defrag"
+	if sums "$mnt" | cmp -s - "$dir/kernel/aged-$t-$bs.sums"; then
+		echo "aged-$t-$bs: every file's SHA-256 the same after e2defrag"
 	else
-		echo "aged-$t: FILE CONTENTS DIFFER after e2defrag"
+		echo "aged-$t-$bs: FILE CONTENTS DIFFER after e2defrag"
 	fi
 	umount "$mnt"
-	[ -n "${KEEP:-}" ] || rm -f "$img" "$dir/kernel/aged-$t.img"
+	[ -n "${KEEP:-}" ] || rm -f "$img" "$dir/kernel/aged-$t-$bs.img"
 done
