@@ -120,6 +120,11 @@ measure_nearfull() {
 	e2frag --json "$img" > "$dir/$name.before.json" || true
 	sel=$(selected_bytes "$dir/$name.before.json")
 	free0=$(freefrag "$img")
+	# The promise's condition, from dumpe2fs and debugfs (the test's oracle):
+	# whether every selected file can reach its best, and how many can.
+	nf="python3 $top/tests/cli/defrag-nearfull.py"
+	room=$($nf room "$img" "$dir/$name.before.json" 2>/dev/null || echo unknown)
+	most=$($nf most "$img" "$dir/$name.before.json" 2>/dev/null || echo '?')
 	cat "$img" > /dev/null
 	t0=$(now)
 	# shellcheck disable=SC2086
@@ -156,6 +161,7 @@ measure_nearfull() {
 		rate="nothing written"
 	fi
 	echo "$name: first run $wall s, exit $(field "$dir/$name.run1.json" 'j["exit_status"]'), $(field "$dir/$name.run1.json" 'j["plan"]["files_selected"]') files selected, $(field "$dir/$name.before.json" 'j["summary"]["avoidably_fragmented_files"]') avoidably fragmented before"
+	echo "  the promise's condition (tests/cli/defrag-nearfull.py): $room; at most $most can reach their best"
 	echo "  not at best after one run: $left (interleave sets $sets); runs until one leaves the image byte-identical: $runs (later runs wrote $(python3 -c "print('%.0f' % ($wlater / 2**20))") MiB, $left_end left at the end)"
 	echo "  written / needing a move: $(python3 -c "print('%.2f' % ($w1 / $sel if $sel else 0))") ($(python3 -c "print('%.0f' % ($w1 / 2**20))") MiB for $(python3 -c "print('%.0f' % ($sel / 2**20))") MiB of selected files)"
 	echo "  free space (e2freefrag): $free0 -> $free1"
