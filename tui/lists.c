@@ -181,7 +181,7 @@ static uint64_t matches_count(struct tui *t, void *priv)
 
 static void matches_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
 {
-	const struct layout_file *f = &t->layout->files[t->matches[i]];
+	const struct layout_file *f = &t->layout->files[map_find_file(t->matches, i)];
 	char path[1024];
 
 	(void)priv;

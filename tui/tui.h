@@ -85,7 +85,7 @@ struct tui {
 	uint32_t		piece;		/* piece of the highlighted file p/P is at */
 
 	/* The files the last search found, when more than one: n/N step through them. */
-	uint32_t		*matches;	/* indexes into layout->files */
+	struct map_find_result	*matches;	/* the last search's, when several */
 	uint64_t		nmatches;
 	uint64_t		match;		/* the one shown; nmatches before any is */
 	char			pattern[256];	/* what was searched for, as text */
@@ -155,7 +155,7 @@ extern const struct tui_view tui_map_view;
 void tui_map_geometry(const struct tui *t, struct tui_geometry *g);
 /* Highlight layout->files[FI] and put the cursor on its first piece. */
 void tui_map_show_file(struct tui *t, uint64_t fi);
-/* The same for match I of the last search (t->matches[I]). */
+/* The same for match I of the last search (map_find_file(t->matches, I)). */
 void tui_map_show_match(struct tui *t, uint64_t i);
 /* Forget the last search's matches. */
 void tui_map_forget_matches(struct tui *t);
