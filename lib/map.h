@@ -189,6 +189,22 @@ void map_find_index_free(struct map_find_index *index);
 errcode_t map_find_files(const struct map_find_index *index, const char *pattern,
 			 uint32_t **files, uint64_t *n);
 
+/*
+ * The same search, its matches kept as they were found (a bit for each
+ * file of INDEX, some 0.2 bytes a file): map_find_count() says how many,
+ * map_find_file() gives the K-th (0-based, the order of map_find_files)
+ * in time logarithmic in the files.  For a search that matches millions
+ * of files of which a screenful is shown.  *RESULT must be freed with
+ * map_find_result_free() before INDEX is.
+ */
+struct map_find_result;
+
+errcode_t map_find(const struct map_find_index *index, const char *pattern,
+		   struct map_find_result **result);
+uint64_t map_find_count(const struct map_find_result *result);	/* 0 for NULL */
+uint32_t map_find_file(const struct map_find_result *result, uint64_t k);
+void map_find_result_free(struct map_find_result *result);
+
 /* --------------------------------------------------------------- names */
 
 /*

@@ -285,29 +285,40 @@ static int fixed_match(const struct glob_token *t, size_t n, const char *name)
 }
 
 /*
- * The compiled glob against an ASCII NAME of LEN bytes, as fnmatch(flags
- * 0) has it: with no multibyte character, every token but '*' is one
- * byte.  What comes before the first '*' and after the last matches the
- * ends of the name position by position ("*[0-9]?" looks at two bytes);
- * the middle is the usual walk, going back to the last '*' on a mismatch.
+ * The tokens before the first '*' against NAME's first bytes and those
+ * after the last against its last, without a branch that depends on the
+ * name: a glob that matches every other name ("*[02468]") would
+ * mispredict half of them.  NAME holds at least head + tail bytes.
  */
-static int hand_match(const struct name_matcher *m, const char *name, size_t len)
+static inline __attribute__((always_inline)) int ends_match(const struct name_matcher *m,
+							     const char *name, size_t len)
+{
+	const struct glob_token *t = m->tok, *tail = m->tok + m->last_star + 1;
+	const char *end = name + len - m->tail;
+	size_t i;
+	int ok = 1;
+
+	for (i = 0; i < m->head; i++)
+		ok &= token_match(&t[i], name[i]);
+	for (i = 0; i < m->tail; i++)
+		ok &= token_match(&tail[i], end[i]);
+	return ok;
+}
+
+/*
+ * The middle of a compiled glob, from its first '*' to its last, against
+ * NAME's bytes between the ends (matched already): the usual walk, going
+ * back to the last '*' on a mismatch.  Out of line: most globs have
+ * nothing there but '*'.
+ */
+static __attribute__((noinline)) int middle_match(const struct name_matcher *m,
+						  const char *name, size_t len)
 {
 	const struct glob_token *t = m->tok;
-	size_t first = m->first_star, last = m->last_star, p, star = 0, i, end, resume = 0;
+	size_t last = m->last_star, p = m->first_star, star = 0, i = m->head;
+	size_t end = len - m->tail, resume = 0;
 	int starred = 0;
 
-	if (first == m->ntok)
-		return m->ntok == len && fixed_match(t, len, name);
-	if (len < m->head + m->tail || !fixed_match(t, m->head, name) ||
-	    !fixed_match(t + last + 1, m->tail, name + len - m->tail))
-		return 0;
-	if (m->middle_stars)
-		return 1;	/* "a*b", "*.?": the ends were all there was to it */
-	/* The middle, from the first '*' to the last, against what is left. */
-	p = first;
-	i = m->head;
-	end = len - m->tail;
 	while (i < end) {
 		if (p <= last && t[p].star) {
 			star = ++p;
@@ -328,20 +339,56 @@ static int hand_match(const struct name_matcher *m, const char *name, size_t len
 	return p > last;
 }
 
-static int ascii(const char *s, size_t len)
+/*
+ * The compiled glob against an ASCII NAME of LEN bytes, as fnmatch(flags
+ * 0) has it: with no multibyte character, every token but '*' is one
+ * byte.  What comes before the first '*' and after the last matches the
+ * ends of the name position by position ("*[0-9]?" looks at two bytes),
+ * then the middle.
+ */
+static inline __attribute__((always_inline)) int hand_match(const struct name_matcher *m,
+							     const char *name, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (s[i] & 0x80)
-			return 0;
-	return 1;
+	if (m->first_star == m->ntok)
+		return m->ntok == len && fixed_match(m->tok, len, name);
+	if (len < m->head + m->tail)
+		return 0;
+	if (m->middle_stars)	/* "a*b", "*.?": the ends are all there is to it */
+		return ends_match(m, name, len);
+	return ends_match(m, name, len) && middle_match(m, name, len);
 }
 
-static int name_matches(const struct name_matcher *m, const char *name, size_t len)
+/* Whether S holds no byte past ASCII: eight bytes at a time (names are short). */
+static inline __attribute__((always_inline)) int ascii(const char *s, size_t len)
+{
+	uint64_t word, high = 0;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&word, s + i, 8);
+		high |= word;
+	}
+	for (; i < len; i++)
+		high |= (unsigned char)s[i];
+	return !(high & 0x8080808080808080ULL);
+}
+
+/* Out of line: its buffer would keep name_matches from being inlined into the searches' loops. */
+static __attribute__((noinline)) int fnmatch_name(const struct name_matcher *m,
+						  const char *name, size_t len)
 {
 	char buf[PATH_MAX_LEN];
 
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, name, len);
+	buf[len] = 0;
+	return !fnmatch(m->pattern, buf, 0);
+}
+
+static inline __attribute__((always_inline)) int name_matches(const struct name_matcher *m,
+							       const char *name, size_t len)
+{
 	switch (m->kind) {
 	case MATCH_LITERAL:
 		return len == m->len && !memcmp(name, m->pattern, len);
@@ -349,16 +396,13 @@ static int name_matches(const struct name_matcher *m, const char *name, size_t l
 		return len >= m->len + m->suffix_len && !memcmp(name, m->pattern, m->len) &&
 		       !memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len);
 	default:
-		if (len < m->len + m->suffix_len || memcmp(name, m->pattern, m->len) ||
-		    memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len))
-			return 0;	/* not the literal text it begins and ends with */
+		/* Not the literal text it begins and ends with (often none: no call then). */
+		if (len < m->len + m->suffix_len || (m->len && memcmp(name, m->pattern, m->len)) ||
+		    (m->suffix_len && memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len)))
+			return 0;
 		if (m->by_hand && ascii(name, len))
 			return hand_match(m, name, len);
-		if (len >= sizeof(buf))
-			return 0;
-		memcpy(buf, name, len);
-		buf[len] = 0;
-		return !fnmatch(m->pattern, buf, 0);
+		return fnmatch_name(m, name, len);
 	}
 }
 
@@ -535,6 +579,12 @@ static errcode_t index_names(struct map_find_index *x)
 	x->names_at = malloc((x->ndirs + 1) * sizeof(*x->names_at));
 	if (!p || !x->names_at)
 		return ENOMEM;
+	/*
+	 * Every search reads all of it: in 4 KiB pages that is a TLB miss
+	 * every 4 KiB (4,600 at 2,000,000 files), slow in a VM whose page
+	 * walks are cold; in huge pages, where the kernel has them, a few.
+	 */
+	util_huge_pages(p, len);
 	for (i = 0, r = 0; i < x->nmembers; i++) {
 		const struct layout_name *nm = &layout->names[x->members[i].name];
 		/* A directory entry's name is at most 255 bytes. */
@@ -636,61 +686,142 @@ void map_find_index_free(struct map_find_index *x)
 
 /* ---------------------------------------------------------- searching */
 
-static errcode_t emit(uint32_t **v, uint64_t *n, uint64_t *cap, uint32_t file)
-{
-	errcode_t err = util_grow(v, cap, *n + 1, sizeof(**v));
+/*
+ * The matches of one search, as a bit for each member of the index, in
+ * the index's order, and how many matches come before each word of
+ * bits: at 2,000,000 files 375 kB, where an array of the matched files
+ * was 8 MB written in fresh pages for a glob that matches every name
+ * (a third of its time, more on a busy machine).  The K-th match is
+ * found by a binary search over BEFORE.
+ */
+struct map_find_result {
+	const struct map_find_index	*index;
+	uint64_t			*bits;
+	uint32_t			*before;
+	uint64_t			nwords, n;
+};
 
-	if (!err)
-		(*v)[(*n)++] = file;
-	return err;
+static uint64_t result_count(struct map_find_result *r)
+{
+	uint64_t w, n = 0;
+
+	for (w = 0; w < r->nwords; w++) {
+		r->before[w] = n;
+		n += __builtin_popcountll(r->bits[w]);
+	}
+	return n;
 }
 
-errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
-			 uint32_t **ret, uint64_t *nret)
+errcode_t map_find(const struct map_find_index *x, const char *pattern,
+		   struct map_find_result **ret)
 {
 	struct name_matcher m;
-	uint64_t r, i, n = 0, cap = 0;
-	uint32_t *files = NULL;
+	struct map_find_result *r;
+	uint64_t d, i, w, word;
 	const unsigned char *p;
-	char *dir_pattern = NULL, *slash;
-	errcode_t err = 0;
+	char *dir_pattern, *slash;
+	unsigned b;
 
 	*ret = NULL;
-	*nret = 0;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return ENOMEM;
+	r->index = x;
+	r->nwords = (x->nmembers + 63) / 64;
+	r->bits = calloc(r->nwords + 1, sizeof(*r->bits));
+	r->before = malloc((r->nwords + 1) * sizeof(*r->before));
+	if (!r->bits || !r->before) {
+		map_find_result_free(r);
+		return ENOMEM;
+	}
 	if (strchr(pattern, '/')) {
 		/* A path from the root: the directories that match, then the names in them. */
 		dir_pattern = malloc(strlen(pattern) + 2);
-		if (!dir_pattern)
+		if (!dir_pattern) {
+			map_find_result_free(r);
 			return ENOMEM;
+		}
 		strcpy(dir_pattern, pattern[0] == '/' ? "" : "/");
 		strcat(dir_pattern, pattern);
 		slash = strrchr(dir_pattern, '/');
 		*slash = 0;
 		matcher_init(&m, slash + 1);
-		for (r = 0; r < x->ndirs && !err; r++) {
+		for (d = 0; d < x->ndirs; d++) {
 			if (fnmatch(slash == dir_pattern ? "/" : dir_pattern,
-				    x->pool + x->dirs[r].path, FNM_PATHNAME))
+				    x->pool + x->dirs[d].path, FNM_PATHNAME))
 				continue;
-			p = x->names + x->names_at[r];
-			for (i = x->group[r]; i < x->group[r + 1] && !err; i++, p += 1 + *p)
+			p = x->names + x->names_at[d];
+			for (i = x->group[d]; i < x->group[d + 1]; i++, p += 1 + *p)
 				if (name_matches(&m, (const char *)p + 1, *p))
-					err = emit(&files, &n, &cap, x->members[i].file);
+					r->bits[i / 64] |= 1ULL << (i % 64);
 		}
-		goto out;
+		free(dir_pattern);
+	} else {
+		/* A name: one pass over the members' names, in the order they are listed in. */
+		matcher_init(&m, pattern);
+		for (w = 0, i = 0, p = x->names; w < r->nwords; w++) {
+			word = 0;
+			for (b = 0; b < 64 && i < x->nmembers; b++, i++, p += 1 + *p)
+				word |= (uint64_t)name_matches(&m, (const char *)p + 1, *p) << b;
+			r->bits[w] = word;
+		}
 	}
-	/* A name: one pass over the members' names, in the order they are listed in. */
-	matcher_init(&m, pattern);
-	for (i = 0, p = x->names; i < x->nmembers; i++, p += 1 + *p)
-		if (name_matches(&m, (const char *)p + 1, *p) &&
-		    (err = emit(&files, &n, &cap, x->members[i].file)))
-			goto out;
-out:
-	free(dir_pattern);
-	if (err) {
-		free(files);
-		return err;
-	}
-	*ret = files;
-	*nret = n;
+	r->n = result_count(r);
+	*ret = r;
 	return 0;
+}
+
+uint64_t map_find_count(const struct map_find_result *r)
+{
+	return r ? r->n : 0;
+}
+
+uint32_t map_find_file(const struct map_find_result *r, uint64_t k)
+{
+	uint64_t lo = 0, hi = r->nwords, mid, word;
+
+	/* The last word with at most K matches before it holds match K. */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (r->before[mid] <= k)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	word = r->bits[lo];
+	for (k -= r->before[lo]; k; k--)
+		word &= word - 1;	/* drop the lowest match */
+	return r->index->members[lo * 64 + __builtin_ctzll(word)].file;
+}
+
+void map_find_result_free(struct map_find_result *r)
+{
+	if (!r)
+		return;
+	free(r->bits);
+	free(r->before);
+	free(r);
+}
+
+errcode_t map_find_files(const struct map_find_index *x, const char *pattern,
+			 uint32_t **ret, uint64_t *nret)
+{
+	struct map_find_result *r;
+	uint64_t w, n = 0, word;
+	errcode_t err;
+
+	*ret = NULL;
+	*nret = 0;
+	err = map_find(x, pattern, &r);
+	if (err)
+		return err;
+	if (r->n && !(*ret = malloc(r->n * sizeof(**ret))))
+		err = ENOMEM;
+	for (w = 0; !err && w < r->nwords; w++)
+		for (word = r->bits[w]; word; word &= word - 1)
+			(*ret)[n++] = x->members[w * 64 + __builtin_ctzll(word)].file;
+	if (!err)
+		*nret = n;
+	map_find_result_free(r);
+	return err;
 }

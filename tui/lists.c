@@ -3,6 +3,8 @@
  * worst files by lost read time (ncdu's list, sorted by what layout costs
  * in reading), the interleave sets, what lies under the cursor, the keys.
  */
+#include <curses.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +39,16 @@ struct loss_row {
 	uint32_t	file;
 };
 
-struct worst {
-	const struct layout	*layout;
+/* The order (tui.h), built once: with the names, in their thread, or by the first L. */
+struct tui_worst {
 	uint32_t		*order;		/* the lossy files, worst first */
 	uint32_t		*lossy_by_file;	/* the same, in file order */
+	uint64_t		nlossy;
+};
+
+struct worst {
+	const struct layout	*layout;
+	const uint32_t		*order, *lossy_by_file;
 	uint64_t		nlossy, n;
 };
 
@@ -109,11 +117,16 @@ static enum tui_action worst_choose(struct tui *t, void *priv, uint64_t i)
 
 static void worst_free(void *priv)
 {
-	struct worst *w = priv;
+	free(priv);
+}
 
-	free(w->order);
-	free(w->lossy_by_file);
-	free(w);
+void tui_worst_free(struct tui_worst *o)
+{
+	if (!o)
+		return;
+	free(o->order);
+	free(o->lossy_by_file);
+	free(o);
 }
 
 static const struct tui_list_source worst_source = {
@@ -125,20 +138,18 @@ static const struct tui_list_source worst_source = {
 	.free = worst_free,
 };
 
-int tui_open_worst(struct tui *t)
+errcode_t tui_worst_build(const struct layout *layout, struct tui_worst **ret)
 {
-	const struct layout *layout = t->layout;
-	struct worst *w = calloc(1, sizeof(*w));
+	struct tui_worst *o = calloc(1, sizeof(*o));
 	struct loss_row *lossy = NULL;
 	uint64_t i, nlossy = 0;
 
-	tui_names_wait(t);
-	if (w)
+	*ret = NULL;
+	if (o)
 		lossy = malloc((layout->nfiles + 1) * sizeof(*lossy));
 	if (!lossy) {
-		free(w);
-		tui_message(t, "out of memory");
-		return -1;
+		free(o);
+		return ENOMEM;
 	}
 	for (i = 0; i < layout->nfiles; i++) {
 		double read, ideal;
@@ -149,25 +160,42 @@ int tui_open_worst(struct tui *t)
 		if (read > ideal)
 			lossy[nlossy++] = (struct loss_row){ loss_key(read - ideal), i };
 	}
-	w->order = malloc((nlossy + 1) * sizeof(*w->order));
-	w->lossy_by_file = malloc((nlossy + 1) * sizeof(*w->lossy_by_file));
-	if (w->lossy_by_file)
+	o->order = malloc((nlossy + 1) * sizeof(*o->order));
+	o->lossy_by_file = malloc((nlossy + 1) * sizeof(*o->lossy_by_file));
+	if (o->lossy_by_file)
 		for (i = 0; i < nlossy; i++)
-			w->lossy_by_file[i] = lossy[i].file;
-	if (!w->order || !w->lossy_by_file ||
+			o->lossy_by_file[i] = lossy[i].file;
+	if (!o->order || !o->lossy_by_file ||
 	    radix_sort_by_start(lossy, nlossy, sizeof(*lossy),
 				offsetof(struct loss_row, key), LOSS_KEY_MAX)) {
-		worst_free(w);
+		tui_worst_free(o);
 		free(lossy);
+		return ENOMEM;
+	}
+	for (i = 0; i < nlossy; i++)
+		o->order[i] = lossy[i].file;
+	free(lossy);
+	o->nlossy = nlossy;
+	*ret = o;
+	return 0;
+}
+
+int tui_open_worst(struct tui *t)
+{
+	struct worst *w;
+
+	tui_names_wait(t);	/* and the order, which mostly comes with them */
+	if (!t->worst && tui_worst_build(t->layout, &t->worst)) {
 		tui_message(t, "out of memory");
 		return -1;
 	}
-	for (i = 0; i < nlossy; i++)
-		w->order[i] = lossy[i].file;
-	free(lossy);
-	w->layout = layout;
-	w->n = layout->nfiles;
-	w->nlossy = nlossy;
+	w = malloc(sizeof(*w));
+	if (!w) {
+		tui_message(t, "out of memory");
+		return -1;
+	}
+	*w = (struct worst){ t->layout, t->worst->order, t->worst->lossy_by_file,
+			     t->worst->nlossy, t->layout->nfiles };
 	return tui_list_push(t, &worst_source, w);
 }
 
@@ -181,7 +209,7 @@ static uint64_t matches_count(struct tui *t, void *priv)
 
 static void matches_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t len)
 {
-	const struct layout_file *f = &t->layout->files[t->matches[i]];
+	const struct layout_file *f = &t->layout->files[map_find_file(t->matches, i)];
 	char path[1024];
 
 	(void)priv;
@@ -237,8 +265,12 @@ static void sets_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t le
 	util_format_seconds(s->read_seconds - s->ideal_seconds, lost, sizeof(lost));
 	pos = snprintf(buf, len, "%5llu %10s %6u %8llu  ", (unsigned long long)i + 1,
 		       lost, s->members, (unsigned long long)s->alternations);
-	/* As many member paths as the row has room for; the screen cuts the rest. */
-	for (m = 0; m < s->members && pos + 1 < len; m++) {
+	/*
+	 * As many member paths as the row has room for, and no more than
+	 * fill the screen's width: a set of thousands would otherwise look
+	 * up some 70 paths a row (2 kB of them) where two or three show.
+	 */
+	for (m = 0; m < s->members && pos + 1 < len && tui_width(buf) < COLS; m++) {
 		tui_file_path(t, layout->files[layout->set_members[s->first_member + m]].ino,
 			      path, sizeof(path));
 		pos += snprintf(buf + pos, len - pos, "%s%s", m ? " " : "", path);

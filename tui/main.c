@@ -232,6 +232,7 @@ out:
 	map_highlight_free(t.hl);
 	map_find_index_free(t.find);
 	layout_partners_close(t.partners);	/* when the names' thread was stopped */
+	tui_worst_free(t.worst);
 	free(t.cells);
 	free(t.marks);
 	tui_map_forget_matches(&t);

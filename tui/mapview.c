@@ -514,12 +514,12 @@ void tui_map_show_match(struct tui *t, uint64_t i)
 	t->match = i;
 	snprintf(prefix, sizeof(prefix), "match %llu of %llu: ",
 		 (unsigned long long)i + 1, (unsigned long long)t->nmatches);
-	show_file(t, t->matches[i], prefix, "n/N: other matches, p/P: pieces");
+	show_file(t, map_find_file(t->matches, i), prefix, "n/N: other matches, p/P: pieces");
 }
 
 void tui_map_forget_matches(struct tui *t)
 {
-	free(t->matches);
+	map_find_result_free(t->matches);
 	t->matches = NULL;
 	t->nmatches = t->match = 0;
 }
@@ -528,7 +528,7 @@ void tui_map_forget_matches(struct tui *t)
 static void find_file(struct tui *t, const char *text)
 {
 	char shown[256];
-	uint32_t *files;
+	struct map_find_result *found;
 	uint64_t n;
 	errcode_t ret;
 
@@ -538,24 +538,26 @@ static void find_file(struct tui *t, const char *text)
 		tui_message(t, "cannot search: the names could not be read");
 		return;
 	}
-	ret = map_find_files(t->find, text, &files, &n);
+	ret = map_find(t->find, text, &found);
 	if (ret) {
 		tui_message(t, "cannot search for %s: %s", shown, error_message(ret));
 		return;
 	}
+	n = map_find_count(found);
 	if (!n) {
+		map_find_result_free(found);
 		tui_message(t, "no file with blocks matches '%s'%s", shown,
 			    strchr(text, '/') ? "" :
 			    " (names and globs match the last part of a path; with a '/', the whole path)");
 		return;
 	}
 	if (n == 1) {
-		tui_map_show_file(t, files[0]);
-		free(files);
+		tui_map_show_file(t, map_find_file(found, 0));
+		map_find_result_free(found);
 		return;
 	}
 	tui_map_forget_matches(t);
-	t->matches = files;
+	t->matches = found;
 	t->nmatches = n;
 	t->match = n;
 	snprintf(t->pattern, sizeof(t->pattern), "%s", shown);

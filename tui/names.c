@@ -43,6 +43,9 @@ static void *read_names(void *priv)
 	if (!cancelled(t, E2F_PHASE_DIRS, 0, 0) && !t->layout->partners &&
 	    t->layout->ninterleaved && layout_partners_open(t->layout, &t->partners))
 		t->partners = NULL;
+	/* L's order, the same way (only L reads it; without it L builds its own). */
+	if (!cancelled(t, E2F_PHASE_DIRS, 0, 0) && !t->worst && tui_worst_build(t->layout, &t->worst))
+		t->worst = NULL;
 	__atomic_store_n(&t->names_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }

@@ -85,7 +85,7 @@ struct tui {
 	uint32_t		piece;		/* piece of the highlighted file p/P is at */
 
 	/* The files the last search found, when more than one: n/N step through them. */
-	uint32_t		*matches;	/* indexes into layout->files */
+	struct map_find_result	*matches;	/* the last search's, when several */
 	uint64_t		nmatches;
 	uint64_t		match;		/* the one shown; nmatches before any is */
 	char			pattern[256];	/* what was searched for, as text */
@@ -101,6 +101,7 @@ struct tui {
 	errcode_t		names_err;
 	struct map_find_index	*find;		/* for /, built with the names */
 	struct layout_partners	*partners;	/* built after them, for the map (map_partners_give) */
+	struct tui_worst	*worst;		/* L's order, built after them (lists.c) */
 
 	FILE			*keylog;	/* E2FRAGMAP_KEYLOG: how long each key took */
 	double			started;	/* util_now_seconds() when main() began */
@@ -155,7 +156,7 @@ extern const struct tui_view tui_map_view;
 void tui_map_geometry(const struct tui *t, struct tui_geometry *g);
 /* Highlight layout->files[FI] and put the cursor on its first piece. */
 void tui_map_show_file(struct tui *t, uint64_t fi);
-/* The same for match I of the last search (t->matches[I]). */
+/* The same for match I of the last search (map_find_file(t->matches, I)). */
 void tui_map_show_match(struct tui *t, uint64_t i);
 /* Forget the last search's matches. */
 void tui_map_forget_matches(struct tui *t);
@@ -189,6 +190,14 @@ int tui_open_cell(struct tui *t, blk64_t start, blk64_t len);
 int tui_open_help(struct tui *t);
 /* The last search's matches (t->matches), to choose one from. */
 int tui_open_matches(struct tui *t);
+/*
+ * The worst files' order for L (the files that lose read time, worst
+ * first): reads LAYOUT only, so the names' thread builds it beside the
+ * map (at 2,000,000 files it took most of L's 100 ms).
+ */
+struct tui_worst;
+errcode_t tui_worst_build(const struct layout *layout, struct tui_worst **ret);
+void tui_worst_free(struct tui_worst *worst);
 
 /* prompt.c: one line of input in the status line. */
 typedef void (*tui_prompt_done)(struct tui *t, const char *text);

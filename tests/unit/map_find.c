@@ -4,7 +4,8 @@
  * random names (ASCII and UTF-8, in random directories) and random
  * patterns of literals, '*', '?' and brackets, with and without a '/'.
  * Each search must give exactly the files fnmatch names, in the listing
- * order (directories by path, then names, then files).  A second tree of
+ * order (directories by path, then names, then files), and map_find's
+ * kept matches the same files when asked for one at a time.  A second tree of
  * ASCII names made of the characters brackets care about ('[', ']', '!',
  * '^', '-', '\\', ':') takes bracket expressions: edge cases one by one
  * ("[]a]", "[!]]", "[^]]", "[a-]", "[z-a]", "[\\]]", "[[:digit:]]", an
@@ -112,10 +113,11 @@ static uint64_t oracle(const char *pattern, uint32_t *out)
 static void check(const struct map_find_index *x, const char *pattern, uint32_t *want,
 		  unsigned *tries, unsigned *hits, unsigned *bad)
 {
-	uint64_t nwant = oracle(pattern, want), ngot;
+	uint64_t nwant = oracle(pattern, want), ngot, k;
+	struct map_find_result *r;
 	uint32_t *got;
 
-	if (map_find_files(x, pattern, &got, &ngot)) {
+	if (map_find_files(x, pattern, &got, &ngot) || map_find(x, pattern, &r)) {
 		++*bad;
 		return;
 	}
@@ -126,6 +128,16 @@ static void check(const struct map_find_index *x, const char *pattern, uint32_t 
 			printf("# '%s': %llu found, fnmatch says %llu\n", pattern,
 			       (unsigned long long)ngot, (unsigned long long)nwant);
 	}
+	/* The matches kept as found: the same count, and the K-th is the same file. */
+	for (k = 0; k < nwant && map_find_count(r) == nwant; k++)
+		if (map_find_file(r, k) != want[k])
+			break;
+	if (map_find_count(r) != nwant || k < nwant) {
+		if ((*bad)++ < 5)
+			printf("# '%s': map_find has %llu matches, match %llu differs\n", pattern,
+			       (unsigned long long)map_find_count(r), (unsigned long long)k);
+	}
+	map_find_result_free(r);
 	free(got);
 }
 
