@@ -560,19 +560,28 @@ static int cmp_aux(const void *a, const void *b)
  * use) now, so that the scan finds it in the page cache: the scan itself
  * reads one buffer at a time.
  */
-static void readahead_inode_tables(ext2_filsys fs)
+static void readahead_inode_tables(ext2_filsys fs, const ext2_ino_t *last)
 {
 	unsigned per_block = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t ipg = fs->super->s_inodes_per_group;
 	dgrp_t g;
 
 	for (g = 0; g < fs->group_desc_count; g++) {
 		blk64_t start = ext2fs_inode_table_loc(fs, g);
-		blk64_t n = fs->inode_blocks_per_group;
+		blk64_t n = fs->inode_blocks_per_group, used;
 
 		if (ext2fs_has_group_desc_csum(fs)) {
 			if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
 				continue;
 			n -= ext2fs_bg_itable_unused(fs, g) / per_block;
+		}
+		if (last) {
+			/* Up to the scan buffer holding the last inode in use. */
+			used = last[g] ? (last[g] - g * ipg + per_block - 1) / per_block : 0;
+			used = (used + SCAN_BUFFER_BLOCKS - 1) / SCAN_BUFFER_BLOCKS *
+				SCAN_BUFFER_BLOCKS;
+			if (used < n)
+				n = used;
 		}
 		if (start && n && start + n <= ext2fs_blocks_count(fs->super))
 			io_channel_cache_readahead(fs->io, start, n);
@@ -588,7 +597,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	struct ext2_inode *inode = NULL;
 	int isize = EXT2_INODE_SIZE(fs->super);
 	uint64_t total = fs->super->s_inodes_count, seen = 0, hint;
-	ext2_ino_t ino;
+	ext2_ino_t ino, ipg = fs->super->s_inodes_per_group, *last = NULL;
 	errcode_t ret;
 	int csum_ok;
 
@@ -611,7 +620,14 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			  hint < total ? hint : total, sizeof(*layout->files));
 	if (ret)
 		goto out;
-	readahead_inode_tables(fs);
+	/*
+	 * The reports read a table only as far as the bitmap has inodes in
+	 * use (itable_used.c); the sanity checks want every inode.  Without
+	 * the bitmap, every inode.
+	 */
+	if (!opts->sanity && itable_used_limits(fs, &last))
+		last = NULL;
+	readahead_inode_tables(fs, last);
 	ret = ext2fs_open_inode_scan(fs, SCAN_BUFFER_BLOCKS, &scan);
 	if (ret)
 		goto out;
@@ -631,6 +647,19 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			goto out;
 		if (!ino)
 			break;
+		if (last && ino > last[(ino - 1) / ipg]) {
+			/* Past the group's inodes in use: on to the next group with some. */
+			dgrp_t g = (ino - 1) / ipg + 1;
+
+			while (g < fs->group_desc_count && !last[g])
+				g++;
+			if (g >= fs->group_desc_count)
+				break;
+			ret = ext2fs_inode_scan_goto_blockgroup(scan, g);
+			if (ret)
+				goto out;
+			continue;
+		}
 		if (opts->sanity) {
 			ret = sanity_note_inode(layout, ino, inode);
 			if (ret)
@@ -671,6 +700,7 @@ out:
 	ext2fs_free_mem(&inode);
 	ext2fs_free_mem(&s.block_buf);
 	free(s.deferred);
+	free(last);
 	return ret;
 }
 
