@@ -4,10 +4,12 @@
  * read times, free space, summary).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout_int.h"
+#include "radix_sort.h"
 #include "sanity.h"
 
 #include <ext2fs/ext3_extents.h>	/* needs the types e2frag.h brings */
@@ -28,6 +30,7 @@
  * was a read of its own, the larger part of the scan's system calls.)
  */
 struct deferred {
+	blk64_t			ind;	/* its indirect block: the order they are read in */
 	uint64_t		file;	/* index of its record in layout->files */
 	ext2_ino_t		ino;
 	int			csum_ok;	/* its checksum held (plain_map) */
@@ -325,6 +328,7 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		if (ret)
 			return ret;
 		d = &s->deferred[s->ndeferred++];
+		d->ind = inode->i_block[EXT2_IND_BLOCK];
 		d->file = layout->nfiles++;	/* its place, kept in inode order */
 		d->ino = ino;
 		d->csum_ok = csum_ok;
@@ -509,7 +513,15 @@ static errcode_t scan_deferred(struct scan_state *s)
 
 	if (!s->ndeferred)
 		return 0;
-	qsort(s->deferred, s->ndeferred, sizeof(*s->deferred), cmp_deferred);
+	/*
+	 * By indirect block, then file: the files come in file order, so a
+	 * stable sort by the block alone (qsort moving 170-byte records was
+	 * a tenth of e2frag's own time on the kernel's 200,000-file tree).
+	 */
+	if (radix_sort_by_start(s->deferred, s->ndeferred, sizeof(*s->deferred),
+				offsetof(struct deferred, ind),
+				ext2fs_blocks_count(fs->super)))
+		qsort(s->deferred, s->ndeferred, sizeof(*s->deferred), cmp_deferred);
 	ret = ext2fs_get_mem((size_t)IND_READ_BLOCKS * fs->blocksize, &buf);
 	if (ret)
 		return ret;
