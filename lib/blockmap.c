@@ -131,7 +131,7 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 {
 	ext2_filsys fs = w->fs;
 	unsigned per_block = fs->blocksize / 4;
-	__u32 *entries = (__u32 *)(w->buf + (size_t)(level - 1) * fs->blocksize);
+	const __u32 *entries;
 	blk64_t span = 1;
 	errcode_t ret;
 	int l;
@@ -148,11 +148,18 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 		if (ret)
 			return ret;
 	}
-	if (cached(w->cache, blk))
-		memcpy(entries, w->cache->data +
-		       (size_t)(blk - w->cache->start) * fs->blocksize, fs->blocksize);
-	else if ((ret = io_channel_read_blk64(fs->io, blk, 1, entries)))
-		return ret;
+	/* Read in place from a cache (no copy: 40 MB at 10,000 files a scan). */
+	if (cached(w->cache, blk)) {
+		entries = (const __u32 *)(w->cache->data +
+					  (size_t)(blk - w->cache->start) * fs->blocksize);
+	} else {
+		__u32 *own = (__u32 *)(w->buf + (size_t)(level - 1) * fs->blocksize);
+
+		ret = io_channel_read_blk64(fs->io, blk, 1, own);
+		if (ret)
+			return ret;
+		entries = own;
+	}
 	per_block = blockmap_entries_used(entries, per_block);
 	if (level == 2) {
 		const struct blockmap_cache *outer = w->cache;

@@ -469,12 +469,12 @@ static uint64_t ind_batch(const struct scan_state *s, uint64_t first, blk64_t *s
 }
 
 /* Lay the pieces out in file order again, as a scan in inode order leaves them. */
-static errcode_t reorder_pieces(struct layout *layout)
+static errcode_t reorder_pieces(struct layout *layout, uint64_t *cap)
 {
 	struct layout_piece *p;
-	uint64_t i, n = 0;
+	uint64_t i, n = 0, room = layout->npieces ? layout->npieces : 1;
 
-	p = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*p));
+	p = malloc(room * sizeof(*p));
 	if (!p)
 		return ENOMEM;
 	util_huge_pages(p, layout->npieces * sizeof(*p));	/* all written */
@@ -489,9 +489,10 @@ static errcode_t reorder_pieces(struct layout *layout)
 		layout_file_set_where(f, n);
 		n += pieces;
 	}
-	memcpy(layout->pieces, p, n * sizeof(*p));
+	free(layout->pieces);	/* the new array taken, not copied back */
+	layout->pieces = p;
 	layout->npieces = n;
-	free(p);
+	*cap = room;
 	return 0;
 }
 
@@ -516,7 +517,7 @@ static errcode_t scan_deferred(struct scan_state *s)
 	/*
 	 * By indirect block, then file: the files come in file order, so a
 	 * stable sort by the block alone (qsort moving 170-byte records was
-	 * a tenth of e2frag's own time on the kernel's 200,000-file tree).
+	 * some 4% of e2frag's time on the kernel's 200,000-file tree).
 	 */
 	if (radix_sort_by_start(s->deferred, s->ndeferred, sizeof(*s->deferred),
 				offsetof(struct deferred, ind),
@@ -552,7 +553,7 @@ static errcode_t scan_deferred(struct scan_state *s)
 				layout->files[kept++] = layout->files[i];
 		layout->nfiles = kept;
 	}
-	ret = reorder_pieces(layout);
+	ret = reorder_pieces(layout, &s->pieces_cap);
 out:
 	ext2fs_free_mem(&buf);
 	return ret;
