@@ -71,9 +71,6 @@ static errcode_t count_visit(struct walk *w, blk64_t n)
 	return w->visited > w->limit ? E2F_ERR_CORRUPT_INODE : 0;
 }
 
-/* At most this many blocks in one read of a DIND block's children... */
-#define CHILDREN_READ_BLOCKS	1024
-
 static errcode_t walk_children(struct walk *w, const __u32 *entries,
 			       unsigned per_block, int level, blk64_t span,
 			       blk64_t lblk);
@@ -81,46 +78,6 @@ static errcode_t walk_children(struct walk *w, const __u32 *entries,
 static int cached(const struct blockmap_cache *c, blk64_t blk)
 {
 	return c && blk >= c->start && blk - c->start < c->count;
-}
-
-/*
- * A DIND block whose indirect blocks lie side by side (the resize inode's:
- * the reserved GDT blocks, 512 on a 4 KiB filesystem of 8 GiB) has them
- * read in one read into *DATA, a cache the walk of its children takes them
- * from; those spread out (a large file's, one every 1,025 blocks) are read
- * one by one as before.  0 when there is no such run (or it cannot be
- * read: each child then reads its own and meets its own error).
- */
-static int read_children(struct walk *w, const __u32 *entries, unsigned n,
-			 struct blockmap_cache *c, char **data)
-{
-	ext2_filsys fs = w->fs;
-	blk64_t lo = 0, hi = 0, count = 0;
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		blk64_t b = ext2fs_le32_to_cpu(entries[i]);
-
-		if (!b || !valid_block(fs, b) || cached(w->cache, b))
-			continue;
-		if (!count || b < lo)
-			lo = b;
-		if (!count || b > hi)
-			hi = b;
-		count++;
-	}
-	if (count < 8 || hi - lo + 1 > CHILDREN_READ_BLOCKS || count * 2 < hi - lo + 1)
-		return 0;
-	if (ext2fs_get_mem((size_t)(hi - lo + 1) * fs->blocksize, data))
-		return 0;
-	if (io_channel_read_blk64(fs->io, lo, (int)(hi - lo + 1), *data)) {
-		ext2fs_free_mem(data);
-		return 0;
-	}
-	c->start = lo;
-	c->count = hi - lo + 1;
-	c->data = *data;
-	return 1;
 }
 
 /*
@@ -161,19 +118,6 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 		entries = own;
 	}
 	per_block = blockmap_entries_used(entries, per_block);
-	if (level == 2) {
-		const struct blockmap_cache *outer = w->cache;
-		struct blockmap_cache children;
-		char *data = NULL;
-
-		if (read_children(w, entries, per_block, &children, &data)) {
-			w->cache = &children;
-			ret = walk_children(w, entries, per_block, level, span, lblk);
-			w->cache = outer;
-			ext2fs_free_mem(&data);
-			return ret;
-		}
-	}
 	return walk_children(w, entries, per_block, level, span, lblk);
 }
 
