@@ -71,6 +71,15 @@ static errcode_t count_visit(struct walk *w, blk64_t n)
 	return w->visited > w->limit ? E2F_ERR_CORRUPT_INODE : 0;
 }
 
+static errcode_t walk_children(struct walk *w, const __u32 *entries,
+			       unsigned per_block, int level, blk64_t span,
+			       blk64_t lblk);
+
+static int cached(const struct blockmap_cache *c, blk64_t blk)
+{
+	return c && blk >= c->start && blk - c->start < c->count;
+}
+
 /*
  * The blocks an indirect block of depth LEVEL (1 = IND) at BLK maps,
  * starting at logical block LBLK.
@@ -79,9 +88,8 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 {
 	ext2_filsys fs = w->fs;
 	unsigned per_block = fs->blocksize / 4;
-	__u32 *entries = (__u32 *)(w->buf + (size_t)(level - 1) * fs->blocksize);
-	blk64_t span = 1, run_l = 0, run_p = 0, run_n = 0;
-	unsigned i;
+	const __u32 *entries;
+	blk64_t span = 1;
 	errcode_t ret;
 	int l;
 
@@ -97,13 +105,32 @@ static errcode_t walk_ind(struct walk *w, blk64_t blk, int level, blk64_t lblk)
 		if (ret)
 			return ret;
 	}
-	if (w->cache && blk >= w->cache->start &&
-	    blk - w->cache->start < w->cache->count)
-		memcpy(entries, w->cache->data +
-		       (size_t)(blk - w->cache->start) * fs->blocksize, fs->blocksize);
-	else if ((ret = io_channel_read_blk64(fs->io, blk, 1, entries)))
-		return ret;
+	/* Read in place from a cache (no copy: 40 MB at 10,000 files a scan). */
+	if (cached(w->cache, blk)) {
+		entries = (const __u32 *)(w->cache->data +
+					  (size_t)(blk - w->cache->start) * fs->blocksize);
+	} else {
+		__u32 *own = (__u32 *)(w->buf + (size_t)(level - 1) * fs->blocksize);
+
+		ret = io_channel_read_blk64(fs->io, blk, 1, own);
+		if (ret)
+			return ret;
+		entries = own;
+	}
 	per_block = blockmap_entries_used(entries, per_block);
+	return walk_children(w, entries, per_block, level, span, lblk);
+}
+
+/* The children of an indirect block: its ENTRIES, N of them. */
+static errcode_t walk_children(struct walk *w, const __u32 *entries,
+			       unsigned per_block, int level, blk64_t span,
+			       blk64_t lblk)
+{
+	ext2_filsys fs = w->fs;
+	blk64_t run_l = 0, run_p = 0, run_n = 0;
+	errcode_t ret = 0;
+	unsigned i;
+
 	for (i = 0; i < per_block; i++) {
 		blk64_t child = ext2fs_le32_to_cpu(entries[i]);
 		blk64_t child_l = lblk + i * span;

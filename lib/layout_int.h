@@ -74,6 +74,16 @@ errcode_t interleave_find(struct layout *layout);
  */
 void interleave_order_sets(struct layout *layout);
 
+/* ------------------------------------------------------------- itable_used.c */
+
+/*
+ * For each group, the highest inode number in use by the inode bitmap
+ * (the reserved ones and those the superblock names always counted), 0
+ * for a group with none: *RET_LAST, group_desc_count entries, the
+ * caller's to free.  An error (the bitmap unreadable) leaves it NULL.
+ */
+errcode_t itable_used_limits(ext2_filsys fs, ext2_ino_t **ret_last);
+
 /* --------------------------------------------------------------- freespace.c */
 
 /* Free extents, histogram and per-group figures from the block bitmap. */

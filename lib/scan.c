@@ -4,10 +4,12 @@
  * read times, free space, summary).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layout_int.h"
+#include "radix_sort.h"
 #include "sanity.h"
 
 #include <ext2fs/ext3_extents.h>	/* needs the types e2frag.h brings */
@@ -28,6 +30,7 @@
  * was a read of its own, the larger part of the scan's system calls.)
  */
 struct deferred {
+	blk64_t			ind;	/* its indirect block: the order they are read in */
 	uint64_t		file;	/* index of its record in layout->files */
 	ext2_ino_t		ino;
 	int			csum_ok;	/* its checksum held (plain_map) */
@@ -325,6 +328,7 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		if (ret)
 			return ret;
 		d = &s->deferred[s->ndeferred++];
+		d->ind = inode->i_block[EXT2_IND_BLOCK];
 		d->file = layout->nfiles++;	/* its place, kept in inode order */
 		d->ino = ino;
 		d->csum_ok = csum_ok;
@@ -465,12 +469,12 @@ static uint64_t ind_batch(const struct scan_state *s, uint64_t first, blk64_t *s
 }
 
 /* Lay the pieces out in file order again, as a scan in inode order leaves them. */
-static errcode_t reorder_pieces(struct layout *layout)
+static errcode_t reorder_pieces(struct layout *layout, uint64_t *cap)
 {
 	struct layout_piece *p;
-	uint64_t i, n = 0;
+	uint64_t i, n = 0, room = layout->npieces ? layout->npieces : 1;
 
-	p = malloc((layout->npieces ? layout->npieces : 1) * sizeof(*p));
+	p = malloc(room * sizeof(*p));
 	if (!p)
 		return ENOMEM;
 	util_huge_pages(p, layout->npieces * sizeof(*p));	/* all written */
@@ -485,10 +489,10 @@ static errcode_t reorder_pieces(struct layout *layout)
 		layout_file_set_where(f, n);
 		n += pieces;
 	}
-	if (n)	/* no piece at all: layout->pieces may be NULL */
-		memcpy(layout->pieces, p, n * sizeof(*p));
+	free(layout->pieces);	/* the new array taken, not copied back */
+	layout->pieces = p;
 	layout->npieces = n;
-	free(p);
+	*cap = room;
 	return 0;
 }
 
@@ -510,7 +514,15 @@ static errcode_t scan_deferred(struct scan_state *s)
 
 	if (!s->ndeferred)
 		return 0;
-	qsort(s->deferred, s->ndeferred, sizeof(*s->deferred), cmp_deferred);
+	/*
+	 * By indirect block, then file: the files come in file order, so a
+	 * stable sort by the block alone (qsort moving 170-byte records was
+	 * some 4% of e2frag's time on the kernel's 200,000-file tree).
+	 */
+	if (radix_sort_by_start(s->deferred, s->ndeferred, sizeof(*s->deferred),
+				offsetof(struct deferred, ind),
+				ext2fs_blocks_count(fs->super)))
+		qsort(s->deferred, s->ndeferred, sizeof(*s->deferred), cmp_deferred);
 	ret = ext2fs_get_mem((size_t)IND_READ_BLOCKS * fs->blocksize, &buf);
 	if (ret)
 		return ret;
@@ -541,7 +553,7 @@ static errcode_t scan_deferred(struct scan_state *s)
 				layout->files[kept++] = layout->files[i];
 		layout->nfiles = kept;
 	}
-	ret = reorder_pieces(layout);
+	ret = reorder_pieces(layout, &s->pieces_cap);
 out:
 	ext2fs_free_mem(&buf);
 	return ret;
@@ -561,19 +573,28 @@ static int cmp_aux(const void *a, const void *b)
  * use) now, so that the scan finds it in the page cache: the scan itself
  * reads one buffer at a time.
  */
-static void readahead_inode_tables(ext2_filsys fs)
+static void readahead_inode_tables(ext2_filsys fs, const ext2_ino_t *last)
 {
 	unsigned per_block = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t ipg = fs->super->s_inodes_per_group;
 	dgrp_t g;
 
 	for (g = 0; g < fs->group_desc_count; g++) {
 		blk64_t start = ext2fs_inode_table_loc(fs, g);
-		blk64_t n = fs->inode_blocks_per_group;
+		blk64_t n = fs->inode_blocks_per_group, used;
 
 		if (ext2fs_has_group_desc_csum(fs)) {
 			if (ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
 				continue;
 			n -= ext2fs_bg_itable_unused(fs, g) / per_block;
+		}
+		if (last) {
+			/* Up to the scan buffer holding the last inode in use. */
+			used = last[g] ? (last[g] - g * ipg + per_block - 1) / per_block : 0;
+			used = (used + SCAN_BUFFER_BLOCKS - 1) / SCAN_BUFFER_BLOCKS *
+				SCAN_BUFFER_BLOCKS;
+			if (used < n)
+				n = used;
 		}
 		if (start && n && start + n <= ext2fs_blocks_count(fs->super))
 			io_channel_cache_readahead(fs->io, start, n);
@@ -589,7 +610,7 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	struct ext2_inode *inode = NULL;
 	int isize = EXT2_INODE_SIZE(fs->super);
 	uint64_t total = fs->super->s_inodes_count, seen = 0, hint;
-	ext2_ino_t ino;
+	ext2_ino_t ino, ipg = fs->super->s_inodes_per_group, *last = NULL;
 	errcode_t ret;
 	int csum_ok;
 
@@ -612,7 +633,14 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			  hint < total ? hint : total, sizeof(*layout->files));
 	if (ret)
 		goto out;
-	readahead_inode_tables(fs);
+	/*
+	 * The reports read a table only as far as the bitmap has inodes in
+	 * use (itable_used.c); the sanity checks want every inode.  Without
+	 * the bitmap, every inode.
+	 */
+	if (!opts->sanity && itable_used_limits(fs, &last))
+		last = NULL;
+	readahead_inode_tables(fs, last);
 	ret = ext2fs_open_inode_scan(fs, SCAN_BUFFER_BLOCKS, &scan);
 	if (ret)
 		goto out;
@@ -632,6 +660,19 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			goto out;
 		if (!ino)
 			break;
+		if (last && ino > last[(ino - 1) / ipg]) {
+			/* Past the group's inodes in use: on to the next group with some. */
+			dgrp_t g = (ino - 1) / ipg + 1;
+
+			while (g < fs->group_desc_count && !last[g])
+				g++;
+			if (g >= fs->group_desc_count)
+				break;
+			ret = ext2fs_inode_scan_goto_blockgroup(scan, g);
+			if (ret)
+				goto out;
+			continue;
+		}
 		if (opts->sanity) {
 			ret = sanity_note_inode(layout, ino, inode);
 			if (ret)
@@ -672,6 +713,7 @@ out:
 	ext2fs_free_mem(&inode);
 	ext2fs_free_mem(&s.block_buf);
 	free(s.deferred);
+	free(last);
 	return ret;
 }
 

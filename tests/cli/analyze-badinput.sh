@@ -43,9 +43,13 @@ mkfs_img "$T/gd.img" ext2 1024 16M
 printf '\377\377\377\177' | dd of="$T/gd.img" bs=1 seek=$((2048 + 32 + 8)) conv=notrunc status=none
 bad "corrupt group descriptors" "group descriptors are corrupt" "$T/gd.img"
 
-# Inode table: inodes 12..111 of group 0 overwritten with in-use regular
-# files whose block pointers lie far outside the filesystem.
-mkfs_img "$T/it.img" ext2 1024 16M
+# Inode table: the inodes of 100 files (12..111 of group 0, in use in the
+# bitmap) overwritten with regular files whose block pointers lie far
+# outside the filesystem.
+mkdir "$T/files"
+i=0
+while [ $i -lt 100 ]; do echo $i > "$T/files/f$i"; i=$((i + 1)); done
+mkfs_img "$T/it.img" ext2 1024 16M -d "$T/files"
 itable=$(dumpe2fs "$T/it.img" 2>/dev/null | awk '/Inode table at/ { split($4, a, "-"); print a[1]; exit }')
 isize=$(dumpe2fs -h "$T/it.img" 2>/dev/null | awk '/^Inode size:/ { print $3 }')
 [ -n "$itable" ] && [ -n "$isize" ] || fail "precondition: no inode table found"
@@ -66,3 +70,33 @@ run_status e2frag "$T/it.img" > "$T/out" 2> "$T/err"
 [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "100 with corrupt block maps.*run e2fsck" "$T/err" ||
 	fail "corrupt inode table: expected one line naming the errors, got: $(cat "$T/err")"
 note "corrupt inode table: $(cat "$T/err")"
+
+# The same inodes written where the bitmap says the inodes are free, past
+# the last one in use (e2fsck's "disconnected inodes"): e2frag reads a
+# clean filesystem's tables only as far as the bitmap has inodes in use
+# (lib/itable_used.c), so to it they are free, as to the kernel; e2defrag,
+# whose checks read every inode, refuses the filesystem.
+mkfs_img "$T/free.img" ext2 1024 16M
+python3 - "$T/free.img" $((itable * 1024 + 11 * isize)) "$isize" <<'PY'
+import struct, sys
+path, offset, isize = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+inode = bytearray(isize)
+struct.pack_into("<HHI", inode, 0, 0o100644, 0, 4096)
+struct.pack_into("<H", inode, 26, 1)
+struct.pack_into("<I", inode, 28, 8)
+struct.pack_into("<15I", inode, 40, *([0xdeadbeef] * 15))
+with open(path, "r+b") as f:
+    f.seek(offset)
+    f.write(bytes(inode) * 100)
+PY
+run_status e2frag "$T/free.img" > "$T/out" 2> "$T/err"
+[ "$status" -eq 0 ] && [ ! -s "$T/err" ] ||
+	fail "inodes in use past the bitmap's: e2frag exit $status, $(cat "$T/err")"
+mkfs_img "$T/fresh.img" ext2 1024 16M
+e2frag "$T/fresh.img" > "$T/fresh.out" 2>/dev/null
+[ "$(grep '^Files' "$T/out")" = "$(grep '^Files' "$T/fresh.out")" ] ||
+	fail "inodes in use past the bitmap's: e2frag counted them: $(grep '^Files' "$T/out")"
+run_status e2defrag -n "$T/free.img" > "$T/out" 2> "$T/err"
+[ "$status" -ne 0 ] ||
+	fail "inodes in use past the bitmap's: e2defrag -n planned on it"
+note "inodes in use past the bitmap's: e2defrag -n: exit $status, $(head -1 "$T/err")"
