@@ -770,9 +770,38 @@ static int seg_starts_at_or_before(const void *segs, uint64_t i, const void *blk
 	return sm_cell_start(&((const struct sm_cell *)segs)[i]) <= *(const blk64_t *)blk;
 }
 
+/*
+ * Within chunk C (the right one for BLK), the last segment starting at or
+ * before BLK, looked for first a few segments either side of GUESS: a
+ * lookup near the last one (a join's two runs and the files between, a
+ * move's old blocks and their neighbours) reads the cells it already
+ * read, where the binary search's steps each missed the cache.  -1 when
+ * not there.
+ */
+#define SM_NEAR	4
+
+static size_t find_near(const struct sm_chunk *c, size_t guess, blk64_t blk)
+{
+	size_t o = guess, k;
+
+	if (o >= c->n)
+		return (size_t)-1;
+	if (sm_cell_start(&c->seg[o]) > blk) {
+		for (k = 0; k < SM_NEAR && o > 0; k++)
+			if (sm_cell_start(&c->seg[--o]) <= blk)
+				return o;
+		return (size_t)-1;
+	}
+	for (k = 0; k < SM_NEAR && o + 1 < c->n; k++, o++)
+		if (sm_cell_start(&c->seg[o + 1]) > blk)
+			return o;
+	return o + 1 == c->n ? o : (size_t)-1;
+}
+
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 {
-	size_t lo = sm->hint, hi = sm->nchunks;
+	struct spacemap *w = (struct spacemap *)sm;	/* caches, not the map's state */
+	size_t lo = sm->hint, hi = sm->nchunks, o = (size_t)-1;
 	const struct sm_chunk *c = &sm->chunk[lo];
 
 	/* Lookups come in pairs and runs close together: the last chunk first. */
@@ -781,10 +810,14 @@ size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 		lo = last_at_or_before(0, hi, chunk_starts_at_or_before,
 				       sm->chunk, &blk);
 		c = &sm->chunk[lo];
-		set_hint((struct spacemap *)sm, lo);	/* a cache, not the map's state */
+		set_hint(w, lo);
+	} else {
+		o = find_near(c, sm->hint_off, blk);
 	}
-	lo = last_at_or_before(0, c->n, seg_starts_at_or_before, c->seg, &blk);
-	return sm->hint_first + lo;
+	if (o == (size_t)-1)
+		o = last_at_or_before(0, c->n, seg_starts_at_or_before, c->seg, &blk);
+	w->hint_off = o;
+	return sm->hint_first + o;
 }
 
 errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
