@@ -429,8 +429,8 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)
 		return ret;
-	if (nnew) {
-		/* Kept for every file moved: no room to spare. */
+	if (nnew > 1) {
+		/* Kept for every file moved: no room to spare (one run is not kept). */
 		struct layout_piece *fit = realloc(new, nnew * sizeof(*new));
 
 		if (fit)
@@ -538,13 +538,12 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 			 const struct layout_piece *runs, size_t nruns,
 			 const struct layout_piece *meta, size_t nmeta)
 {
-	struct plan_seg *segs;
+	struct plan_seg few[4], *segs = few;	/* most moves are a run or two */
 	blk64_t off = 0;
 	size_t i;
 	errcode_t ret;
 
-	segs = malloc((nruns ? nruns : 1) * sizeof(*segs));
-	if (!segs)
+	if (nruns > 4 && !(segs = malloc(nruns * sizeof(*segs))))
 		return ENOMEM;
 	for (i = 0; i < nruns; i++) {
 		segs[i].off = off;
@@ -556,7 +555,8 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 		ret = E2D_ERR_PLAN_CONFLICT;
 	else
 		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
-	free(segs);
+	if (segs != few)
+		free(segs);
 	return ret;
 }
 

@@ -136,6 +136,8 @@ static errcode_t take_state_figures(struct planner *p, struct state_figures **ou
 	fig = calloc(p->nstates ? p->nstates : 1, sizeof(*fig));
 	if (!fig)
 		return ENOMEM;
+	/* Written all over: in huge pages, a fault each, not one per 4 KiB. */
+	util_huge_pages(fig, p->nstates * sizeof(*fig));
 	for (i = 0; i < p->layout->nfiles; i++) {
 		const struct pstate *st = planner_state_if(p, i);
 		struct state_figures *g;
@@ -186,6 +188,7 @@ static errcode_t finish_figures(struct planner *p)
 		return ENOMEM;
 	}
 	plan->files_cap = n;
+	util_huge_pages(plan->files, n * sizeof(*plan->files));	/* all written */
 	for (i = 0; i < layout->nfiles; i++) {
 		uint32_t s = p->pf[i].st;
 		struct plan_file *r;
