@@ -948,16 +948,24 @@ int spacemap_best_fit(const struct spacemap *sm, blk64_t len, blk64_t limit,
 
 	if (!len)
 		len = 1;	/* a free segment is never empty */
+	/*
+	 * Of the segments the exclusion overlaps, only the first and the last
+	 * can reach out of it: what lies wholly inside leaves no stretch (a
+	 * join's files, moving out one by one, asked about all of them each).
+	 */
 	if (excl_end > excl_start && excl_start < sm->end && excl_end > sm->first) {
-		for (i = spacemap_find(sm, excl_start > sm->first ? excl_start : sm->first);
-		     i < sm->n && SM_SEG(sm, i).start < excl_end; i++) {
-			struct sm_seg g = SM_SEG(sm, i);
+		size_t last = spacemap_find(sm, (excl_end < sm->end ? excl_end : sm->end) - 1);
+		struct sm_seg g;
 
-			if (g.owner == SM_FREE)
-				consider_seg(g.start, g.start + g.len, len, limit,
-					     excl_start, excl_end, &found, &best_s,
-					     &best_len);
-		}
+		i = spacemap_find(sm, excl_start > sm->first ? excl_start : sm->first);
+		g = SM_SEG(sm, i);
+		if (g.owner == SM_FREE)
+			consider_seg(g.start, g.start + g.len, len, limit,
+				     excl_start, excl_end, &found, &best_s, &best_len);
+		g = SM_SEG(sm, last);
+		if (last != i && g.owner == SM_FREE)
+			consider_seg(g.start, g.start + g.len, len, limit,
+				     excl_start, excl_end, &found, &best_s, &best_len);
 	}
 	if (limit > sm->first && limit < sm->end) {
 		struct sm_seg g = SM_SEG(sm, spacemap_find(sm, limit - 1));
