@@ -871,6 +871,7 @@ out:
 	free(p.members);
 	free(p.member_keys);
 	free(p.owner_count);
+	free(p.changes);
 	while (p.snap)
 		psnap_forget(&p);
 	spacemap_free(&p.sm);
