@@ -182,13 +182,13 @@ static errcode_t finish_figures(struct planner *p)
 		n += has_line(p, i);
 	plan->line_bits = calloc(layout->nfiles / 64 + 1, sizeof(*plan->line_bits));
 	plan->line_rank = calloc(layout->nfiles / 64 + 1, sizeof(*plan->line_rank));
-	plan->files = calloc(n ? n : 1, sizeof(*plan->files));
+	plan->files = alloc_written((n ? n : 1) * sizeof(*plan->files));
 	if (!plan->line_bits || !plan->line_rank || !plan->files) {
 		free(fig);
 		return ENOMEM;
 	}
+	memset(plan->files, 0, (n ? n : 1) * sizeof(*plan->files));
 	plan->files_cap = n;
-	util_huge_pages(plan->files, n * sizeof(*plan->files));	/* all written */
 	for (i = 0; i < layout->nfiles; i++) {
 		uint32_t s = p->pf[i].st;
 		struct plan_file *r;

@@ -622,11 +622,8 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 		k += 1 + (runs[i].start > pos);
 	pos = first;
 	sm->slab_chunks = k / fill + 1 + k / fill / 16;
-	sm->slab = malloc(sm->slab_chunks * sm->chunk_max * sizeof(*sm->slab));
-	if (sm->slab)
-		util_huge_pages(sm->slab, sm->slab_chunks * sm->chunk_max *
-				sizeof(*sm->slab));
-	else
+	sm->slab = alloc_written(sm->slab_chunks * sm->chunk_max * sizeof(*sm->slab));
+	if (!sm->slab)
 		sm->slab_chunks = 0;	/* a malloc a chunk, as they come */
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
