@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "e2frag.h"
 
@@ -19,6 +20,30 @@
  * checked), with the common case, room enough, inline.  0, or ENOMEM
  * with the array as it was.
  */
+/*
+ * SIZE bytes for an array that will be written whole and never grown
+ * (free() gives them back): from 2 MiB on, aligned to a huge page and
+ * advised so, each huge page one page fault where its 512 small pages
+ * were one each (e2defrag -n's page faults were a seventh of its time on
+ * a 200,000-file tree).  The advice stops at SIZE, the huge pages before
+ * its tail: past it the block's slack, where a huge page khugepaged made
+ * would be resident whole.
+ */
+static inline void *alloc_written(size_t size)
+{
+	const size_t huge = (size_t)2 << 20;
+	void *p;
+
+	if (size < huge)
+		return malloc(size);
+	if (posix_memalign(&p, huge, size))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, size & ~(huge - 1), MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
 static inline int grow_n(void *array, size_t *cap, size_t need, size_t size)
 {
 	uint64_t c = *cap;

@@ -68,11 +68,19 @@ struct consol {
 static int settled(const struct planner *p, uint32_t file)
 {
 	const struct layout_piece *r;
+	const struct pstate *st;
 	struct layout_piece sole;
 	uint32_t n;
 
 	if (p->pf[file].flags & (PF_UNMOVABLE | PF_PENDING))
 		return 0;
+	/*
+	 * One run is one piece: most files here, told by the count alone
+	 * (every segment of a stretch asks; the runs are elsewhere in memory).
+	 */
+	st = planner_state_if(p, file);
+	if ((st ? st->nruns : layout_file_pieces(p->layout, &p->layout->files[file])) == 1)
+		return 1;
 	r = planner_runs(p, file, &n, &sole);
 	return plan_pieces(r, n) == 1;
 }
@@ -238,15 +246,28 @@ static errcode_t commit_whole(struct planner *p, uint32_t file, blk64_t at,
 			      meta.len ? 1 : 0);
 }
 
-static int cmp_size_desc(const void *a, const void *b, void *arg)
+/* Largest first, then by file: the order a join's files move in. */
+static int cmp_sep_desc(const void *a, const void *b)
 {
-	const struct planner *p = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	blk64_t sx = owned(p, x), sy = owned(p, y);
+	const struct sep *x = a, *y = b;
 
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->blocks != y->blocks)
+		return x->blocks > y->blocks ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/*
+ * c->files largest first.  separator_files left them in c->sep with their
+ * blocks, all they own (the join stands): sorted there, no file's
+ * figures looked up again at each comparison.
+ */
+static void files_largest_first(struct consol *c)
+{
+	size_t k;
+
+	sort_n(c->sep, c->nfiles, sizeof(*c->sep), cmp_sep_desc);
+	for (k = 0; k < c->nfiles; k++)
+		c->files[k] = c->sep[k].file;
 }
 
 /*
@@ -269,7 +290,7 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 	s = spacemap_find(sm, j->hi);
 	right = SM_SEG(sm, s).start + SM_SEG(sm, s).len;
 	spacemap_free_stats(sm, &ext0, &free0, &big0);
-	sort_n_r(c->files, c->nfiles, sizeof(*c->files), cmp_size_desc, p);
+	files_largest_first(c);
 	ret = psnap_take(p);
 	if (ret)
 		return ret;

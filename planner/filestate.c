@@ -324,18 +324,18 @@ static int cmp_sm_seg(const void *a, const void *b)
 /*
  * What a move does to the space map: the stretches where OLD and NEW
  * differ are released and gained, all old tree blocks released and the
- * new ones gained.  Every gained block must be free now.
+ * new ones gained.  Every gained block must be free now.  *OUT is the
+ * planner's scratch (p->changes, where each move made and freed an
+ * array of its own), good until the next move.
  */
-static errcode_t move_changes(const struct planner *p, uint32_t file,
+static errcode_t move_changes(struct planner *p, uint32_t file,
 			      const struct layout_piece *old, size_t nold,
 			      const struct layout_piece *new, size_t nnew,
 			      const struct layout_piece *meta, size_t nmeta,
 			      struct sm_seg **out, size_t *nout, blk64_t *copy)
 {
 	const struct layout_piece *om;
-	struct sm_seg *ch = NULL;
 	size_t n = 0, i = 0, j = 0;
-	size_t cap = 0;
 	blk64_t io = 0, jo = 0;
 	uint32_t nom, k;
 	errcode_t ret = 0;
@@ -351,8 +351,11 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 			if (!spacemap_is(&p->sm, y, len, SM_FREE))
 				ret = E2D_ERR_PLAN_CONFLICT;
 			else
-				ret = grow_n(&ch, &cap, n + 2, sizeof(*ch));
+				ret = grow_n(&p->changes, &p->changes_cap, n + 2,
+					     sizeof(*p->changes));
 			if (!ret) {
+				struct sm_seg *ch = p->changes;
+
 				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
 				ch[n++] = (struct sm_seg){ y, len, SM_FILE0 + file };
 				*copy += len;
@@ -372,32 +375,29 @@ static errcode_t move_changes(const struct planner *p, uint32_t file,
 	if (!ret && (i < nold || j < nnew))
 		ret = E2D_ERR_PLAN_CONFLICT;	/* lengths differ */
 	for (k = 0; k < nom && !ret; k++) {
-		ret = grow_n(&ch, &cap, n + 1, sizeof(*ch));
+		ret = grow_n(&p->changes, &p->changes_cap, n + 1, sizeof(*p->changes));
 		if (!ret)
-			ch[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
+			p->changes[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
 	}
 	for (k = 0; k < nmeta && !ret; k++) {
 		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
 			ret = E2D_ERR_PLAN_CONFLICT;
 		else
-			ret = grow_n(&ch, &cap, n + 1, sizeof(*ch));
+			ret = grow_n(&p->changes, &p->changes_cap, n + 1,
+				     sizeof(*p->changes));
 		if (!ret) {
-			ch[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
-						   SM_FILE0 + file };
+			p->changes[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
+							   SM_FILE0 + file };
 			*copy += meta[k].len;
 		}
 	}
-	if (ret) {
-		free(ch);
+	if (ret)
 		return ret;
-	}
-	sort_n(ch, n, sizeof(*ch), cmp_sm_seg);
+	sort_n(p->changes, n, sizeof(*p->changes), cmp_sm_seg);
 	for (i = 1; i < n; i++)
-		if (ch[i - 1].start + ch[i - 1].len > ch[i].start) {
-			free(ch);
+		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start)
 			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */
-		}
-	*out = ch;
+	*out = p->changes;
 	*nout = n;
 	return 0;
 }
@@ -429,8 +429,8 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 	if (ret)
 		return ret;
-	if (nnew) {
-		/* Kept for every file moved: no room to spare. */
+	if (nnew > 1) {
+		/* Kept for every file moved: no room to spare (one run is not kept). */
 		struct layout_piece *fit = realloc(new, nnew * sizeof(*new));
 
 		if (fit)
@@ -459,7 +459,6 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 			   sizeof(*plan->meta));
 	if (!ret)
 		ret = spacemap_apply(&p->sm, ch, nch);
-	free(ch);
 	if (ret) {
 		free(new);
 		free(newmeta);
@@ -538,13 +537,12 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 			 const struct layout_piece *runs, size_t nruns,
 			 const struct layout_piece *meta, size_t nmeta)
 {
-	struct plan_seg *segs;
+	struct plan_seg few[4], *segs = few;	/* most moves are a run or two */
 	blk64_t off = 0;
 	size_t i;
 	errcode_t ret;
 
-	segs = malloc((nruns ? nruns : 1) * sizeof(*segs));
-	if (!segs)
+	if (nruns > 4 && !(segs = malloc(nruns * sizeof(*segs))))
 		return ENOMEM;
 	for (i = 0; i < nruns; i++) {
 		segs[i].off = off;
@@ -556,7 +554,8 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 		ret = E2D_ERR_PLAN_CONFLICT;
 	else
 		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
-	free(segs);
+	if (segs != few)
+		free(segs);
 	return ret;
 }
 

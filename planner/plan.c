@@ -136,6 +136,8 @@ static errcode_t take_state_figures(struct planner *p, struct state_figures **ou
 	fig = calloc(p->nstates ? p->nstates : 1, sizeof(*fig));
 	if (!fig)
 		return ENOMEM;
+	/* Written all over: in huge pages, a fault each, not one per 4 KiB. */
+	util_huge_pages(fig, p->nstates * sizeof(*fig));
 	for (i = 0; i < p->layout->nfiles; i++) {
 		const struct pstate *st = planner_state_if(p, i);
 		struct state_figures *g;
@@ -180,11 +182,12 @@ static errcode_t finish_figures(struct planner *p)
 		n += has_line(p, i);
 	plan->line_bits = calloc(layout->nfiles / 64 + 1, sizeof(*plan->line_bits));
 	plan->line_rank = calloc(layout->nfiles / 64 + 1, sizeof(*plan->line_rank));
-	plan->files = calloc(n ? n : 1, sizeof(*plan->files));
+	plan->files = alloc_written((n ? n : 1) * sizeof(*plan->files));
 	if (!plan->line_bits || !plan->line_rank || !plan->files) {
 		free(fig);
 		return ENOMEM;
 	}
+	memset(plan->files, 0, (n ? n : 1) * sizeof(*plan->files));
 	plan->files_cap = n;
 	for (i = 0; i < layout->nfiles; i++) {
 		uint32_t s = p->pf[i].st;
@@ -868,6 +871,7 @@ out:
 	free(p.members);
 	free(p.member_keys);
 	free(p.owner_count);
+	free(p.changes);
 	while (p.snap)
 		psnap_forget(&p);
 	spacemap_free(&p.sm);

@@ -168,6 +168,9 @@ struct planner {
 	 * it, and its pages are a megabyte at 200,000 files.
 	 */
 	uint32_t	*owner_count;
+	/* filestate.c's scratch: a move's space map changes, kept between moves. */
+	struct sm_seg	*changes;
+	size_t		changes_cap;
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
 };

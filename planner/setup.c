@@ -97,12 +97,11 @@ errcode_t planner_build_space(struct planner *p)
 			e = end;
 		cap++;
 	}
-	runs = malloc(cap * sizeof(*runs));
+	runs = alloc_written(cap * sizeof(*runs));
 	if (!runs) {
 		ret = ENOMEM;
 		goto out;
 	}
-	util_huge_pages(runs, cap * sizeof(*runs));
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;

@@ -622,11 +622,8 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 		k += 1 + (runs[i].start > pos);
 	pos = first;
 	sm->slab_chunks = k / fill + 1 + k / fill / 16;
-	sm->slab = malloc(sm->slab_chunks * sm->chunk_max * sizeof(*sm->slab));
-	if (sm->slab)
-		util_huge_pages(sm->slab, sm->slab_chunks * sm->chunk_max *
-				sizeof(*sm->slab));
-	else
+	sm->slab = alloc_written(sm->slab_chunks * sm->chunk_max * sizeof(*sm->slab));
+	if (!sm->slab)
 		sm->slab_chunks = 0;	/* a malloc a chunk, as they come */
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].start < pos || runs[i].start + runs[i].len > end) {
@@ -770,9 +767,38 @@ static int seg_starts_at_or_before(const void *segs, uint64_t i, const void *blk
 	return sm_cell_start(&((const struct sm_cell *)segs)[i]) <= *(const blk64_t *)blk;
 }
 
+/*
+ * Within chunk C (the right one for BLK), the last segment starting at or
+ * before BLK, looked for first a few segments either side of GUESS: a
+ * lookup near the last one (a join's two runs and the files between, a
+ * move's old blocks and their neighbours) reads the cells it already
+ * read, where the binary search's steps each missed the cache.  -1 when
+ * not there.
+ */
+#define SM_NEAR	4
+
+static size_t find_near(const struct sm_chunk *c, size_t guess, blk64_t blk)
+{
+	size_t o = guess, k;
+
+	if (o >= c->n)
+		return (size_t)-1;
+	if (sm_cell_start(&c->seg[o]) > blk) {
+		for (k = 0; k < SM_NEAR && o > 0; k++)
+			if (sm_cell_start(&c->seg[--o]) <= blk)
+				return o;
+		return (size_t)-1;
+	}
+	for (k = 0; k < SM_NEAR && o + 1 < c->n; k++, o++)
+		if (sm_cell_start(&c->seg[o + 1]) > blk)
+			return o;
+	return o + 1 == c->n ? o : (size_t)-1;
+}
+
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 {
-	size_t lo = sm->hint, hi = sm->nchunks;
+	struct spacemap *w = (struct spacemap *)sm;	/* caches, not the map's state */
+	size_t lo = sm->hint, hi = sm->nchunks, o = (size_t)-1;
 	const struct sm_chunk *c = &sm->chunk[lo];
 
 	/* Lookups come in pairs and runs close together: the last chunk first. */
@@ -781,10 +807,14 @@ size_t spacemap_find(const struct spacemap *sm, blk64_t blk)
 		lo = last_at_or_before(0, hi, chunk_starts_at_or_before,
 				       sm->chunk, &blk);
 		c = &sm->chunk[lo];
-		set_hint((struct spacemap *)sm, lo);	/* a cache, not the map's state */
+		set_hint(w, lo);
+	} else {
+		o = find_near(c, sm->hint_off, blk);
 	}
-	lo = last_at_or_before(0, c->n, seg_starts_at_or_before, c->seg, &blk);
-	return sm->hint_first + lo;
+	if (o == (size_t)-1)
+		o = last_at_or_before(0, c->n, seg_starts_at_or_before, c->seg, &blk);
+	w->hint_off = o;
+	return sm->hint_first + o;
 }
 
 errcode_t spacemap_assign(struct spacemap *sm, blk64_t start, blk64_t len,
@@ -915,16 +945,24 @@ int spacemap_best_fit(const struct spacemap *sm, blk64_t len, blk64_t limit,
 
 	if (!len)
 		len = 1;	/* a free segment is never empty */
+	/*
+	 * Of the segments the exclusion overlaps, only the first and the last
+	 * can reach out of it: what lies wholly inside leaves no stretch (a
+	 * join's files, moving out one by one, asked about all of them each).
+	 */
 	if (excl_end > excl_start && excl_start < sm->end && excl_end > sm->first) {
-		for (i = spacemap_find(sm, excl_start > sm->first ? excl_start : sm->first);
-		     i < sm->n && SM_SEG(sm, i).start < excl_end; i++) {
-			struct sm_seg g = SM_SEG(sm, i);
+		size_t last = spacemap_find(sm, (excl_end < sm->end ? excl_end : sm->end) - 1);
+		struct sm_seg g;
 
-			if (g.owner == SM_FREE)
-				consider_seg(g.start, g.start + g.len, len, limit,
-					     excl_start, excl_end, &found, &best_s,
-					     &best_len);
-		}
+		i = spacemap_find(sm, excl_start > sm->first ? excl_start : sm->first);
+		g = SM_SEG(sm, i);
+		if (g.owner == SM_FREE)
+			consider_seg(g.start, g.start + g.len, len, limit,
+				     excl_start, excl_end, &found, &best_s, &best_len);
+		g = SM_SEG(sm, last);
+		if (last != i && g.owner == SM_FREE)
+			consider_seg(g.start, g.start + g.len, len, limit,
+				     excl_start, excl_end, &found, &best_s, &best_len);
 	}
 	if (limit > sm->first && limit < sm->end) {
 		struct sm_seg g = SM_SEG(sm, spacemap_find(sm, limit - 1));

@@ -124,6 +124,7 @@ struct spacemap {
 	 */
 	size_t		*fen, fen_cap;
 	size_t		hint, hint_first; /* chunk of the last lookup, index of its seg[0] */
+	size_t		hint_off;	/* spacemap_find's last answer in that chunk (a guess) */
 	/* free segments */
 	struct sm_fnode	*fnode;
 	uint32_t	nfnodes, fnode_cap, froot, ffree, fseed;
