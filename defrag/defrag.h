@@ -109,7 +109,8 @@ struct plan_move {
 	};
 	uint16_t	whole_hi;	/* ... and its high bits */
 	uint8_t		kind;		/* enum plan_move_kind */
-	uint8_t		whole;		/* the whole stream into one run */
+	uint8_t		whole : 1;	/* the whole stream into one run */
+	uint8_t		joining : 1;	/* made to join free runs (consolidate.c) */
 };
 
 /* Segments of plan->segs MV takes (none for a whole move). */

@@ -705,6 +705,16 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 			s.files_cap = layout->nfiles;
 		}
 	}
+	/* The same for the pieces, which grew by doubling (acc_stream). */
+	if (layout->npieces && layout->npieces < s.pieces_cap) {
+		struct layout_piece *fit = realloc(layout->pieces,
+						   layout->npieces * sizeof(*layout->pieces));
+
+		if (fit) {
+			layout->pieces = fit;
+			s.pieces_cap = layout->npieces;
+		}
+	}
 	if (layout->naux)	/* qsort wants a real array even for 0 */
 		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:

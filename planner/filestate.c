@@ -38,20 +38,71 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 	return 0;
 }
 
+errcode_t planner_more(struct planner *p, struct pstate *st,
+		       struct pstate_more **ret)
+{
+	uint32_t i;
+
+	if (!st->more) {
+		if (p->more_free) {
+			i = p->more_free - 1;
+			p->more_free = p->more[i].contig;
+		} else {
+			if (grow_n(&p->more, &p->more_cap, (size_t)p->nmore + 1,
+				   sizeof(*p->more)))
+				return ENOMEM;
+			i = p->nmore++;
+		}
+		memset(&p->more[i], 0, sizeof(p->more[i]));
+		st->more = i + 1;
+	}
+	*ret = &p->more[st->more - 1];
+	return 0;
+}
+
+void planner_more_release(struct planner *p, struct pstate *st)
+{
+	struct pstate_more *m = planner_more_if(p, st);
+
+	if (!m || m->had_tree || m->fmap || st->contig16 == PSTATE_BIG16)
+		return;
+	m->contig = p->more_free;
+	p->more_free = st->more;
+	st->more = 0;
+}
+
+/* ST's extents figure when contiguous: in contig16, or its more when large. */
+static errcode_t set_contig(struct planner *p, struct pstate *st, uint64_t n)
+{
+	struct pstate_more *m;
+
+	if (n < PSTATE_BIG16) {
+		st->contig16 = (uint16_t)n;
+		planner_more_release(p, st);
+		return 0;
+	}
+	if (planner_more(p, st, &m))
+		return ENOMEM;
+	m->contig = (uint32_t)n;
+	st->contig16 = PSTATE_BIG16;
+	return 0;
+}
+
 void planner_free_states(struct planner *p)
 {
 	uint32_t i;
 
 	for (i = 0; i < p->nstates; i++) {
 		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+		struct pstate_more *m = planner_more_if(p, st);
 
 		if (st->own & PS_OWN_RUNS)
 			free(st->runs);
-		if (st->own & PS_OWN_META)
-			free(st->meta);
-		if (st->fmap) {
-			fmap_free(st->fmap);
-			free(st->fmap);
+		if (m && m->own_meta)
+			free(m->meta);
+		if (m && m->fmap) {
+			fmap_free(m->fmap);
+			free(m->fmap);
 		}
 	}
 	for (i = 0; p->states && i < (p->nstates + PSTATE_CHUNK - 1) / PSTATE_CHUNK; i++)
@@ -59,6 +110,10 @@ void planner_free_states(struct planner *p)
 	free(p->states);
 	p->states = NULL;
 	p->nstates = 0;
+	free(p->more);
+	p->more = NULL;
+	p->nmore = p->more_free = 0;
+	p->more_cap = 0;
 }
 
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
@@ -106,14 +161,14 @@ double planner_read_now(const struct planner *p, uint32_t file)
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n)
 {
-	const struct pstate *st = planner_state_if(p, file);
+	const struct pstate_more *m = planner_more_if(p, planner_state_if(p, file));
 
-	if (!st) {
+	if (!m) {
 		*n = 0;
 		return p->etb;
 	}
-	*n = st->nmeta;
-	return st->own & PS_OWN_META ? st->meta : p->etb + st->meta_off;
+	*n = m->nmeta;
+	return m->own_meta ? m->meta : p->etb + m->meta_off;
 }
 
 blk64_t planner_limit(const struct planner *p, uint32_t file)
@@ -240,6 +295,7 @@ static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 {
 	struct pstate *f;
+	struct pstate_more *more;
 	struct fmap *m;
 	size_t n;
 	errcode_t err;
@@ -247,8 +303,9 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	err = planner_state(p, file, &f);
 	if (err)
 		return err;
-	if (f->fmap) {
-		*ret = f->fmap;
+	more = planner_more_if(p, f);
+	if (more && more->fmap) {
+		*ret = more->fmap;
 		return 0;
 	}
 	m = calloc(1, sizeof(*m));
@@ -263,10 +320,11 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 		struct target t = { &one, 1 };
 
 		err = mapbuild_extents(m, &t, NULL, &n);
-		if (!err) {
-			f->extents_contig = n;
-		}
+		if (!err)
+			err = set_contig(p, f, n);
 	}
+	if (!err)
+		err = planner_more(p, f, &more);
 	if (err) {
 		fmap_free(m);
 		free(m);
@@ -275,9 +333,12 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	/* The planner keeps many maps and needs only the flags of the inode. */
 	free(m->inode);
 	m->inode = NULL;
-	f->fmap = m;
-	f->map_ok = 1;
-	f->extents = !!m->extents;
+	more->fmap = m;
+	f->own |= PS_MAP_OK;
+	if (m->extents)
+		f->own |= PS_EXTENTS;
+	else
+		f->own &= ~PS_EXTENTS;
 	*ret = m;
 	return 0;
 }
@@ -295,9 +356,13 @@ errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
 	if (!m)
 		m = &mine;
 	*m = NULL;
-	if (st && st->map_ok && (m == &mine || st->fmap)) {
-		*m = st->fmap;
-		return 0;
+	if (st && (st->own & PS_MAP_OK)) {
+		const struct pstate_more *more = planner_more_if(p, st);
+
+		if (m == &mine || (more && more->fmap)) {
+			*m = more ? more->fmap : NULL;
+			return 0;
+		}
 	}
 	if ((lf->flags & (LAYOUT_F_PLAIN_MAP | LAYOUT_F_EXTENTS)) != LAYOUT_F_PLAIN_MAP)
 		return planner_fmap(p, file, m);
@@ -309,8 +374,8 @@ errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
 	err = planner_state(p, file, &st);
 	if (err)
 		return err;
-	st->map_ok = 1;
-	st->extents = 0;
+	st->own |= PS_MAP_OK;
+	st->own &= ~PS_EXTENTS;
 	return 0;
 }
 
@@ -409,6 +474,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 {
 	struct plan *plan = p->plan;
 	struct pstate *f;
+	struct pstate_more *more = NULL;
 	const struct layout_piece *old;
 	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
@@ -442,6 +508,8 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		newmeta = malloc(nmeta * sizeof(*newmeta));
 		if (!newmeta)
 			ret = ENOMEM;
+		else
+			ret = planner_more(p, f, &more);
 	}
 	if (!ret)
 		ret = grow_n(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
@@ -462,6 +530,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	if (ret) {
 		free(new);
 		free(newmeta);
+		planner_more_release(p, f);	/* one made above, if still empty */
 		return ret;
 	}
 	if (f->own & PS_OWN_RUNS)
@@ -476,17 +545,20 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		f->runs = new;
 		f->own |= PS_OWN_RUNS;
 	}
-	if (f->own & PS_OWN_META)
-		free(f->meta);
-	f->own &= ~PS_OWN_META;
-	if (nmeta) {
-		copy_n(newmeta, meta, nmeta * sizeof(*meta));
-		f->meta = newmeta;
-		f->own |= PS_OWN_META;
-	} else {
-		f->meta_off = 0;
+	more = planner_more_if(p, f);	/* (made above when NMETA) */
+	if (more) {
+		if (more->own_meta)
+			free(more->meta);
+		more->own_meta = 0;
+		more->meta_off = 0;
+		more->nmeta = nmeta;	/* 0: no tree now (planner_meta: none) */
+		if (nmeta) {
+			copy_n(newmeta, meta, nmeta * sizeof(*meta));
+			more->meta = newmeta;
+			more->own_meta = 1;
+			more->had_tree = 1;
+		}
 	}
-	f->nmeta = nmeta;	/* 0: no tree now (planner_meta: none) */
 	p->pf[file].flags |= PF_PLACED;
 	if (kind != MOVE_STAGE)
 		p->pf[file].flags &= ~PF_PENDING;
@@ -496,12 +568,13 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	 * many times (tries taken back and made again): reading a large block
 	 * map at each move took most of such a run.
 	 */
-	if (f->fmap && !(f->own & PS_KEEP_MAP)) {
-		fmap_free(f->fmap);
-		free(f->fmap);
-		f->fmap = NULL;
+	if (more && more->fmap && !(f->own & PS_KEEP_MAP)) {
+		fmap_free(more->fmap);
+		free(more->fmap);
+		more->fmap = NULL;
 	}
 	f->own |= PS_KEEP_MAP;
+	planner_more_release(p, f);
 
 	mv = &plan->moves[plan->nmoves++];
 	memset(mv, 0, sizeof(*mv));
@@ -526,7 +599,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	mv->copy_blocks = copy;
 	plan->copy_blocks += copy;
 	if (p->consolidating) {
-		f->consolidate_moves++;
+		mv->joining = 1;
 		plan->consolidate_blocks += copy;
 	}
 	return 0;

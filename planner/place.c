@@ -42,8 +42,8 @@ errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need
 	st = planner_state_if(p, file);
 	/* (planner_fmap checked that the map has the layout's stream.) */
 	*need = layout_stream_blocks(p->layout, &p->layout->files[file]);
-	if (st->extents)
-		*need += mapbuild_tree_blocks(p->fs, st->extents_contig + splits);
+	if (st->own & PS_EXTENTS)
+		*need += mapbuild_tree_blocks(p->fs, planner_extents_contig(p, file) + splits);
 	return 0;
 }
 
@@ -87,7 +87,7 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 	if (ret)
 		return ret;
 	*need = 0;
-	if (!planner_state_if(p, file)->extents)
+	if (!(planner_state_if(p, file)->own & PS_EXTENTS))
 		return 0;
 	ret = planner_fmap(p, file, &m);
 	if (ret)

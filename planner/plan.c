@@ -112,7 +112,6 @@ int plan_has_line(const struct plan *plan, uint64_t i)
 struct state_figures {
 	double		read_now;	/* planner_read_now */
 	uint32_t	pieces_now;	/* planner_pieces_now */
-	uint32_t	consolidate_moves;
 	uint8_t		skip;
 };
 
@@ -147,7 +146,6 @@ static errcode_t take_state_figures(struct planner *p, struct state_figures **ou
 		g = &fig[p->pf[i].st - 1];
 		g->read_now = planner_read_now(p, i);
 		g->pieces_now = planner_pieces_now(p, i);
-		g->consolidate_moves = st->consolidate_moves;
 		g->skip = st->skip;
 	}
 	planner_free_states(p);
@@ -200,18 +198,16 @@ static errcode_t finish_figures(struct planner *p)
 		plan->line_bits[i >> 6] |= (uint64_t)1 << (i & 63);
 		r = &plan->files[plan->nfiles++];
 		r->file = i;
-		if (s) {
-			r->consolidate_moves = fig[s - 1].consolidate_moves;
-			if (fig[s - 1].skip) {
-				r->outcome = OUT_SKIPPED;
-				r->reason = fig[s - 1].skip;
-			}
+		if (s && fig[s - 1].skip) {
+			r->outcome = OUT_SKIPPED;
+			r->reason = fig[s - 1].skip;
 		}
 	}
 	for (k = 0; k < plan->nmoves; k++) {
 		struct plan_file *r = &plan->files[line_at(plan, plan->moves[k].file) - 1];
 
 		r->moves++;
+		r->consolidate_moves += plan->moves[k].joining;
 		r->moved_blocks += plan->moves[k].copy_blocks;
 	}
 	/* In layout order (the lines' order), as the sums were always made. */

@@ -57,16 +57,25 @@ struct __attribute__((packed)) pfile {
 /* A file's state beyond its flags (none: as the scan found it). */
 enum {
 	PS_OWN_RUNS	= 1 << 0,	/* runs is its own array */
-	PS_OWN_META	= 1 << 1,	/* meta is its own array */
 	PS_KEEP_MAP	= 1 << 2,	/* moved before: its map, once read
 					 * again, stays (filestate.c) */
+	PS_MAP_OK	= 1 << 3,	/* its map was read and checked: the
+					 * figures hold even once the map is
+					 * let go */
+	PS_EXTENTS	= 1 << 4,	/* ... and it is extent-mapped */
 };
+
+/* pstate.contig16 saying the figure is in the state's struct pstate_more. */
+#define PSTATE_BIG16	UINT16_MAX
 
 /*
  * Most states are of files moved once, whole, into one run (consolidation
- * moves tens of thousands): kept in 48 bytes, where they took 80 and a
- * line of the plan beside each 64 more.  The plan's lines are made once
- * planning ends (plan.c), from these and the plan's moves.
+ * moves hundreds of thousands at 2,000,000 files): kept in 24 bytes,
+ * where they took 80, then 48 (22 MB at 2,000,000 files, a seventh of
+ * the peak).  What few files have (an extent tree, a map read and kept)
+ * is in a struct pstate_more of their own; how often a file moved to
+ * join free runs is the plan's moves' (plan_move.joining).  The plan's
+ * lines are made once planning ends (plan.c), from these and the moves.
  */
 struct pstate {
 	union {
@@ -76,33 +85,49 @@ struct pstate {
 		struct layout_piece *runs;	/* with PS_OWN_RUNS: stream runs after
 						 * a planned move, when not one */
 	};
+	uint32_t	nruns;		/* runs, or the one, or (else) in the layout */
+	uint32_t	snap_gen;	/* snapshot.c: saved up to this snapshot */
+	uint32_t	more;		/* 1 + index in planner->more, or 0 */
+	/*
+	 * Extents it would have when contiguous, once its map is read
+	 * (planner_extents_contig); PSTATE_BIG16: in more.
+	 */
+	uint16_t	contig16;
+	uint8_t		own;		/* PS_* */
+	uint8_t		skip;		/* enum skip_reason when its map says so */
+};
+
+/*
+ * The rest of a state, for the files that have it: an extent tree (its
+ * runs now), a map read and kept, an extents figure too large for
+ * contig16.  Given back (for the next file) once it holds nothing, unless
+ * its file had a tree.
+ */
+struct pstate_more {
 	union {
-		struct layout_piece *meta;	/* with PS_OWN_META: extent tree runs
+		struct layout_piece *meta;	/* with own_meta: extent tree runs
 						 * after a move */
 		uint64_t	meta_off;	/* else in planner->etb (none after a
 						 * move without a tree: nmeta 0) */
 	};
 	struct fmap	*fmap;		/* read when needed; let go after a move */
-	uint32_t	nruns;		/* runs, or the one, or (else) in the layout */
 	uint32_t	nmeta;
-	/* (its tree blocks now, and when contiguous: planner_etb_now, _contig) */
-	uint32_t	extents_contig;	/* extents it would have when contiguous */
-	uint32_t	snap_gen;	/* snapshot.c: saved up to this snapshot */
-	uint32_t	consolidate_moves;	/* its moves to join free runs */
-	uint8_t		own;		/* PS_OWN_* */
-	uint8_t		map_ok;		/* its map was read and checked: the figures
-					 * above hold even once fmap is let go */
-	uint8_t		extents;	/* ... and it is extent-mapped */
-	uint8_t		skip;		/* enum skip_reason when its map says so */
+	uint32_t	contig;		/* extents when contiguous, if past contig16 */
+	uint8_t		own_meta;	/* meta is its own array */
+	/*
+	 * It had a tree: kept while the file has a state, so that a
+	 * snapshot taken back finds it to put the tree back in.
+	 */
+	uint8_t		had_tree;
 };
 
 /*
- * States come in chunks of this many, which never move: 192 KiB, over
- * the mmap threshold (e2defrag's main), so mapped on their own unless
- * the heap has that much free; what they took of the heap goes back to
- * the system with malloc_trim once they are given back (plan.c).
+ * States come in chunks of this many, which never move: over the mmap
+ * threshold (e2defrag's main), so mapped on their own unless the heap has
+ * that much free; what they took of the heap goes back to the system
+ * with malloc_trim once they are given back (plan.c).
  */
-#define PSTATE_CHUNK	4096
+#define PSTATE_CHUNK	8192
 
 /* struct planner's split: never; when no packing is kept without; always. */
 enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
@@ -130,6 +155,9 @@ struct planner {
 	struct pstate	**states;	/* chunks of PSTATE_CHUNK */
 	uint32_t	nstates;
 	size_t		states_cap;
+	struct pstate_more *more;	/* pstate.more's (a free one: contig is the next) */
+	uint32_t	nmore, more_free;	/* used; 1 + first free one, or 0 */
+	size_t		more_cap;
 	struct layout_piece *etb;	/* every file's extent tree blocks, by file */
 	uint64_t	netb;
 	struct unit	*units;
@@ -198,17 +226,42 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret);
 
 void planner_free_states(struct planner *p);
 
+/* ST's struct pstate_more, or NULL. */
+static inline struct pstate_more *planner_more_if(const struct planner *p,
+						  const struct pstate *st)
+{
+	return st && st->more ? &p->more[st->more - 1] : NULL;
+}
+
+/* filestate.c: ST's struct pstate_more, made (empty) when it has none. */
+errcode_t planner_more(struct planner *p, struct pstate *st,
+		       struct pstate_more **ret);
+/* filestate.c: ST's struct pstate_more given back when it holds nothing. */
+void planner_more_release(struct planner *p, struct pstate *st);
+
+/* Extents FILE would have when contiguous (valid once its map is read). */
+static inline uint64_t planner_extents_contig(const struct planner *p,
+					      uint32_t file)
+{
+	const struct pstate *st = planner_state_if(p, file);
+
+	if (!st)
+		return 0;
+	return st->contig16 == PSTATE_BIG16 ? planner_more_if(p, st)->contig :
+					      st->contig16;
+}
+
+const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
+					uint32_t *n);
+
 /* Extent tree blocks FILE owns now: its tree's runs (a state keeps no sum). */
 static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
 {
-	const struct pstate *st = planner_state_if(p, file);
 	const struct layout_piece *meta;
-	uint32_t i, n = 0;
+	uint32_t i, nmeta, n = 0;
 
-	if (!st || !st->nmeta)
-		return 0;
-	meta = st->own & PS_OWN_META ? st->meta : p->etb + st->meta_off;
-	for (i = 0; i < st->nmeta; i++)
+	meta = planner_meta(p, file, &nmeta);
+	for (i = 0; i < nmeta; i++)
 		n += meta[i].len;
 	return n;
 }
@@ -219,17 +272,8 @@ static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
  */
 static inline uint32_t planner_etb_contig(const struct planner *p, uint32_t file)
 {
-	const struct pstate *st = planner_state_if(p, file);
-
-	return st ? mapbuild_tree_blocks(p->fs, st->extents_contig) : 0;
-}
-
-static inline uint64_t planner_extents_contig(const struct planner *p,
-					      uint32_t file)
-{
-	const struct pstate *st = planner_state_if(p, file);
-
-	return st ? st->extents_contig : 0;
+	return planner_state_if(p, file) ?
+		mapbuild_tree_blocks(p->fs, planner_extents_contig(p, file)) : 0;
 }
 
 /* Fewest pieces FILE could have (layout_file_best). */
@@ -262,8 +306,6 @@ errcode_t planner_check(struct planner *p);
  */
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n, struct layout_piece *sole);
-const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
-					uint32_t *n);
 /* Whether the plan moves FILE (so far). */
 static inline int planner_moves(const struct planner *p, uint32_t file)
 {

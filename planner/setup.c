@@ -106,6 +106,7 @@ errcode_t planner_build_space(struct planner *p)
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
 		struct pstate *st = NULL;
+		struct pstate_more *more = NULL;
 		uint32_t k;
 
 		/* A million files take a while: progress (and a cancel) now and then. */
@@ -119,13 +120,16 @@ errcode_t planner_build_space(struct planner *p)
 			/* A file with a tree has a state from the start: where it is. */
 			if (!st) {
 				ret = planner_state(p, i, &st);
+				if (!ret)
+					ret = planner_more(p, st, &more);
 				if (ret)
 					goto out;
-				st->meta_off = p->netb;
+				more->meta_off = p->netb;
+				more->had_tree = 1;
 			}
 			p->etb[p->netb].start = aux[a].start;
 			p->etb[p->netb++].len = aux[a].len;
-			st->nmeta++;
+			more->nmeta++;
 			ret = add_seg(&runs, &nruns, &cap, aux[a].start, aux[a].len, owner);
 			if (ret)
 				goto out;

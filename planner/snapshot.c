@@ -31,9 +31,13 @@
 #include "dutil.h"
 
 struct psave {
+	struct pstate	st;		/* with what the plan says of it */
+	struct layout_piece *meta;	/* its tree's runs then (own_meta: a copy) */
+	uint64_t	meta_off;	/* ... or where in planner->etb */
+	uint32_t	nmeta;
 	uint32_t	file;
 	uint8_t		flags;		/* PF_* */
-	struct pstate	st;		/* with what the plan says of it */
+	uint8_t		own_meta;
 };
 
 /*
@@ -101,27 +105,39 @@ static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
 static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 {
 	struct pstate *f;
+	struct pstate_more *m;
 	struct layout_piece *runs = NULL, *meta = NULL;
 	struct psave *sv;
 
 	if (planner_state(p, file, &f))
 		return ENOMEM;
+	m = planner_more_if(p, f);
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
 	if ((f->own & PS_OWN_RUNS) && !(runs = dup_runs(f->runs, f->nruns)))
 		return ENOMEM;
-	if ((f->own & PS_OWN_META) && !(meta = dup_runs(f->meta, f->nmeta))) {
+	if (m && m->own_meta && !(meta = dup_runs(m->meta, m->nmeta))) {
 		free(runs);
 		return ENOMEM;
 	}
 	sv = &s->saved[s->nsaved++];
+	memset(sv, 0, sizeof(*sv));
 	sv->file = file;
 	sv->flags = p->pf[file].flags;
 	sv->st = *f;
+	if (m) {
+		/* (A file with a tree keeps its struct pstate_more: planner_more_release.) */
+		sv->own_meta = m->own_meta;
+		sv->nmeta = m->nmeta;
+		if (m->own_meta)
+			sv->meta = m->meta;
+		else
+			sv->meta_off = m->meta_off;
+	}
 	if (f->own & PS_OWN_RUNS)
 		f->runs = runs;
-	if (f->own & PS_OWN_META)
-		f->meta = meta;
+	if (m && m->own_meta)
+		m->meta = meta;
 	return 0;
 }
 
@@ -277,24 +293,36 @@ void psnap_restore(struct planner *p)
 	/* Newest save first: a file saved twice ends as it was first saved. */
 	for (i = s->nsaved; i-- > 0;) {
 		uint32_t file = s->saved[i].file;
+		const struct psave *sv = &s->saved[i];
 		struct pstate *f = planner_state_if(p, file);	/* made when saved */
 		struct pstate now = *f;
-		uint32_t seen = f->snap_gen;
+		struct pstate_more *m = planner_more_if(p, f);
+		const uint8_t cached = PS_MAP_OK | PS_EXTENTS;
 
 		if (f->own & PS_OWN_RUNS)
 			free(f->runs);
-		if (f->own & PS_OWN_META)
-			free(f->meta);
-		*f = s->saved[i].st;
-		p->pf[file].flags = s->saved[i].flags;
-		/* What its map says is a cache, right either way: kept. */
-		f->fmap = now.fmap;
-		f->own |= now.own & PS_KEEP_MAP;
-		f->map_ok = now.map_ok;
-		f->extents = now.extents;
-		f->extents_contig = now.extents_contig;
+		if (m && m->own_meta)
+			free(m->meta);
+		*f = sv->st;
+		p->pf[file].flags = sv->flags;
+		/*
+		 * What its map says is a cache, right either way: kept, and so
+		 * its struct pstate_more (which a file with a tree then had
+		 * still: planner_more_release keeps those).
+		 */
+		f->more = now.more;
+		f->contig16 = now.contig16;
+		f->own = (f->own & ~cached) | (now.own & (cached | PS_KEEP_MAP));
+		if (m) {
+			m->own_meta = sv->own_meta;
+			m->nmeta = sv->nmeta;
+			if (sv->own_meta)
+				m->meta = sv->meta;
+			else
+				m->meta_off = sv->meta_off;
+		}
 		/* Saved at the levels still open as it was; this one is gone. */
-		f->snap_gen = seen;
+		f->snap_gen = now.snap_gen;
 	}
 	spacemap_rollback(&p->sm, s->sm_mark);
 	p->plan->nmoves = s->nmoves;
@@ -316,8 +344,8 @@ void psnap_forget(struct planner *p)
 	for (i = 0; i < s->nsaved; i++) {
 		if (s->saved[i].st.own & PS_OWN_RUNS)
 			free(s->saved[i].st.runs);
-		if (s->saved[i].st.own & PS_OWN_META)
-			free(s->saved[i].st.meta);
+		if (s->saved[i].own_meta)
+			free(s->saved[i].meta);
 	}
 	if (!s->light)
 		spacemap_release(&p->sm, s->sm_mark);

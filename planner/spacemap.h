@@ -113,10 +113,11 @@ struct spacemap {
 	 * Room for the chunks spacemap_build makes, in one block (a malloc
 	 * per chunk was most of the set-up's time in a heap the scan had
 	 * left in pieces): chunk_max segments a slot, slab_used of
-	 * slab_chunks taken.  A chunk in it is never freed on its own.
+	 * slab_chunks taken; a slot given back is taken again first.
 	 */
 	struct sm_cell	*slab;
 	size_t		slab_chunks, slab_used;
+	size_t		slab_free;	/* 1 + a slot given back, or 0 (chunk_seg_free) */
 	/*
 	 * Where each chunk starts, as a Fenwick tree of their counts
 	 * (fen[1..nchunks]): a change updates it in log time, where
