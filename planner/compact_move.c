@@ -183,6 +183,22 @@ out:
 	return ret;
 }
 
+/* The first of the N sorted stream positions POS at or past AT. */
+static size_t positions_from(const blk64_t *pos, size_t n, blk64_t at)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pos[mid] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Step 1: move out of [LO, HI) every block of F not in its final place. */
 errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			    int *ok)
@@ -191,10 +207,10 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	struct layout_piece sole;
 	struct plan_seg *ch = NULL, *rest = NULL;
 	struct layout_piece *st = NULL;
-	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j;
+	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j, nind = 0;
 	uint32_t ncur, nmeta, i;
-	blk64_t off = 0, left;
-	int meta_inside = 0, done;
+	blk64_t off = 0, left, *ind = NULL;
+	int meta_inside = 0, done, ind_known = 0;
 	errcode_t ret = 0;
 
 	*ok = 1;
@@ -228,8 +244,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t a = cur[i].start > lo ? cur[i].start : lo;
 		blk64_t b = cur[i].start + cur[i].len < hi ? cur[i].start + cur[i].len : hi;
-		blk64_t *pos = NULL;
-		size_t npos = 0;
+		size_t from, to;
 
 		if (a >= b)
 			continue;
@@ -244,11 +259,21 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		 * whose contents will change when the blocks they map are
 		 * filled in: the fill puts them back.
 		 */
-		ret = mapclose_positions(c->p, f, off + (a - cur[i].start),
-					 off + (b - cur[i].start), 0, &pos, &npos);
-		for (k = 0; !ret && k < npos; k++)
-			ret = stage_push_seg(&rest, &nrest, &restcap, pos[k], 1, 0);
-		free(pos);
+		if (!ind_known) {
+			/*
+			 * Every indirect block's position in the stream, once:
+			 * a file of 16,384 pieces asked for each piece's share
+			 * walked its whole map 16,384 times.
+			 */
+			ret = mapclose_positions(c->p, f, 0, layout_stream_blocks(
+					c->p->layout, &c->p->layout->files[f]),
+					0, &ind, &nind);
+			ind_known = 1;
+		}
+		from = positions_from(ind, nind, off + (a - cur[i].start));
+		to = positions_from(ind, nind, off + (b - cur[i].start));
+		for (k = from; !ret && k < to; k++)
+			ret = stage_push_seg(&rest, &nrest, &restcap, ind[k], 1, 0);
 	}
 	/* Hold the direct places first, so that staging does not hand them out too. */
 	if (!ret)
@@ -282,6 +307,7 @@ out:
 		if (!ret)
 			ret = r2;
 	}
+	free(ind);
 	free(ch);
 	free(rest);
 	free(st);

@@ -89,13 +89,16 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 		goto errout;
 	co = offsets(cur, ncur);
 	no = offsets(new, nnew);
-	pos = malloc((m->nitems + 1) * sizeof(*pos));
-	moved = calloc(m->nitems + 1, 1);
-	dirty = calloc(m->nitems + 1, 1);
-	if (!co || !no || !pos || !moved || !dirty) {
+	if (!co || !no || grow_n(&p->mc_pos, &p->mc_pos_cap, m->nitems + 1,
+				 sizeof(*p->mc_pos)) ||
+	    grow_n(&p->mc_flags, &p->mc_flags_cap, 2 * ((size_t)m->nitems + 1), 1)) {
 		ret = ENOMEM;
 		goto errout;
 	}
+	pos = p->mc_pos;
+	moved = p->mc_flags;
+	dirty = moved + m->nitems + 1;
+	memset(moved, 0, 2 * ((size_t)m->nitems + 1));
 	pos[0] = 0;
 	for (i = 0; i + 1 < m->nitems; i++)
 		pos[i + 1] = pos[i] + m->items[i].len;
@@ -130,10 +133,16 @@ errout:
 	free(new);
 	free(co);
 	free(no);
-	free(pos);
-	free(moved);
-	free(dirty);
 	return ret;
+}
+
+void mapclose_scratch_free(struct planner *p)
+{
+	free(p->mc_pos);
+	free(p->mc_flags);
+	p->mc_pos = NULL;
+	p->mc_flags = NULL;
+	p->mc_pos_cap = p->mc_flags_cap = 0;
 }
 
 errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
@@ -151,12 +160,12 @@ errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 	if (ret || m->extents)
 		return ret;
 	res = malloc((m->nitems + 1) * sizeof(*res));
-	end = malloc((m->nitems + 1) * sizeof(*end));
-	if (!res || !end) {
+	if (!res || grow_n(&p->mc_pos, &p->mc_pos_cap, m->nitems + 1,
+			   sizeof(*p->mc_pos))) {
 		free(res);
-		free(end);
 		return ENOMEM;
 	}
+	end = p->mc_pos;
 	/* End of each item's subtree, pushed up from the leaves. */
 	for (i = 0; i < m->nitems; i++) {
 		end[i] = at + m->items[i].len;
@@ -170,7 +179,6 @@ errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 		if (m->items[i].kind != FMAP_DATA && at >= a && at < b &&
 		    (!incomplete || end[i] > b))
 			res[n++] = at;
-	free(end);
 	*out = res;
 	*nout = n;
 	return 0;

@@ -892,6 +892,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			spacemap_free(&p.sm);
 		free(p.owner_count);
 		p.owner_count = NULL;
+		mapclose_scratch_free(&p);
 		err = finish_figures(&p);
 	}
 out:
@@ -903,6 +904,7 @@ out:
 	free(p.member_keys);
 	free(p.owner_count);
 	free(p.changes);
+	mapclose_scratch_free(&p);
 	while (p.snap)
 		psnap_forget(&p);
 	spacemap_free(&p.sm);

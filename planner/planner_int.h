@@ -199,6 +199,14 @@ struct planner {
 	/* filestate.c's scratch: a move's space map changes, kept between moves. */
 	struct sm_seg	*changes;
 	size_t		changes_cap;
+	/*
+	 * fmap_close.c's scratch, a blk64_t and two flags a map item, kept
+	 * between moves: arrays of 16,384 items (a file in as many pieces)
+	 * made and freed at every move were mapped and unmapped each time.
+	 */
+	blk64_t		*mc_pos;
+	uint8_t		*mc_flags;
+	size_t		mc_pos_cap, mc_flags_cap;
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
 };
@@ -437,6 +445,7 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
  * only those that map blocks at or after B, whose contents are not final
  * until those are placed.  None for extent files.
  */
+void mapclose_scratch_free(struct planner *p);
 errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 			     blk64_t b, int incomplete, blk64_t **out,
 			     size_t *nout);
