@@ -59,4 +59,10 @@ static inline int blk_at_or_before(const void *array, uint64_t i, const void *ke
 	return ((const blk64_t *)array)[i] <= *(const blk64_t *)key;
 }
 
+/* The same over an ascending blk64_t array: the first element >= *KEY. */
+static inline int blk_before(const void *array, uint64_t i, const void *key)
+{
+	return ((const blk64_t *)array)[i] < *(const blk64_t *)key;
+}
+
 #endif /* LOWER_BOUND_H */

@@ -10,6 +10,7 @@
 
 #include "compact_int.h"
 #include "dutil.h"
+#include "lower_bound.h"
 
 /* Extent tree blocks FILE needs with CHANGES applied. */
 static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
@@ -183,22 +184,6 @@ out:
 	return ret;
 }
 
-/* The first of the N sorted stream positions POS at or past AT. */
-static size_t positions_from(const blk64_t *pos, size_t n, blk64_t at)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pos[mid] < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Step 1: move out of [LO, HI) every block of F not in its final place. */
 errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			    int *ok)
@@ -270,8 +255,10 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 					0, &ind, &nind);
 			ind_known = 1;
 		}
-		from = positions_from(ind, nind, off + (a - cur[i].start));
-		to = positions_from(ind, nind, off + (b - cur[i].start));
+		from = lower_bound(0, nind, blk_before, ind,
+				   &(blk64_t){ off + (a - cur[i].start) });
+		to = lower_bound(from, nind, blk_before, ind,
+				 &(blk64_t){ off + (b - cur[i].start) });
 		for (k = from; !ret && k < to; k++)
 			ret = stage_push_seg(&rest, &nrest, &restcap, ind[k], 1, 0);
 	}
