@@ -686,6 +686,12 @@ double util_now_seconds(void);
  * size_t or realloc fails.  The one growable array of the project.
  */
 errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
+/*
+ * Give back the room of *ARRAY past its first N elements (N > 0, below
+ * *CAP): a grown array's doubling left unwritten.  Kept as it is if
+ * realloc fails.
+ */
+void util_fit(void *array, uint64_t *cap, uint64_t n, size_t size);
 
 /*
  * Ask for transparent huge pages for P, a block from malloc of LEN bytes

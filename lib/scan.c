@@ -696,25 +696,10 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 	 * resident whole while the reservation goes past it), up to 2 MiB
 	 * more in every program's peak, depending on where the array lies.
 	 */
-	if (layout->nfiles && layout->nfiles < s.files_cap) {
-		struct layout_file *fit = realloc(layout->files,
-						  layout->nfiles * sizeof(*layout->files));
-
-		if (fit) {
-			layout->files = fit;
-			s.files_cap = layout->nfiles;
-		}
-	}
+	util_fit(&layout->files, &s.files_cap, layout->nfiles, sizeof(*layout->files));
 	/* The same for the pieces, which grew by doubling (acc_stream). */
-	if (layout->npieces && layout->npieces < s.pieces_cap) {
-		struct layout_piece *fit = realloc(layout->pieces,
-						   layout->npieces * sizeof(*layout->pieces));
-
-		if (fit) {
-			layout->pieces = fit;
-			s.pieces_cap = layout->npieces;
-		}
-	}
+	util_fit(&layout->pieces, &s.pieces_cap, layout->npieces,
+		 sizeof(*layout->pieces));
 	if (layout->naux)	/* qsort wants a real array even for 0 */
 		qsort(layout->aux, layout->naux, sizeof(*layout->aux), cmp_aux);
 out:

@@ -271,3 +271,17 @@ errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size)
 	*cap = n;
 	return 0;
 }
+
+void util_fit(void *array, uint64_t *cap, uint64_t n, size_t size)
+{
+	void **p = array;
+	void *q;
+
+	if (!n || n >= *cap)
+		return;
+	q = realloc(*p, n * size);
+	if (q) {
+		*p = q;
+		*cap = n;
+	}
+}
