@@ -87,7 +87,8 @@ static inline blk64_t compact_fin(const struct compact *c, uint32_t f,
 
 /* Stream position of BLK in F's final place (zonewalk_off's answer). */
 blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk);
-/* Positions [S, E) of F as changes to their final blocks (zonewalk_segs'). */
+/* Positions [S, E) of F as changes to their final blocks, one per zone (a split
+ * file: one per run), appended. */
 errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
 		       blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap);
 

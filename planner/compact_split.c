@@ -83,10 +83,9 @@ errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
 {
 	const struct csplit *sp = c->nsplits ? csplit_of(c, f) : NULL;
 
-	if (!sp)
-		return zonewalk_segs(c->p, c->final[f], s, e, ch, nch, cap);
 	while (s < e) {
-		blk64_t left, b = csplit_blk(sp, s, &left);
+		blk64_t left, b = sp ? csplit_blk(sp, s, &left) :
+			zonewalk_blk(c->p, c->final[f], s, &left);
 		blk64_t n = left && left < e - s ? left : e - s;
 
 		if (grow_n(ch, cap, *nch + 1, sizeof(**ch)))

@@ -458,9 +458,6 @@ blk64_t zonewalk_blk(const struct planner *p, blk64_t start, blk64_t off,
 blk64_t zonewalk_off(const struct planner *p, blk64_t start, blk64_t blk);
 /* Zone boundaries LEN blocks from START on cross. */
 uint32_t zonewalk_cross(const struct planner *p, blk64_t start, blk64_t len);
-/* Stream positions [S, E) as changes to their blocks, one per zone, appended. */
-errcode_t zonewalk_segs(const struct planner *p, blk64_t start, blk64_t s,
-			blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap);
 
 /* compact.c */
 /*

@@ -6,10 +6,7 @@
  * Compaction (compact*.c) gives such files a place by its start block and
  * finds every other block of it through here.
  */
-#include <errno.h>
-
 #include "planner_int.h"
-#include "dutil.h"
 
 blk64_t zonewalk_blk(const struct planner *p, blk64_t start, blk64_t off,
 		     blk64_t *left)
@@ -72,19 +69,4 @@ uint32_t zonewalk_cross(const struct planner *p, blk64_t start, blk64_t len)
 		n++;
 	}
 	return n;
-}
-
-errcode_t zonewalk_segs(const struct planner *p, blk64_t start, blk64_t s,
-			blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap)
-{
-	while (s < e) {
-		blk64_t left, b = zonewalk_blk(p, start, s, &left);
-		blk64_t n = left && left < e - s ? left : e - s;
-
-		if (grow_n(ch, cap, *nch + 1, sizeof(**ch)))
-			return ENOMEM;
-		(*ch)[(*nch)++] = (struct plan_seg){ s, n, b };
-		s += n;
-	}
-	return 0;
 }
