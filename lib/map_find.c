@@ -119,6 +119,7 @@ struct glob_prog {
 	size_t		ntok;
 	size_t		first_star, last_star, head, tail;
 	int		middle_stars;	/* nothing but '*' between them */
+	int		never;		/* a token matches none of the bytes ("*é*" on ASCII) */
 };
 
 struct name_matcher {
@@ -362,12 +363,17 @@ static int glob_compile(struct name_matcher *m, struct glob_prog *g, enum charse
 		}
 	}
 	g->first_star = g->last_star = g->ntok;
-	for (c = 0; c < (int)g->ntok; c++)
-		if (g->tok[c].star) {
+	g->never = 0;
+	for (c = 0; c < (int)g->ntok; c++) {
+		t = &g->tok[c];
+		if (!t->star && !(t->set[0] | t->set[1] | t->set[2] | t->set[3]))
+			g->never = 1;
+		if (t->star) {
 			if (g->first_star == g->ntok)
 				g->first_star = c;
 			g->last_star = c;
 		}
+	}
 	if (g->first_star < g->ntok) {
 		g->head = g->first_star;
 		g->tail = g->ntok - g->last_star - 1;
@@ -516,15 +522,19 @@ static __attribute__((noinline)) int middle_match(const struct glob_prog *m,
 }
 
 /*
- * The compiled glob against an ASCII NAME of LEN bytes, as fnmatch(flags
- * 0) has it: with no multibyte character, every token but '*' is one
- * byte.  What comes before the first '*' and after the last matches the
- * ends of the name position by position ("*[0-9]?" looks at two bytes),
- * then the middle.
+ * The compiled glob against a NAME of LEN bytes, as fnmatch(flags 0) has
+ * it, when every byte is a character (an ASCII name, a single-byte locale,
+ * the glob compiled by bytes): every token but '*' is one byte.  A token
+ * that takes no byte at all ("*é*" against ASCII names) matches nothing;
+ * otherwise what comes before the first '*' and after the last matches
+ * the ends of the name position by position ("*[0-9]?" looks at two
+ * bytes), then the middle.
  */
 static inline __attribute__((always_inline)) int hand_match(const struct glob_prog *m,
 							     const char *name, size_t len)
 {
+	if (m->never)
+		return 0;
 	if (m->first_star == m->ntok)
 		return m->ntok == len && fixed_match(m->tok, len, name);
 	if (len < m->head + m->tail)
@@ -588,7 +598,8 @@ static int token_asked(const struct name_matcher *m, const struct glob_token *t,
 	return yes;
 }
 
-static int token_wide(const struct name_matcher *m, const struct glob_token *t, uint32_t ch)
+static inline __attribute__((always_inline)) int token_wide(const struct name_matcher *m,
+							      const struct glob_token *t, uint32_t ch)
 {
 	if (ch < 128)
 		return token_match(t, ch);
@@ -661,13 +672,24 @@ static __attribute__((noinline)) int wide_match(const struct name_matcher *m,
 	const unsigned char *s = (const unsigned char *)name, *end = s + len;
 	uint32_t ch[256];
 	size_t n = 0;
-	int k = 1;
+	int k;
 
 	if (len >= sizeof(ch) / sizeof(*ch))
 		return fnmatch_name(m, name, len);
-	for (; k && s < end; s += k, n++)
-		k = utf8_char(s, end, &ch[n]);
-	if (k && m->by_hand) {	/* well-formed: its characters first */
+	while (s < end) {
+		if (*s < 0x80) {
+			ch[n++] = *s++;
+		} else if (s + 1 < end && *s >= 0xc2 && *s < 0xe0 && (s[1] & 0xc0) == 0x80) {
+			ch[n++] = (uint32_t)(*s & 0x1f) << 6 | (s[1] & 0x3f);	/* "é" */
+			s += 2;
+		} else if ((k = utf8_char(s, end, &ch[n]))) {
+			s += k;
+			n++;
+		} else {
+			break;
+		}
+	}
+	if (s == end && m->by_hand) {	/* well-formed: its characters first */
 		if (chars_match(m, ch, n))
 			return 1;
 		if (!m->either)
