@@ -218,9 +218,10 @@ static const char *class_end(const char *p)
  * (the '[' is then a literal); BAD for what the hand matcher leaves to
  * fnmatch: other classes, a class right after a '-' (fnmatch's two
  * readings of a bracket disagree there), equivalence classes and
- * collating symbols ("[=", "[."), a backslash at the end (fnmatch then
- * matches nothing), and bytes past ASCII unless HIGH (a single-byte or
- * UTF-8 locale, where they are never one of these).
+ * collating symbols ("[=", "[."), a backslash or a '-' at the end
+ * ("[a-" and "[\\" match nothing, where "[a" is a literal '['), and
+ * bytes past ASCII unless HIGH (a single-byte or UTF-8 locale, where
+ * they are never one of these).
  */
 static const char bad_bracket[1];
 #define BAD	bad_bracket
@@ -236,8 +237,8 @@ static const char *bracket_end(const char *p, int caret_negates, int high)
 	if (*p == ']')
 		p++;
 	for (; *p != ']'; p++) {
-		if (!*p)
-			return NULL;
+		if (!*p)	/* fnmatch matches nothing when a range is cut: "[a-" */
+			return p[-1] == '-' ? BAD : NULL;
 		if (*p & 0x80 && !high)
 			return BAD;
 		if (*p == '[' && p[1] == ':') {
