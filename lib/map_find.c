@@ -131,10 +131,11 @@ struct name_matcher {
 	enum charset	charset;
 	/*
 	 * MATCH_GLOB: compiled by characters (BY_HAND) or not (fnmatch for
-	 * every name).  In UTF8, fnmatch (glibc since 2.35) matches a name when
-	 * its characters match or, failing that (or when the name or the
-	 * pattern is not well-formed), its bytes do (EITHER): the glob
-	 * compiled by bytes too (BYTES_OK).
+	 * every name).  In UTF8, glibc's fnmatch (2.36 here) matches a name
+	 * when its characters match or, failing that (or when the name or
+	 * the pattern does not convert), its bytes do: "??" matches "é" as
+	 * well as "?".  Where a probe finds it so (EITHER), the glob is
+	 * compiled by bytes too (BYTES_OK) and tried the same way.
 	 */
 	int		by_hand, either, bytes_ok;
 	struct glob_prog g, b;
