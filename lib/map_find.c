@@ -119,7 +119,7 @@ struct glob_prog {
 	size_t		ntok;
 	size_t		first_star, last_star, head, tail;
 	int		middle_stars;	/* nothing but '*' between them */
-	int		never;		/* a token matches none of the bytes ("*é*" on ASCII) */
+	int		never;		/* a token takes none of the bytes ("*é*" on ASCII) */
 };
 
 struct name_matcher {
@@ -138,6 +138,8 @@ struct name_matcher {
 	 * compiled by bytes too (BYTES_OK) and tried the same way.
 	 */
 	int		by_hand, either, bytes_ok;
+	int		hand;		/* by_hand, and every token takes some byte */
+	uint64_t	high_bits;	/* for ascii(): 0 in BYTES */
 	struct glob_prog g, b;
 	struct ask_entry *asked;	/* UTF8 with a bracket: ASK_CACHE answers (or NULL) */
 };
@@ -401,6 +403,7 @@ static void glob_affixes(struct name_matcher *m, const char *pattern)
 
 	m->kind = MATCH_GLOB;
 	m->by_hand = glob_compile(m, &m->g, m->charset);
+	m->hand = m->by_hand && !m->g.never;
 	if (m->charset == CHARSET_UTF8) {
 		m->either = !fnmatch("??", "\xc3\xa9", 0);	/* "é" as bytes */
 		m->bytes_ok = m->either && glob_compile(m, &m->b, CHARSET_BYTES);
@@ -426,8 +429,9 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	m->pattern = pattern;
 	m->suffix = NULL;
 	m->suffix_len = 0;
-	m->by_hand = m->either = m->bytes_ok = 0;
+	m->by_hand = m->either = m->bytes_ok = m->hand = 0;
 	m->charset = locale_charset();
+	m->high_bits = m->charset == CHARSET_BYTES ? 0 : 0x8080808080808080ULL;
 	m->asked = NULL;
 	for (p = pattern; *p; p++) {
 		if (*p == '?' || *p == '[' || *p == '\\' || (*p == '*' && star)) {
@@ -526,17 +530,14 @@ static __attribute__((noinline)) int middle_match(const struct glob_prog *m,
 /*
  * The compiled glob against a NAME of LEN bytes, as fnmatch(flags 0) has
  * it, when every byte is a character (an ASCII name, a single-byte locale,
- * the glob compiled by bytes): every token but '*' is one byte.  A token
- * that takes no byte at all ("*é*" against ASCII names) matches nothing;
- * otherwise what comes before the first '*' and after the last matches
- * the ends of the name position by position ("*[0-9]?" looks at two
- * bytes), then the middle.
+ * the glob compiled by bytes): every token but '*' is one byte.  What
+ * comes before the first '*' and after the last matches the ends of the
+ * name position by position ("*[0-9]?" looks at two bytes), then the
+ * middle.
  */
 static inline __attribute__((always_inline)) int hand_match(const struct glob_prog *m,
 							     const char *name, size_t len)
 {
-	if (m->never)
-		return 0;
 	if (m->first_star == m->ntok)
 		return m->ntok == len && fixed_match(m->tok, len, name);
 	if (len < m->head + m->tail)
@@ -546,8 +547,12 @@ static inline __attribute__((always_inline)) int hand_match(const struct glob_pr
 	return ends_match(m, name, len) && middle_match(m, name, len);
 }
 
-/* Whether S holds no byte past ASCII: eight bytes at a time (names are short). */
-static inline __attribute__((always_inline)) int ascii(const char *s, size_t len)
+/*
+ * Whether S holds no byte past ASCII: eight bytes at a time (names are
+ * short).  HIGH is their top bits, or 0 where every byte is a character
+ * (a single-byte locale): then every name is "ASCII" at no extra cost.
+ */
+static inline __attribute__((always_inline)) int ascii(const char *s, size_t len, uint64_t high_bits)
 {
 	uint64_t word, high = 0;
 	size_t i = 0;
@@ -558,7 +563,7 @@ static inline __attribute__((always_inline)) int ascii(const char *s, size_t len
 	}
 	for (; i < len; i++)
 		high |= (unsigned char)s[i];
-	return !(high & 0x8080808080808080ULL);
+	return !(high & high_bits);
 }
 
 /* Out of line: its buffer would keep name_matches from being inlined into the searches' loops. */
@@ -702,6 +707,22 @@ static __attribute__((noinline)) int wide_match(const struct name_matcher *m,
 	return fnmatch_name(m, name, len);
 }
 
+/*
+ * What the hand matcher does not take in place: an ASCII name (every
+ * name in BYTES) when a token of the glob takes no such byte ("*é*"),
+ * which matches nothing; a name past ASCII in UTF8; a glob it could not
+ * compile, through fnmatch.  Out of line, to keep the search's loop small.
+ */
+static __attribute__((noinline)) int other_match(const struct name_matcher *m,
+						 const char *name, size_t len)
+{
+	if (m->by_hand && ascii(name, len, m->high_bits))
+		return 0;	/* g.never */
+	if (m->charset == CHARSET_UTF8 && (m->by_hand || m->bytes_ok))
+		return wide_match(m, name, len);
+	return fnmatch_name(m, name, len);
+}
+
 static inline __attribute__((always_inline)) int name_matches(const struct name_matcher *m,
 							       const char *name, size_t len)
 {
@@ -716,11 +737,9 @@ static inline __attribute__((always_inline)) int name_matches(const struct name_
 		if (len < m->len + m->suffix_len || (m->len && memcmp(name, m->pattern, m->len)) ||
 		    (m->suffix_len && memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len)))
 			return 0;
-		if (m->by_hand && (m->charset == CHARSET_BYTES || ascii(name, len)))
+		if (m->hand && ascii(name, len, m->high_bits))
 			return hand_match(&m->g, name, len);
-		if (m->charset == CHARSET_UTF8 && (m->by_hand || m->bytes_ok))
-			return wide_match(m, name, len);
-		return fnmatch_name(m, name, len);
+		return other_match(m, name, len);
 	}
 }
 
