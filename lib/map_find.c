@@ -14,13 +14,20 @@
  * a '/' matches the directories' paths first and looks only into the
  * groups of those that match.  Plain names and patterns with one '*'
  * between literal text ("*.ts", "rec*") are compared directly; other
- * globs are compiled to a bitmap of the ASCII bytes each position takes
- * ('?', brackets as fnmatch reads them, literals) and matched by hand
- * against ASCII names; names with other bytes, and the globs the hand
- * matcher does not know exactly ("[[:digit:]]"), go through fnmatch().
+ * globs are compiled to a bitmap of the bytes each position takes ('?',
+ * brackets and classes as fnmatch reads them, asked of it a byte at a
+ * time, literals) and matched by hand: ASCII names in place; in a UTF-8
+ * locale other names decoded to characters (a bracket asked of fnmatch
+ * once a character past ASCII), then as bytes, which is how fnmatch
+ * reads them.  What the hand matcher does not know exactly ("[[=a=]]",
+ * "[[.a.]]", a locale's own classes, names in Shift-JIS) goes through
+ * fnmatch().
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <wchar.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,16 +74,52 @@ enum match_kind { MATCH_LITERAL, MATCH_AFFIX, MATCH_GLOB };
 
 /* Longer globs go through fnmatch (a name is at most 255 bytes anyway). */
 #define GLOB_TOKENS	256
+/* fnmatch's answers for a bracket and a character past ASCII kept (a power of two). */
+#define ASK_CACHE	4096
 
 /*
- * One position of a glob compiled for ASCII names: the bytes it matches,
- * as a bitmap of the 128 ASCII bytes (a literal sets one bit, '?' all of
- * them, a bracket expression what fnmatch itself says it matches), or a
- * '*'.
+ * What the hand matcher may take for one character, as fnmatch reads
+ * them in this locale: BYTES, every byte (a single-byte locale: "C",
+ * Latin-1); UTF8, an ASCII byte or a well-formed UTF-8 sequence, decoded
+ * (fnmatch converts both strings to wide characters); OTHER, a multibyte
+ * locale whose characters may end in an ASCII byte (Shift-JIS): only
+ * ASCII patterns against ASCII names.
+ */
+enum charset { CHARSET_BYTES, CHARSET_UTF8, CHARSET_OTHER };
+
+/* What a token does with a character past ASCII, in a UTF-8 locale. */
+enum wide_kind { WIDE_NONE, WIDE_ANY, WIDE_CHAR, WIDE_ASK };
+
+/*
+ * One position of a compiled glob, one character of the name: the bytes
+ * it matches as a bitmap (a literal sets one bit, '?' all of them, a
+ * bracket expression what fnmatch itself says it matches), all 256 in
+ * BYTES, the 128 ASCII ones in UTF8, where WIDE says what it matches
+ * past them (WIDE_ASK: what fnmatch says its text, the bracket, matches,
+ * asked once a character); or a '*'.
  */
 struct glob_token {
-	uint64_t	set[2];
+	uint64_t	set[4];
 	int		star;
+	int		wide;		/* enum wide_kind */
+	uint32_t	ch;		/* WIDE_CHAR: the character */
+	uint32_t	at, len;	/* WIDE_ASK: its text in the pattern */
+};
+
+/* fnmatch's answer for token TOK and character CH. */
+struct ask_entry {
+	uint32_t	ch;
+	uint16_t	tok;
+	uint8_t		known, yes;
+};
+
+/* A glob compiled: its tokens, the first and last '*' (ntok: none), the tokens around them. */
+struct glob_prog {
+	struct glob_token tok[GLOB_TOKENS];
+	size_t		ntok;
+	size_t		first_star, last_star, head, tail;
+	int		middle_stars;	/* nothing but '*' between them */
+	int		never;		/* a token takes none of the bytes ("*é*" on ASCII) */
 };
 
 struct name_matcher {
@@ -85,137 +128,263 @@ struct name_matcher {
 	size_t		len;		/* of the literal, or of the part before '*' */
 	const char	*suffix;	/* MATCH_AFFIX: the part after '*' */
 	size_t		suffix_len;
-	/* MATCH_GLOB: compiled (by hand) or not (fnmatch for every name) */
-	int		by_hand;
-	struct glob_token tok[GLOB_TOKENS];
-	size_t		ntok;
-	/* by_hand: the first and last '*' (ntok: none), the tokens around them */
-	size_t		first_star, last_star, head, tail;
-	int		middle_stars;	/* nothing but '*' between them */
+	enum charset	charset;
+	/*
+	 * MATCH_GLOB: compiled by characters (BY_HAND) or not (fnmatch for
+	 * every name).  In UTF8, glibc's fnmatch (2.36 here) matches a name
+	 * when its characters match or, failing that (or when the name or
+	 * the pattern does not convert), its bytes do: "??" matches "é" as
+	 * well as "?".  Where a probe finds it so (EITHER), the glob is
+	 * compiled by bytes too (BYTES_OK) and tried the same way.
+	 */
+	int		by_hand, either, bytes_ok;
+	int		hand;		/* by_hand, and every token takes some byte */
+	uint64_t	high_bits;	/* for ascii(): 0 in BYTES */
+	struct glob_prog g, b;
+	struct ask_entry *asked;	/* UTF8 with a bracket: ASK_CACHE answers (or NULL) */
 };
+
+static enum charset locale_charset(void)
+{
+	if (MB_CUR_MAX == 1)
+		return CHARSET_BYTES;
+	return !strcmp(nl_langinfo(CODESET), "UTF-8") ? CHARSET_UTF8 : CHARSET_OTHER;
+}
+
+/*
+ * The character the UTF-8 at S (before END) begins with, into *CH, and
+ * its length in bytes; 0 for bytes the locale does not read as one.
+ * What RFC 3629 allows is decoded here; the rest (5- and 6-byte forms,
+ * past U+10FFFF, which glibc takes; overlong forms, surrogates, stray
+ * bytes, which it does not) is asked of mbrtowc, which fnmatch uses.
+ */
+static int utf8_char(const unsigned char *s, const unsigned char *end, uint32_t *ch)
+{
+	uint32_t c = s[0];
+	mbstate_t state;
+	wchar_t wc;
+	size_t k;
+	int n, i;
+
+	if (c < 0x80) {
+		*ch = c;
+		return 1;
+	}
+	n = c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+	if (n && end - s >= n) {
+		c &= 0x3f >> (n - 1);
+		for (i = 1; i < n && (s[i] & 0xc0) == 0x80; i++)
+			c = c << 6 | (s[i] & 0x3f);
+		if (i == n && !(n == 3 && (c < 0x800 || (c >= 0xd800 && c < 0xe000))) &&
+		    !(n == 4 && (c < 0x10000 || c > 0x10ffff))) {
+			*ch = c;
+			return n;
+		}
+	}
+	memset(&state, 0, sizeof(state));
+	k = mbrtowc(&wc, (const char *)s, end - s, &state);
+	if (k == 0 || k > (size_t)(end - s))	/* NUL, invalid, cut short */
+		return 0;
+	*ch = (uint32_t)wc;
+	return (int)k;
+}
 
 static void token_add(struct glob_token *t, unsigned char c)
 {
 	t->set[c >> 6] |= 1ULL << (c & 63);
 }
 
+/* The classes every locale has: their names are all the hand matcher reads in a bracket. */
+static const char *const char_classes[] = {
+	"alnum", "alpha", "blank", "cntrl", "digit", "graph",
+	"lower", "print", "punct", "space", "upper", "xdigit",
+};
+
+/* The last ']' of the class "[:name:]" at P, or NULL when it is not one of those. */
+static const char *class_end(const char *p)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(char_classes) / sizeof(*char_classes); i++) {
+		n = strlen(char_classes[i]);
+		if (!strncmp(p + 2, char_classes[i], n) && p[2 + n] == ':' && p[3 + n] == ']')
+			return p + 3 + n;
+	}
+	return NULL;
+}
+
 /*
  * The end of the bracket expression whose '[' is at P, as fnmatch(flags 0)
  * finds it: '!' (and '^' where fnmatch takes it so) negates, a ']' first
- * is a member, a backslash escapes.  NULL when there is no closing ']' (the
- * '[' is then a literal); BAD for what the hand matcher leaves to fnmatch:
- * classes, equivalence classes and collating symbols ("[:", "[=", "[."),
- * a backslash at the end (fnmatch then matches nothing) and non-ASCII bytes.
+ * is a member, a backslash escapes, "[:digit:]" and the other classes
+ * every locale has are one member.  NULL when there is no closing ']'
+ * (the '[' is then a literal); BAD for what the hand matcher leaves to
+ * fnmatch: other classes, a class right after a '-' (fnmatch's two
+ * readings of a bracket disagree there), equivalence classes and
+ * collating symbols ("[=", "[."), a backslash or a '-' at the end
+ * ("[a-" and "[\\" match nothing, where "[a" is a literal '['), and
+ * bytes past ASCII unless HIGH (a single-byte or UTF-8 locale, where
+ * they are never one of these).
  */
 static const char bad_bracket[1];
 #define BAD	bad_bracket
 
-static const char *bracket_end(const char *p, int caret_negates)
+static const char *bracket_end(const char *p, int caret_negates, int high)
 {
+	const char *first;
+
 	p++;
 	if (*p == '!' || (*p == '^' && caret_negates))
 		p++;
+	first = p;
 	if (*p == ']')
 		p++;
 	for (; *p != ']'; p++) {
-		if (!*p)
-			return NULL;
-		if (*p & 0x80 || (*p == '[' && p[1] && strchr(":=.", p[1])))
+		if (!*p)	/* fnmatch matches nothing when a range is cut: "[a-" */
+			return p[-1] == '-' ? BAD : NULL;
+		if (*p & 0x80 && !high)
 			return BAD;
-		if (*p == '\\' && (!*++p || *p & 0x80))
+		if (*p == '[' && p[1] == ':') {
+			if ((p > first && p[-1] == '-') || !(p = class_end(p)))
+				return BAD;
+		} else if (*p == '[' && (p[1] == '=' || p[1] == '.')) {
 			return BAD;
+		} else if (*p == '\\' && (!*++p || (*p & 0x80 && !high))) {
+			return BAD;
+		}
 	}
 	return p;
 }
 
 /*
- * The ASCII bytes the bracket expression [P, END] matches, asked of
- * fnmatch one byte at a time: ranges, negation and escapes mean exactly
- * what they mean to it, in this locale (a bracket matches one character
- * whatever is around it, with flags 0).
+ * T matches one character as the pattern text [P, P + LEN) (a bracket
+ * expression, a trailing backslash) does: the bytes below TOP asked of
+ * fnmatch one at a time, so ranges, negation, classes and escapes mean
+ * exactly what they mean to it, in this locale (with flags 0 that text
+ * matches one character whatever is around it); in UTF8 the characters
+ * past ASCII are asked when a name has them (token_wide).
  */
-static int bracket_set(struct glob_token *t, const char *p, const char *end)
+static int token_ask(struct name_matcher *m, struct glob_token *t, const char *p,
+		     size_t len, int top)
 {
-	char br[PATH_MAX_LEN], s[2] = { 0, 0 };
+	char text[PATH_MAX_LEN], s[2] = { 0, 0 };
 	int c;
 
-	if (end + 1 - p >= (long)sizeof(br))
+	if (len >= sizeof(text))
 		return 0;
-	memcpy(br, p, end + 1 - p);
-	br[end + 1 - p] = 0;
-	for (c = 1; c < 128; c++) {
+	memcpy(text, p, len);
+	text[len] = 0;
+	for (c = 1; c < top; c++) {
 		s[0] = (char)c;
-		if (!fnmatch(br, s, 0))
+		if (!fnmatch(text, s, 0))
 			token_add(t, c);
 	}
+	t->wide = WIDE_ASK;
+	t->at = p - m->pattern;
+	t->len = len;
 	return 1;
 }
 
+/* T matches the literal character at P; its last byte, or NULL when the hand matcher cannot. */
+static const char *token_literal(enum charset cs, struct glob_token *t, const char *p)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	int n;
+
+	if (!(*s & 0x80) || cs == CHARSET_BYTES) {
+		token_add(t, *s);
+		return p;
+	}
+	if (cs != CHARSET_UTF8 || !(n = utf8_char(s, s + strlen(p), &t->ch)))
+		return NULL;
+	t->wide = WIDE_CHAR;
+	return p + n - 1;
+}
+
 /*
- * PATTERN compiled for ASCII names, one token a character of the name
- * ('*' aside), when the hand matcher can match it exactly as fnmatch(flags
- * 0) would; 0 when fnmatch has to: non-ASCII bytes in the pattern (fnmatch
- * reads it as multibyte characters), a trailing backslash, classes.
+ * PATTERN compiled, one token a character of the name ('*' aside), when
+ * the hand matcher can match it exactly as fnmatch(flags 0) would; 0 when
+ * fnmatch has to: a pattern that is not well-formed UTF-8 in a UTF-8
+ * locale, bytes past ASCII in another multibyte one, the brackets
+ * bracket_end calls BAD.
  */
-static int glob_compile(struct name_matcher *m, const char *pattern)
+static int glob_compile(struct name_matcher *m, struct glob_prog *g, enum charset cs)
 {
 	int caret_negates = !fnmatch("[^a]", "b", 0);
+	int high = cs != CHARSET_OTHER, top = cs == CHARSET_BYTES ? 256 : 128;
+	const char *pattern = m->pattern;
+	const unsigned char *s, *pend = (const unsigned char *)pattern + strlen(pattern);
 	const char *p, *end;
 	struct glob_token *t;
+	uint32_t ch;
 	int c;
 
-	m->ntok = 0;
+	if (cs == CHARSET_UTF8)
+		for (s = (const unsigned char *)pattern; s < pend; s += c)
+			if (!(c = utf8_char(s, pend, &ch)))
+				return 0;
+	g->ntok = 0;
 	for (p = pattern; *p; p++) {
-		if (*p == '*' && m->ntok && m->tok[m->ntok - 1].star)
+		if (*p == '*' && g->ntok && g->tok[g->ntok - 1].star)
 			continue;	/* "**" is "*" */
-		if (m->ntok == GLOB_TOKENS || *p & 0x80)
+		if (g->ntok == GLOB_TOKENS)
 			return 0;
-		t = &m->tok[m->ntok++];
+		t = &g->tok[g->ntok++];
 		memset(t, 0, sizeof(*t));
 		switch (*p) {
 		case '*':
 			t->star = 1;
 			break;
 		case '?':
-			t->set[0] = ~1ULL;	/* every byte but NUL */
-			t->set[1] = ~0ULL;
+			for (c = 1; c < top; c++)	/* every byte but NUL */
+				token_add(t, c);
+			t->wide = WIDE_ANY;
 			break;
 		case '\\':
-			if (!p[1] || p[1] & 0x80)
+			if (!p[1]) {	/* whatever fnmatch makes of it (nothing) */
+				if (!token_ask(m, t, p, 1, top))
+					return 0;
+				break;
+			}
+			if (!(p = token_literal(cs, t, p + 1)))
 				return 0;
-			token_add(t, *++p);
 			break;
 		case '[':
-			end = bracket_end(p, caret_negates);
+			end = bracket_end(p, caret_negates, high);
 			if (end == BAD)
 				return 0;
 			if (!end) {
 				token_add(t, '[');	/* never closed: a literal */
 				break;
 			}
-			if (!bracket_set(t, p, end))
+			if (!token_ask(m, t, p, end + 1 - p, top))
 				return 0;
 			p = end;
 			break;
 		default:
-			c = (unsigned char)*p;
-			token_add(t, c);
+			if (!(p = token_literal(cs, t, p)))
+				return 0;
 		}
 	}
-	m->first_star = m->last_star = m->ntok;
-	for (c = 0; c < (int)m->ntok; c++)
-		if (m->tok[c].star) {
-			if (m->first_star == m->ntok)
-				m->first_star = c;
-			m->last_star = c;
+	g->first_star = g->last_star = g->ntok;
+	g->never = 0;
+	for (c = 0; c < (int)g->ntok; c++) {
+		t = &g->tok[c];
+		if (!t->star && !(t->set[0] | t->set[1] | t->set[2] | t->set[3]))
+			g->never = 1;
+		if (t->star) {
+			if (g->first_star == g->ntok)
+				g->first_star = c;
+			g->last_star = c;
 		}
-	if (m->first_star < m->ntok) {
-		m->head = m->first_star;
-		m->tail = m->ntok - m->last_star - 1;
-		m->middle_stars = 1;
-		for (c = m->first_star; c <= (int)m->last_star; c++)
-			if (!m->tok[c].star)
-				m->middle_stars = 0;
+	}
+	if (g->first_star < g->ntok) {
+		g->head = g->first_star;
+		g->tail = g->ntok - g->last_star - 1;
+		g->middle_stars = 1;
+		for (c = g->first_star; c <= (int)g->last_star; c++)
+			if (!g->tok[c].star)
+				g->middle_stars = 0;
 	}
 	return 1;
 }
@@ -230,15 +399,26 @@ static int glob_compile(struct name_matcher *m, const char *pattern)
 static void glob_affixes(struct name_matcher *m, const char *pattern)
 {
 	const char *special = "*?[]\\", *p;
+	size_t i;
 
 	m->kind = MATCH_GLOB;
-	m->by_hand = glob_compile(m, pattern);
+	m->by_hand = glob_compile(m, &m->g, m->charset);
+	m->hand = m->by_hand && !m->g.never;
+	if (m->charset == CHARSET_UTF8) {
+		m->either = !fnmatch("??", "\xc3\xa9", 0);	/* "é" as bytes */
+		m->bytes_ok = m->either && glob_compile(m, &m->b, CHARSET_BYTES);
+	}
 	m->len = strcspn(pattern, special);
 	m->suffix = pattern + strlen(pattern);
 	for (p = m->suffix; p > pattern + m->len && !strchr(special, p[-1]); p--)
 		;
 	m->suffix_len = m->suffix - p;
 	m->suffix = p;
+	for (i = 0; m->by_hand && m->charset == CHARSET_UTF8 && i < m->g.ntok; i++)
+		if (m->g.tok[i].wide == WIDE_ASK) {
+			m->asked = calloc(ASK_CACHE, sizeof(*m->asked));	/* NULL: asked each time */
+			break;
+		}
 }
 
 static void matcher_init(struct name_matcher *m, const char *pattern)
@@ -249,7 +429,10 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	m->pattern = pattern;
 	m->suffix = NULL;
 	m->suffix_len = 0;
-	m->by_hand = 0;
+	m->by_hand = m->either = m->bytes_ok = m->hand = 0;
+	m->charset = locale_charset();
+	m->high_bits = m->charset == CHARSET_BYTES ? 0 : 0x8080808080808080ULL;
+	m->asked = NULL;
 	for (p = pattern; *p; p++) {
 		if (*p == '?' || *p == '[' || *p == '\\' || (*p == '*' && star)) {
 			glob_affixes(m, pattern);
@@ -266,6 +449,11 @@ static void matcher_init(struct name_matcher *m, const char *pattern)
 	} else {
 		m->len = p - pattern;
 	}
+}
+
+static void matcher_free(struct name_matcher *m)
+{
+	free(m->asked);
 }
 
 static int token_match(const struct glob_token *t, unsigned char c)
@@ -290,7 +478,7 @@ static int fixed_match(const struct glob_token *t, size_t n, const char *name)
  * name: a glob that matches every other name ("*[02468]") would
  * mispredict half of them.  NAME holds at least head + tail bytes.
  */
-static inline __attribute__((always_inline)) int ends_match(const struct name_matcher *m,
+static inline __attribute__((always_inline)) int ends_match(const struct glob_prog *m,
 							     const char *name, size_t len)
 {
 	const struct glob_token *t = m->tok, *tail = m->tok + m->last_star + 1;
@@ -311,7 +499,7 @@ static inline __attribute__((always_inline)) int ends_match(const struct name_ma
  * back to the last '*' on a mismatch.  Out of line: most globs have
  * nothing there but '*'.
  */
-static __attribute__((noinline)) int middle_match(const struct name_matcher *m,
+static __attribute__((noinline)) int middle_match(const struct glob_prog *m,
 						  const char *name, size_t len)
 {
 	const struct glob_token *t = m->tok;
@@ -340,13 +528,14 @@ static __attribute__((noinline)) int middle_match(const struct name_matcher *m,
 }
 
 /*
- * The compiled glob against an ASCII NAME of LEN bytes, as fnmatch(flags
- * 0) has it: with no multibyte character, every token but '*' is one
- * byte.  What comes before the first '*' and after the last matches the
- * ends of the name position by position ("*[0-9]?" looks at two bytes),
- * then the middle.
+ * The compiled glob against a NAME of LEN bytes, as fnmatch(flags 0) has
+ * it, when every byte is a character (an ASCII name, a single-byte locale,
+ * the glob compiled by bytes): every token but '*' is one byte.  What
+ * comes before the first '*' and after the last matches the ends of the
+ * name position by position ("*[0-9]?" looks at two bytes), then the
+ * middle.
  */
-static inline __attribute__((always_inline)) int hand_match(const struct name_matcher *m,
+static inline __attribute__((always_inline)) int hand_match(const struct glob_prog *m,
 							     const char *name, size_t len)
 {
 	if (m->first_star == m->ntok)
@@ -358,8 +547,12 @@ static inline __attribute__((always_inline)) int hand_match(const struct name_ma
 	return ends_match(m, name, len) && middle_match(m, name, len);
 }
 
-/* Whether S holds no byte past ASCII: eight bytes at a time (names are short). */
-static inline __attribute__((always_inline)) int ascii(const char *s, size_t len)
+/*
+ * Whether S holds no byte past ASCII: eight bytes at a time (names are
+ * short).  HIGH is their top bits, or 0 where every byte is a character
+ * (a single-byte locale): then every name is "ASCII" at no extra cost.
+ */
+static inline __attribute__((always_inline)) int ascii(const char *s, size_t len, uint64_t high_bits)
 {
 	uint64_t word, high = 0;
 	size_t i = 0;
@@ -370,7 +563,7 @@ static inline __attribute__((always_inline)) int ascii(const char *s, size_t len
 	}
 	for (; i < len; i++)
 		high |= (unsigned char)s[i];
-	return !(high & 0x8080808080808080ULL);
+	return !(high & high_bits);
 }
 
 /* Out of line: its buffer would keep name_matches from being inlined into the searches' loops. */
@@ -384,6 +577,150 @@ static __attribute__((noinline)) int fnmatch_name(const struct name_matcher *m,
 	memcpy(buf, name, len);
 	buf[len] = 0;
 	return !fnmatch(m->pattern, buf, 0);
+}
+
+/* Whether the bracket of token T matches CH (past ASCII): fnmatch's answer, kept. */
+static int token_asked(const struct name_matcher *m, const struct glob_token *t, uint32_t ch)
+{
+	char text[PATH_MAX_LEN], s[MB_LEN_MAX + 1];
+	uint16_t tok = t - m->g.tok;
+	struct ask_entry *e = NULL;
+	mbstate_t state;
+	size_t k;
+	int yes;
+
+	if (m->asked) {
+		e = &m->asked[((ch ^ (uint32_t)tok << 21) * 0x9e3779b1u) >> 20 & (ASK_CACHE - 1)];
+		if (e->known && e->ch == ch && e->tok == tok)
+			return e->yes;
+	}
+	memcpy(text, m->pattern + t->at, t->len);
+	text[t->len] = 0;
+	memset(&state, 0, sizeof(state));
+	k = wcrtomb(s, (wchar_t)ch, &state);
+	s[k == (size_t)-1 ? 0 : k] = 0;	/* (utf8_char's characters all convert) */
+	yes = !fnmatch(text, s, 0);
+	if (e)
+		*e = (struct ask_entry){ ch, tok, 1, (uint8_t)yes };
+	return yes;
+}
+
+static inline __attribute__((always_inline)) int token_wide(const struct name_matcher *m,
+							      const struct glob_token *t, uint32_t ch)
+{
+	if (ch < 128)
+		return token_match(t, ch);
+	switch (t->wide) {
+	case WIDE_ANY:
+		return 1;
+	case WIDE_CHAR:
+		return ch == t->ch;
+	case WIDE_ASK:
+		return token_asked(m, t, ch);
+	}
+	return 0;
+}
+
+/* The glob compiled by characters against the characters CH[0, N), as hand_match walks bytes. */
+static int chars_match(const struct name_matcher *m, const uint32_t *ch, size_t n)
+{
+	const struct glob_prog *g = &m->g;
+	const struct glob_token *t = g->tok;
+	size_t i, p, last = g->last_star, star = 0, resume = 0;
+	int starred = 0;
+
+	if (g->first_star == g->ntok) {
+		if (n != g->ntok)
+			return 0;
+		for (i = 0; i < n; i++)
+			if (!token_wide(m, &t[i], ch[i]))
+				return 0;
+		return 1;
+	}
+	if (n < g->head + g->tail)
+		return 0;
+	for (i = 0; i < g->head; i++)
+		if (!token_wide(m, &t[i], ch[i]))
+			return 0;
+	for (i = 0; i < g->tail; i++)
+		if (!token_wide(m, &t[last + 1 + i], ch[n - g->tail + i]))
+			return 0;
+	/* The middle, as middle_match walks it. */
+	for (p = g->first_star, i = g->head, n -= g->tail; i < n;) {
+		if (p <= last && t[p].star) {
+			star = ++p;
+			starred = 1;
+			resume = i;
+		} else if (p <= last && token_wide(m, &t[p], ch[i])) {
+			p++;
+			i++;
+		} else if (starred) {
+			p = star;
+			i = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (p <= last && t[p].star)
+		p++;
+	return p > last;
+}
+
+/*
+ * A NAME with bytes past ASCII in a UTF-8 locale, or any name when only
+ * the glob's bytes could be compiled: decoded to characters and matched
+ * by them, then (EITHER) by its bytes, as fnmatch does; what neither
+ * compiled glob can say goes to fnmatch.  Out of line: most names are
+ * ASCII.
+ */
+static __attribute__((noinline)) int wide_match(const struct name_matcher *m,
+						const char *name, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name, *end = s + len;
+	uint32_t ch[256];
+	size_t n = 0;
+	int k;
+
+	if (len >= sizeof(ch) / sizeof(*ch))
+		return fnmatch_name(m, name, len);
+	while (s < end) {
+		if (*s < 0x80) {
+			ch[n++] = *s++;
+		} else if (s + 1 < end && *s >= 0xc2 && *s < 0xe0 && (s[1] & 0xc0) == 0x80) {
+			ch[n++] = (uint32_t)(*s & 0x1f) << 6 | (s[1] & 0x3f);	/* "é" */
+			s += 2;
+		} else if ((k = utf8_char(s, end, &ch[n]))) {
+			s += k;
+			n++;
+		} else {
+			break;
+		}
+	}
+	if (s == end && m->by_hand) {	/* well-formed: its characters first */
+		if (chars_match(m, ch, n))
+			return 1;
+		if (!m->either)
+			return 0;
+	}
+	if (m->bytes_ok)
+		return hand_match(&m->b, name, len);
+	return fnmatch_name(m, name, len);
+}
+
+/*
+ * What the hand matcher does not take in place: an ASCII name (every
+ * name in BYTES) when a token of the glob takes no such byte ("*é*"),
+ * which matches nothing; a name past ASCII in UTF8; a glob it could not
+ * compile, through fnmatch.  Out of line, to keep the search's loop small.
+ */
+static __attribute__((noinline)) int other_match(const struct name_matcher *m,
+						 const char *name, size_t len)
+{
+	if (m->by_hand && ascii(name, len, m->high_bits))
+		return 0;	/* g.never */
+	if (m->charset == CHARSET_UTF8 && (m->by_hand || m->bytes_ok))
+		return wide_match(m, name, len);
+	return fnmatch_name(m, name, len);
 }
 
 static inline __attribute__((always_inline)) int name_matches(const struct name_matcher *m,
@@ -400,9 +737,9 @@ static inline __attribute__((always_inline)) int name_matches(const struct name_
 		if (len < m->len + m->suffix_len || (m->len && memcmp(name, m->pattern, m->len)) ||
 		    (m->suffix_len && memcmp(name + len - m->suffix_len, m->suffix, m->suffix_len)))
 			return 0;
-		if (m->by_hand && ascii(name, len))
-			return hand_match(m, name, len);
-		return fnmatch_name(m, name, len);
+		if (m->hand && ascii(name, len, m->high_bits))
+			return hand_match(&m->g, name, len);
+		return other_match(m, name, len);
 	}
 }
 
@@ -766,6 +1103,7 @@ errcode_t map_find(const struct map_find_index *x, const char *pattern,
 			r->bits[w] = word;
 		}
 	}
+	matcher_free(&m);
 	r->n = result_count(r);
 	*ret = r;
 	return 0;

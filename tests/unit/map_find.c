@@ -10,7 +10,14 @@
  * '^', '-', '\\', ':') takes bracket expressions: edge cases one by one
  * ("[]a]", "[!]]", "[^]]", "[a-]", "[z-a]", "[\\]]", "[[:digit:]]", an
  * unclosed '[', a trailing backslash) and 1,000 random patterns, some
- * 420,000 names compared with fnmatch.
+ * 420,000 names compared with fnmatch.  A third tree, in C.UTF-8 and
+ * again in C, mixes ASCII with two-, three- and four-byte characters and
+ * bytes that are not UTF-8 (a stray continuation byte, a cut sequence,
+ * an overlong form, a surrogate, 0xff), under patterns that hold the
+ * same, classes ("[[:alpha:]]", "[![:digit:]é]"), brackets of multibyte
+ * characters and ranges between them: the search matches all of these
+ * by hand, characters and bytes as fnmatch reads them (glibc tries a
+ * name's characters, then its bytes).
  */
 #include <fnmatch.h>
 #include <locale.h>
@@ -188,7 +195,7 @@ static void bracket_round(uint32_t *want)
 		"[", "a[", "[a", "*[", "[!", "[]", "[\\", "*[\\", "a\\", "*[a-c]*[!0]*",
 		"*[]-]*", "[--0]*", "*[*?]*", "[[]*", "*[a-c", "[.]", "\\[a]", "*[\xc3\xa9]*",
 		"[!\xc3\xa9]*", "[!a-c]?[0-9]*", "*[!-]", "[a-c-z]*", "[!\\]]*", "?[]-a]*",
-		"[ -/]*", "*[^^]", "*\\?*", "[*]*[?]",
+		"[ -/]*", "*[^^]", "*\\?*", "[*]*[?]", "[*-", "[a-", "[-", "a[!]-", "[a-b",
 	};
 	struct map_find_index *x = NULL;
 	char pattern[128];
@@ -204,6 +211,56 @@ static void bracket_round(uint32_t *want)
 	}
 	tap_ok(!bad, "%u bracket patterns over %u ASCII names (%u hits in all) find what "
 	       "fnmatch finds, in list order", tries, NFILES2, hits);
+	map_find_index_free(x);
+}
+
+/*
+ * Names and patterns past ASCII, in LOCALE: the fixed ones, then random
+ * ones made of the pieces below.
+ */
+static void wide_round(const char *locale, uint32_t *want)
+{
+	static const char *const name_alpha[] = {
+		"a", "b", "Z", "0", "7", ".", "-", "]", "[", "!", " ", "\xc3\xa9", "\xc3\x89",
+		"\xc3\xa0", "\xe2\x82\xac", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xce\xb1", "\xc3",
+		"\xa9", "\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc2\xa0",
+	};
+	static const char *const pat_alpha[] = {
+		"*", "*", "?", "?", "a", "0", ".", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+		"[[:alpha:]]", "[[:digit:]]", "[![:alnum:]]", "[[:upper:]]", "[[:space:]]",
+		"[[:punct:]]", "[[:print:]]", "[[:lower:]0]", "[\xc3\xa9\xc3\xa0]", "[!\xc3\xa9]",
+		"[a-\xc3\xa9]", "[\xc3\xa0-\xe4\xb8\xad]", "[!a-z]", "[]\xc3\xa9]", "[!]]",
+		"\\\xc3\xa9", "\\?", "[\\\xc3\xa9]", "\xc3", "\xa9", "\xff", "[\xff]", "[!\xc3]",
+		"[[:alpha:]\xe2\x82\xac-]", "\\",
+	};
+	static const char *const fixed[] = {
+		"*\xc3\xa9*", "*[[:digit:]]", "[[:alpha:]]*", "*[[:alpha:]]?", "[![:alnum:]]*",
+		"?", "??", "???", "????", "*?\xc3\xa9", "[!\xc3\xa9]*", "*[\xc3\xa9\xc3\xa0]*",
+		"[a-\xc3\xa9]*", "*[\xc3\xa0-\xe4\xb8\xad]", "\xe2\x82\xac*", "*\xf0\x9f\x98\x80",
+		"[]]*", "[!]]*", "[]", "[!]", "[", "*\\", "\\", "a\\", "[[:alpha:]", "[[:alpha:]*",
+		"[[:foo:]]*", "[a-[:digit:]]*", "[[=a=]]*", "[[.a.]]*", "*\xc3", "\xa9*", "*\xff*",
+		"[\xff]*", "*[!\xc3]", "\xc3?", "?\xa9", "[[:alpha:]][[:alpha:]]",
+		"*[![:print:]]*", "[[:upper:][:digit:]]*", "[![:lower:]]?*", "*[[:alpha:]-]",
+	};
+	struct map_find_index *x = NULL;
+	unsigned i, bad = 0, tries = 0, hits = 0;
+	char pattern[128];
+
+	if (!setlocale(LC_ALL, locale)) {
+		tap_ok(1, "the index of names past ASCII # SKIP no locale %s", locale);
+		tap_ok(1, "names past ASCII # SKIP no locale %s", locale);
+		return;
+	}
+	make_tree(NFILES2, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha), 5, &x);
+	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		check(x, fixed[i], want, &tries, &hits, &bad);
+	for (i = 0; i < NPATS2; i++) {
+		random_text(pattern, pat_alpha, sizeof(pat_alpha) / sizeof(*pat_alpha),
+			    1 + rnd() % 5);
+		check(x, pattern, want, &tries, &hits, &bad);
+	}
+	tap_ok(!bad, "%s: %u patterns over %u names past ASCII (%u hits in all) find what "
+	       "fnmatch finds, in list order", locale, tries, NFILES2, hits);
 	map_find_index_free(x);
 }
 
@@ -229,7 +286,7 @@ int main(void)
 	L.files = calloc(NFILES, sizeof(*L.files));
 	L.names = calloc(NDIRS + NFILES, sizeof(*L.names));
 	L.name_pool = malloc((NDIRS + NFILES) * 64);
-	tap_plan(4);
+	tap_plan(8);
 	make_tree(NFILES, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha), 6, &x);
 	for (i = 0; i < 2000 + sizeof(fixed) / sizeof(*fixed); i++) {
 		if (i < sizeof(fixed) / sizeof(*fixed)) {
@@ -250,6 +307,8 @@ int main(void)
 	       tries, hits);
 	map_find_index_free(x);
 	bracket_round(want);
+	wide_round("C.UTF-8", want);
+	wide_round("C", want);
 	free(L.files);
 	free(L.names);
 	free(L.name_pool);
