@@ -1,11 +1,13 @@
 /*
- * map_find.c --- e2fragmap's search (lib/map_find.c) against its oracle,
- * fnmatch(3) over every file's name and directory path: a made-up tree of
- * random names (ASCII and UTF-8, in random directories) and random
- * patterns of literals, '*', '?' and brackets, with and without a '/'.
- * Each search must give exactly the files fnmatch names, in the listing
- * order (directories by path, then names, then files), and map_find's
- * kept matches the same files when asked for one at a time.  A second tree of
+ * map_find.c --- e2fragmap's search (lib/map_find.c) and its matcher
+ * (lib/name_match.c) against their oracle, fnmatch(3) over every file's
+ * name and directory path: a made-up tree of random names (ASCII and
+ * UTF-8, in random directories) and random patterns of literals, '*', '?'
+ * and brackets, with and without a '/'.  Each search must give exactly
+ * the files fnmatch names, in the listing order (directories by path,
+ * then names, then files), and map_find's kept matches the same files
+ * when asked for one at a time; the matcher alone must say what fnmatch
+ * says of every name, and names the first it does not.  A second tree of
  * ASCII names made of the characters brackets care about ('[', ']', '!',
  * '^', '-', '\\', ':') takes bracket expressions: edge cases one by one
  * ("[]a]", "[!]]", "[^]]", "[a-]", "[z-a]", "[\\]]", "[[:digit:]]", an
@@ -27,6 +29,7 @@
 
 #include "e2frag.h"
 #include "map.h"
+#include "name_match.h"
 #include "../lib/tap.h"
 #include "xorshift.h"
 
@@ -116,6 +119,33 @@ static uint64_t oracle(const char *pattern, uint32_t *out)
 	return n;
 }
 
+/*
+ * The matcher alone against fnmatch, name by name, for the part of
+ * PATTERN after its last '/': the number of names they differ on (the
+ * first shown while BAD < 5), where a search's difference says only how
+ * many files.
+ */
+static unsigned check_names(const char *pattern, unsigned bad)
+{
+	const char *slash = strrchr(pattern, '/'), *own = slash ? slash + 1 : pattern;
+	struct name_matcher m;
+	unsigned f, n = 0;
+	int got, want;
+
+	name_match_compile(&m, own);
+	for (f = 0; f < nfiles; f++) {
+		const char *name = file_name(f);
+
+		got = name_match(&m, name, strlen(name));
+		want = !fnmatch(own, name, 0);
+		if (got != want && !n++ && bad < 5)
+			printf("# '%s' against '%s': name_match says %d, fnmatch %d\n", own, name,
+			       got, want);
+	}
+	name_match_free(&m);
+	return n;
+}
+
 /* One search against the oracle; a difference counts in *BAD. */
 static void check(const struct map_find_index *x, const char *pattern, uint32_t *want,
 		  unsigned *tries, unsigned *hits, unsigned *bad)
@@ -146,6 +176,8 @@ static void check(const struct map_find_index *x, const char *pattern, uint32_t 
 	}
 	map_find_result_free(r);
 	free(got);
+	if (check_names(pattern, *bad))
+		++*bad;
 }
 
 /* A made-up tree of NFILES_ random names from ALPHA in NDIRS directories, indexed. */
@@ -210,7 +242,8 @@ static void bracket_round(uint32_t *want)
 		check(x, pattern, want, &tries, &hits, &bad);
 	}
 	tap_ok(!bad, "%u bracket patterns over %u ASCII names (%u hits in all) find what "
-	       "fnmatch finds, in list order", tries, NFILES2, hits);
+	       "fnmatch finds, in list order, and match each name as it does", tries, NFILES2,
+	       hits);
 	map_find_index_free(x);
 }
 
@@ -260,7 +293,8 @@ static void wide_round(const char *locale, uint32_t *want)
 		check(x, pattern, want, &tries, &hits, &bad);
 	}
 	tap_ok(!bad, "%s: %u patterns over %u names past ASCII (%u hits in all) find what "
-	       "fnmatch finds, in list order", locale, tries, NFILES2, hits);
+	       "fnmatch finds, in list order, and match each name as it does", locale, tries,
+	       NFILES2, hits);
 	map_find_index_free(x);
 }
 
@@ -303,8 +337,8 @@ int main(void)
 		}
 		check(x, pattern, want, &tries, &hits, &bad);
 	}
-	tap_ok(!bad, "%u patterns (%u hits in all) find what fnmatch finds, in list order",
-	       tries, hits);
+	tap_ok(!bad, "%u patterns (%u hits in all) find what fnmatch finds, in list order, "
+	       "and match each name as it does", tries, hits);
 	map_find_index_free(x);
 	bracket_round(want);
 	wide_round("C.UTF-8", want);
