@@ -33,6 +33,8 @@ struct ask_entry {
 	uint8_t		known, yes;
 };
 
+/* ---------------------------------------------------------- compiling */
+
 static enum charset locale_charset(void)
 {
 	if (MB_CUR_MAX == 1)
@@ -310,6 +312,11 @@ static void glob_affixes(struct name_matcher *m, const char *pattern)
 		}
 }
 
+/*
+ * What PATTERN is (a name, text around one '*', another glob) and, for a
+ * glob, its literal ends and its compiled forms, for this locale: the
+ * locale is read here, once, not for each name.
+ */
 void name_match_compile(struct name_matcher *m, const char *pattern)
 {
 	const char *star = NULL, *p;
@@ -344,6 +351,8 @@ void name_match_free(struct name_matcher *m)
 {
 	free(m->asked);
 }
+
+/* ---------------------------------------------------------- matching */
 
 /*
  * The middle of a compiled glob, from its first '*' to its last, against

@@ -3,17 +3,18 @@
  * of fnmatch(pattern, name, 0) in the program's locale, found fast.
  *
  * The promise: for every pattern and every name, name_match() says what
- * fnmatch(3) with flags 0 says under the locale in force when the pattern
- * was compiled (LC_CTYPE and LC_COLLATE), names and patterns that are not
- * well-formed in it included.  tests/unit/map_find.test holds it to that,
- * in C.UTF-8 and in C.
+ * fnmatch(3) with flags 0 says in the program's locale (LC_CTYPE and
+ * LC_COLLATE, which must not change while a matcher lives), names and
+ * patterns that are not well-formed in it included.
+ * tests/unit/map_find.test holds it to that, in C.UTF-8 and in C.
  *
  * Why it exists: e2fragmap's '/' matches the name of every file on each
  * search, and issue 11 wants every key answered within 100 ms at
- * 2,000,000 files.  fnmatch costs some 30 comparisons a name (it converts
- * both strings to wide characters each time): "*[[:digit:]]" took 700 ms
- * over 2,000,000 names through it, 7 ms here (bench/README.md).  What the
- * fast paths do not know exactly still goes to fnmatch (name_match.c).
+ * 2,000,000 files.  fnmatch costs some 30 times a comparison a name (in a
+ * multibyte locale it converts both strings to wide characters on every
+ * call): "*[[:digit:]]" took 700 ms over 2,000,000 names through it, 7 ms
+ * here (bench/README.md).  What the fast paths do not know exactly still
+ * goes to fnmatch (name_match.c).
  *
  * Use: name_match_compile() once a search, name_match() for each name,
  * name_match_free() after.  The matcher borrows PATTERN (NUL-terminated;
