@@ -4,12 +4,14 @@
  * stream, checked against the space map and applied to it).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner_int.h"
 #include "dutil.h"
 #include "lower_bound.h"
+#include "radix_sort.h"
 
 errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 {
@@ -388,6 +390,29 @@ static int cmp_sm_seg(const void *a, const void *b)
 }
 
 /*
+ * A move's space-map changes by start, equal starts kept in order: a
+ * move of a large part of a fragmented file makes thousands, where
+ * glibc's merge sort (a scratch array mapped and unmapped for each, and
+ * a call through a pointer per comparison) was a tenth of planning a
+ * 16,384-piece recording; lib/radix_sort.h is as stable.
+ */
+static void sort_changes(struct sm_seg *v, size_t n)
+{
+	blk64_t max = 0;
+	size_t i;
+
+	if (n > 256) {
+		for (i = 0; i < n; i++)
+			if (v[i].start > max)
+				max = v[i].start;
+		if (!radix_sort_by_start(v, n, sizeof(*v), offsetof(struct sm_seg, start),
+					 max))
+			return;
+	}
+	sort_n(v, n, sizeof(*v), cmp_sm_seg);
+}
+
+/*
  * What a move does to the space map: the stretches where OLD and NEW
  * differ are released and gained, all old tree blocks released and the
  * new ones gained.  Every gained block must be free now.  *OUT is the
@@ -459,7 +484,7 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 	}
 	if (ret)
 		return ret;
-	sort_n(p->changes, n, sizeof(*p->changes), cmp_sm_seg);
+	sort_changes(p->changes, n);
 	for (i = 1; i < n; i++)
 		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start)
 			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */

@@ -253,14 +253,12 @@ errout:
 
 void mapclose_scratch_free(struct planner *p)
 {
-	free(p->mc_pos);
 	free(p->mc_flags);
 	free(p->mc_list);
 	free(p->mc_heap);
-	p->mc_pos = NULL;
 	p->mc_flags = NULL;
 	p->mc_list = p->mc_heap = NULL;
-	p->mc_pos_cap = p->mc_flags_cap = 0;
+	p->mc_flags_cap = 0;
 	p->mc_list_cap = p->mc_heap_cap = 0;
 	planner_run_offsets_free(p);
 }

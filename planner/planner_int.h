@@ -22,6 +22,7 @@
  *                    shared state)
  *   consolidate.c    free space in few large runs
  *   fmap_close.c     indirect blocks that must move with a partial move
+ *   runs_index.c     a file's run offsets, kept from move to move
  *   spacemap.c       who owns which block (spacemap.h)
  *
  * It reads and rebuilds files' maps with defrag/'s fmap*.c (fmap.h) and
@@ -200,17 +201,14 @@ struct planner {
 	struct sm_seg	*changes;
 	size_t		changes_cap;
 	/*
-	 * fmap_close.c's scratch, a blk64_t and two flags a map item, kept
-	 * between moves: arrays of 16,384 items (a file in as many pieces)
-	 * made and freed at every move were mapped and unmapped each time.
+	 * fmap_close.c's scratch, kept between moves: two flags a map item
+	 * (all clear between moves: a move clears only those it set), the
+	 * items a move changes, and the indirect blocks left to place,
+	 * largest index first (a heap).  Arrays of 16,384 items made and
+	 * freed at every move were mapped and unmapped each time.
 	 */
-	blk64_t		*mc_pos;
 	uint8_t		*mc_flags;
-	size_t		mc_pos_cap, mc_flags_cap;
-	/*
-	 * fmap_close.c's lists: the items a move changes, and the indirect
-	 * blocks left to place, largest index first (a heap).
-	 */
+	size_t		mc_flags_cap;
 	uint32_t	*mc_list, *mc_heap;
 	size_t		mc_list_cap, mc_heap_cap;
 	/*
