@@ -631,9 +631,9 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		if (ret)
 			return ret;
 		nnew = sp.count;
+		/* (F's runs, perhaps moved to more room: not OLD any more) */
 		ret = move_changes(p, file, f->runs + sp.first, sp.last - sp.first,
 				   p->span, sp.nspan, meta, nmeta, &ch, &nch, &copy);
-		old = f->runs;	/* (the same runs, perhaps moved to more room) */
 	} else {
 		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
 		if (ret)
