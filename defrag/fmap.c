@@ -506,5 +506,7 @@ void fmap_free(struct fmap *m)
 	free(m->items);
 	free(m->etb);
 	free(m->inode);
+	free(m->ipos);
+	free(m->iend);
 	memset(m, 0, sizeof(*m));
 }

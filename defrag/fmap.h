@@ -50,6 +50,14 @@ struct fmap {
 					 * planner frees it: NULL) */
 	unsigned	inode_size;	/* >= sizeof(struct ext2_inode_large) */
 	uint32_t	i_flags;	/* the inode's flags */
+	/*
+	 * The planner's, made when first needed (the map's shape never
+	 * changes while it plans): each item's stream position (nitems + 1
+	 * entries, the last the stream's end) and the end of the blocks
+	 * each item maps (its own end for a data run).  fmap_free frees them.
+	 */
+	blk64_t		*ipos;
+	blk64_t		*iend;
 };
 
 /*
@@ -196,6 +204,40 @@ struct plan_seg {
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 		     const struct plan_seg *changes, size_t nchanges,
 		     struct layout_piece **out, size_t *nout);
+
+/* OFF[0..N]: where each of RUNS starts in the stream, and the stream's end. */
+void runs_offsets(const struct layout_piece *runs, size_t n, blk64_t *off);
+/* The run (of N, offsets OFF) holding stream position POS. */
+size_t runs_at(const blk64_t *off, size_t n, blk64_t pos);
+
+/*
+ * runs_apply() for a caller that keeps CUR's offsets (OFF, N+1) from
+ * change to change: the runs [*FIRST, *LAST) of CUR that CHANGES touch
+ * become *OUT (*NOUT runs, merged among themselves but not yet with the
+ * runs either side; *OUT and *CAP a scratch array the caller keeps).
+ * Its cost is that of the runs touched, not of the whole stream.  The
+ * same errors as runs_apply().
+ */
+errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
+			  size_t ncur, const struct plan_seg *changes,
+			  size_t nchanges, size_t *first, size_t *last,
+			  struct layout_piece **out, size_t *nout, size_t *cap);
+/*
+ * The runs of RUNS (N, merged) once runs_splice() puts SPAN (NSPAN, from
+ * runs_apply_span) in place of [FIRST, LAST): runs_apply()'s count.
+ */
+size_t runs_spliced_count(const struct layout_piece *runs, size_t n,
+			  size_t first, size_t last,
+			  const struct layout_piece *span, size_t nspan);
+/*
+ * Put SPAN in place of RUNS[FIRST, LAST), in place, merged with the runs
+ * either side: RUNS (room for max(N, the new count)) ends as runs_apply()
+ * would make it.  OFF (N+1 entries and room for the new count's + 1, or
+ * NULL) is kept RUNS' offsets: only the tail is shifted, as a move keeps
+ * every run's stream position.
+ */
+void runs_splice(struct layout_piece *runs, size_t n, size_t first, size_t last,
+		 const struct layout_piece *span, size_t nspan, blk64_t *off);
 
 /* The stream runs of M as it is now (stream order, merged). *OUT malloc'd. */
 errcode_t runs_of_fmap(const struct fmap *m, struct layout_piece **out,

@@ -13,6 +13,7 @@
 #include "e2d_err.h"
 #include "dutil.h"
 #include "compare.h"
+#include "lower_bound.h"
 
 static errcode_t push(struct layout_piece **out, size_t *n, size_t *cap,
 		      blk64_t start, blk64_t len)
@@ -75,6 +76,136 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 	*out = o;
 	*nout = n;
 	return 0;
+}
+
+void runs_offsets(const struct layout_piece *runs, size_t n, blk64_t *off)
+{
+	size_t i;
+
+	off[0] = 0;
+	for (i = 0; i < n; i++)
+		off[i + 1] = off[i] + runs[i].len;
+}
+
+size_t runs_at(const blk64_t *off, size_t n, blk64_t pos)
+{
+	return last_at_or_before(0, n, blk_at_or_before, off, &pos);
+}
+
+errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
+			  size_t ncur, const struct plan_seg *ch, size_t nch,
+			  size_t *first, size_t *last,
+			  struct layout_piece **out, size_t *nout, size_t *cap)
+{
+	size_t i, j = 0, n = 0;
+	errcode_t ret = 0;
+
+	*nout = 0;
+	*first = *last = 0;
+	for (j = 0; j < nch; j++)
+		if (ch[j].off + ch[j].len > off[ncur] ||
+		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len))
+			return E2D_ERR_PLAN_CONFLICT;
+	if (!nch)
+		return 0;
+	*first = runs_at(off, ncur, ch[0].off);
+	*last = runs_at(off, ncur, ch[nch - 1].off + ch[nch - 1].len - 1) + 1;
+	/* runs_apply's walk, over the runs the changes touch alone. */
+	j = 0;
+	for (i = *first; i < *last && !ret; i++) {
+		blk64_t pos = off[i], end = off[i + 1];
+
+		while (pos < end && !ret) {
+			blk64_t stop;
+
+			while (j < nch && ch[j].off + ch[j].len <= pos)
+				j++;
+			if (j < nch && ch[j].off <= pos) {
+				stop = ch[j].off + ch[j].len < end ?
+					ch[j].off + ch[j].len : end;
+				ret = push(out, &n, cap, ch[j].pblk + (pos - ch[j].off),
+					   stop - pos);
+			} else {
+				stop = j < nch && ch[j].off < end ? ch[j].off : end;
+				ret = push(out, &n, cap, cur[i].start + (pos - off[i]),
+					   stop - pos);
+			}
+			pos = stop;
+		}
+	}
+	*nout = n;
+	return ret;
+}
+
+static int joins(const struct layout_piece *a, const struct layout_piece *b)
+{
+	return a->start + a->len == b->start;
+}
+
+size_t runs_spliced_count(const struct layout_piece *runs, size_t n,
+			  size_t first, size_t last,
+			  const struct layout_piece *span, size_t nspan)
+{
+	size_t k = n - (last - first) + nspan;
+
+	if (nspan && first && joins(&runs[first - 1], &span[0]))
+		k--;
+	if (nspan && last < n && joins(&span[nspan - 1], &runs[last]))
+		k--;
+	return k;
+}
+
+void runs_splice(struct layout_piece *runs, size_t n, size_t first, size_t last,
+		 const struct layout_piece *span, size_t nspan, blk64_t *off)
+{
+	size_t a = first, tail = n - last, at;
+	struct layout_piece join_after = { 0, 0 };
+	int after = 0;
+	size_t k;
+
+	if (!nspan)
+		return;
+	/* Where the stretch's runs go: the one before it may take the first. */
+	if (first && joins(&runs[first - 1], &span[0])) {
+		runs[first - 1].len += span[0].len;
+		if (off)
+			off[first] += span[0].len;
+		span++;
+		nspan--;
+		a = first - 1;
+		if (!nspan) {
+			/* All of it joined the run before: that run may take the next. */
+			if (last < n && joins(&runs[a], &runs[last])) {
+				runs[a].len += runs[last].len;
+				last++;
+				tail--;
+			}
+			move_n(runs + a + 1, runs + last, tail * sizeof(*runs));
+			if (off) {
+				off[a + 1] = off[last];
+				move_n(off + a + 2, off + last + 1, tail * sizeof(*off));
+			}
+			return;
+		}
+		a = first;
+	}
+	if (last < n && joins(&span[nspan - 1], &runs[last])) {
+		join_after = runs[last];
+		after = 1;
+		last++;
+		tail--;
+	}
+	move_n(runs + a + nspan, runs + last, tail * sizeof(*runs));
+	copy_n(runs + a, span, nspan * sizeof(*runs));
+	if (after)
+		runs[a + nspan - 1].len += join_after.len;
+	if (off) {
+		move_n(off + a + nspan + 1, off + last + 1, tail * sizeof(*off));
+		for (k = a, at = off[a]; k < a + nspan; k++) {
+			at += runs[k].len;
+			off[k + 1] = at;
+		}
+	}
 }
 
 errcode_t runs_of_fmap(const struct fmap *m, struct layout_piece **out,

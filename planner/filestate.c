@@ -4,12 +4,14 @@
  * stream, checked against the space map and applied to it).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "planner_int.h"
 #include "dutil.h"
 #include "lower_bound.h"
+#include "radix_sort.h"
 
 errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 {
@@ -92,6 +94,7 @@ void planner_free_states(struct planner *p)
 {
 	uint32_t i;
 
+	planner_run_offsets_forget(p);
 	for (i = 0; i < p->nstates; i++) {
 		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
 		struct pstate_more *m = planner_more_if(p, st);
@@ -387,6 +390,29 @@ static int cmp_sm_seg(const void *a, const void *b)
 }
 
 /*
+ * A move's space-map changes by start, equal starts kept in order: a
+ * move of a large part of a fragmented file makes thousands, where
+ * glibc's merge sort (a scratch array mapped and unmapped for each, and
+ * a call through a pointer per comparison) was a tenth of planning a
+ * 16,384-piece recording; lib/radix_sort.h is as stable.
+ */
+static void sort_changes(struct sm_seg *v, size_t n)
+{
+	blk64_t max = 0;
+	size_t i;
+
+	if (n > 256) {
+		for (i = 0; i < n; i++)
+			if (v[i].start > max)
+				max = v[i].start;
+		if (!radix_sort_by_start(v, n, sizeof(*v), offsetof(struct sm_seg, start),
+					 max))
+			return;
+	}
+	sort_n(v, n, sizeof(*v), cmp_sm_seg);
+}
+
+/*
  * What a move does to the space map: the stretches where OLD and NEW
  * differ are released and gained, all old tree blocks released and the
  * new ones gained.  Every gained block must be free now.  *OUT is the
@@ -458,13 +484,119 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 	}
 	if (ret)
 		return ret;
-	sort_n(p->changes, n, sizeof(*p->changes), cmp_sm_seg);
+	sort_changes(p->changes, n);
 	for (i = 1; i < n; i++)
 		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start)
 			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */
 	*out = p->changes;
 	*nout = n;
 	return 0;
+}
+
+/*
+ * A file in this many runs or more that has runs of its own takes a move
+ * in place (splice_prepare, splice_finish): what the move touches is
+ * worked out and written over, the rest of its runs shifted.  It was
+ * copied whole into a new array, then compared run by run with the old
+ * one, at every move: the cost of a 16,384-piece recording moved a chunk
+ * at a time was its pieces times its moves.
+ */
+#define SPLICE_MIN	64
+
+/*
+ * Room kept for N runs in a spliced array: N rounded up by at most an
+ * eighth, so that a move adding or taking a run or two does not resize
+ * it each time (each resize of an array this large was an mremap, a TLB
+ * flush and its pages faulted in again).
+ */
+static size_t splice_room(size_t n)
+{
+	size_t step = 64;
+
+	while (step * 8 < n)
+		step *= 2;
+	return (n + step - 1) / step * step;
+}
+
+struct splice {
+	size_t		first, last;	/* the runs the move touches */
+	size_t		nspan;		/* the runs they become: p->span */
+	size_t		count;		/* the file's runs after the move */
+	int		offsets;	/* p->ro_off is kept for the file */
+};
+
+/*
+ * The runs SEGS make of F's (FILE's, own, at least SPLICE_MIN) runs where
+ * they touch them, into p->span, and room for the result in F's array
+ * (and in the offsets kept): nothing fails after this but what the
+ * caller checks.  The runs themselves stay as they are.
+ */
+static errcode_t splice_prepare(struct planner *p, uint32_t file,
+				struct pstate *f, const struct plan_seg *segs,
+				size_t nsegs, struct splice *sp)
+{
+	const blk64_t *off;
+	errcode_t ret;
+
+	memset(sp, 0, sizeof(*sp));
+	ret = planner_run_offsets(p, file, f->runs, f->nruns, &off);
+	if (!ret)
+		ret = runs_apply_span(f->runs, off, f->nruns, segs, nsegs, &sp->first,
+				      &sp->last, &p->span, &sp->nspan, &p->span_cap);
+	if (ret)
+		return ret;
+	sp->count = f->nruns;
+	if (sp->nspan)
+		sp->count = runs_spliced_count(f->runs, f->nruns, sp->first, sp->last,
+					       p->span, sp->nspan);
+	if (sp->count > f->nruns) {
+		struct layout_piece *more = realloc(f->runs, splice_room(sp->count) *
+						    sizeof(*more));
+
+		if (!more)
+			return ENOMEM;
+		if (p->ro_runs == f->runs)
+			p->ro_runs = more;	/* the same runs, moved */
+		f->runs = more;
+	}
+	/* planner_run_offsets kept them: at SPLICE_MIN runs it keeps them all. */
+	sp->offsets = p->ro_valid && p->ro_file == file && p->ro_runs == f->runs &&
+		      p->ro_n == f->nruns &&
+		      !grow_n(&p->ro_off, &p->ro_cap, sp->count + 1, sizeof(*p->ro_off));
+	return 0;
+}
+
+/* Put the move splice_prepare worked out in place: F's runs become SP->count. */
+static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
+			  const struct splice *sp)
+{
+	if (!sp->offsets)
+		planner_run_offsets_forget(p);
+	if (sp->nspan)
+		runs_splice(f->runs, f->nruns, sp->first, sp->last, p->span, sp->nspan,
+			    sp->offsets ? p->ro_off : NULL);
+	if (sp->count == 1) {
+		blk64_t start = f->runs[0].start;
+
+		/* In one piece: no array of its own (as planner_commit_changes). */
+		free(f->runs);
+		planner_run_offsets_forget(p);
+		f->own &= ~PS_OWN_RUNS;
+		f->one_start = start;
+		return;
+	}
+	if (splice_room(sp->count) < splice_room(f->nruns)) {
+		struct layout_piece *fit = realloc(f->runs, splice_room(sp->count) *
+						   sizeof(*fit));
+
+		if (fit)
+			f->runs = fit;
+	}
+	if (sp->offsets) {
+		p->ro_file = file;
+		p->ro_runs = f->runs;
+		p->ro_n = (uint32_t)sp->count;
+	}
 }
 
 errcode_t planner_commit_changes(struct planner *p, uint32_t file,
@@ -479,10 +611,11 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
 	struct plan_move *mv;
+	struct splice sp;
 	size_t nnew = 0, nch = 0, nkeep = nsegs;
 	blk64_t copy;
 	uint32_t nold;
-	int whole;
+	int whole, splice;
 	errcode_t ret;
 
 	ret = psnap_touch(p, file);
@@ -492,18 +625,29 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	if (ret)
 		return ret;
 	old = planner_runs(p, file, &nold, &sole);
-	ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
-	if (ret)
-		return ret;
-	if (nnew > 1) {
-		/* Kept for every file moved: no room to spare (one run is not kept). */
-		struct layout_piece *fit = realloc(new, nnew * sizeof(*new));
+	splice = (f->own & PS_OWN_RUNS) && nold >= SPLICE_MIN;
+	if (splice) {
+		ret = splice_prepare(p, file, f, segs, nsegs, &sp);
+		if (ret)
+			return ret;
+		nnew = sp.count;
+		/* (F's runs, perhaps moved to more room: not OLD any more) */
+		ret = move_changes(p, file, f->runs + sp.first, sp.last - sp.first,
+				   p->span, sp.nspan, meta, nmeta, &ch, &nch, &copy);
+	} else {
+		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
+		if (ret)
+			return ret;
+		if (nnew > 1) {
+			/* Kept for every file moved: no room to spare (one run is not kept). */
+			struct layout_piece *fit = realloc(new, nnew * sizeof(*new));
 
-		if (fit)
-			new = fit;
+			if (fit)
+				new = fit;
+		}
+		ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch,
+				   &nch, &copy);
 	}
-	ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch, &nch,
-			   &copy);
 	if (!ret && nmeta) {
 		newmeta = malloc(nmeta * sizeof(*newmeta));
 		if (!newmeta)
@@ -533,11 +677,19 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		planner_more_release(p, f);	/* one made above, if still empty */
 		return ret;
 	}
-	if (f->own & PS_OWN_RUNS)
-		free(f->runs);
-	f->own &= ~PS_OWN_RUNS;
+	if (splice) {
+		splice_finish(p, file, f, &sp);
+	} else {
+		if (f->own & PS_OWN_RUNS) {
+			free(f->runs);
+			planner_run_offsets_forget(p);
+		}
+		f->own &= ~PS_OWN_RUNS;
+	}
 	f->nruns = nnew;
-	if (nnew == 1) {
+	if (splice) {
+		/* (splice_finish made the runs and kept their offsets) */
+	} else if (nnew == 1) {
 		/* In one piece, as most moved files end: no array of its own. */
 		f->one_start = new[0].start;	/* new[0].len: the whole stream */
 		free(new);

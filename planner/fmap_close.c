@@ -18,57 +18,163 @@
 #include "dutil.h"
 #include "lower_bound.h"
 
-/* Cumulative stream offsets of RUNS, for finding a position's block. */
-static blk64_t *offsets(const struct layout_piece *runs, size_t n)
+/* Item flags in p->mc_flags, all clear between calls. */
+enum { MC_MOVED = 1, MC_DIRTY = 2 };
+
+/*
+ * M's item positions and subtree ends (struct fmap: ipos, iend), made
+ * once: the map's shape stays while the planner moves the file.
+ */
+static errcode_t item_positions(struct fmap *m)
 {
-	blk64_t *o = malloc((n + 1) * sizeof(*o));
-	size_t i;
+	blk64_t at = 0;
+	uint32_t i;
 
-	if (!o)
-		return NULL;
-	o[0] = 0;
-	for (i = 0; i < n; i++)
-		o[i + 1] = o[i] + runs[i].len;
-	return o;
-}
-
-/* Index of the run holding stream position POS. */
-static size_t run_index(const blk64_t *off, size_t n, blk64_t pos)
-{
-	return last_at_or_before(0, n, blk_at_or_before, off, &pos);
-}
-
-/* Whether any of positions [POS, POS+LEN) lies elsewhere in A than in B. */
-static int range_moved(const struct layout_piece *a, const blk64_t *ao, size_t na,
-		       const struct layout_piece *b, const blk64_t *bo, size_t nb,
-		       blk64_t pos, blk64_t len)
-{
-	blk64_t end = pos + len;
-
-	while (pos < end) {
-		size_t i = run_index(ao, na, pos), j = run_index(bo, nb, pos);
-		blk64_t step = ao[i + 1] < bo[j + 1] ? ao[i + 1] : bo[j + 1];
-
-		if (a[i].start + (pos - ao[i]) != b[j].start + (pos - bo[j]))
-			return 1;
-		pos = step < end ? step : end;
+	if (m->ipos)
+		return 0;
+	m->ipos = malloc(((size_t)m->nitems + 1) * sizeof(*m->ipos));
+	m->iend = malloc(((size_t)m->nitems + 1) * sizeof(*m->iend));
+	if (!m->ipos || !m->iend) {
+		free(m->ipos);
+		free(m->iend);
+		m->ipos = m->iend = NULL;
+		return ENOMEM;
 	}
+	for (i = 0; i < m->nitems; i++) {
+		m->ipos[i] = at;
+		at += m->items[i].len;
+		m->iend[i] = at;
+	}
+	m->ipos[m->nitems] = at;
+	m->iend[m->nitems] = at;
+	/* End of each item's subtree, pushed up from the leaves. */
+	for (i = m->nitems; i-- > 0;)
+		if (m->items[i].parent != FMAP_ROOT &&
+		    m->iend[i] > m->iend[m->items[i].parent])
+			m->iend[m->items[i].parent] = m->iend[i];
 	return 0;
 }
 
+/* Room for the flags of M's items, clear (p->mc_flags stays clear between calls). */
+static errcode_t flags_for(struct planner *p, const struct fmap *m)
+{
+	size_t had = p->mc_flags_cap;
+
+	if (grow_n(&p->mc_flags, &p->mc_flags_cap, (size_t)m->nitems + 1, 1))
+		return ENOMEM;
+	if (p->mc_flags_cap > had)
+		memset(p->mc_flags + had, 0, p->mc_flags_cap - had);
+	return 0;
+}
+
+/* Note item K as FLAG; the first flag an item gets puts it on p->mc_list. */
+static errcode_t flag_item(struct planner *p, size_t *nlist, uint32_t k,
+			   uint8_t flag)
+{
+	if (!p->mc_flags[k]) {
+		if (grow_n(&p->mc_list, &p->mc_list_cap, *nlist + 1,
+			   sizeof(*p->mc_list)))
+			return ENOMEM;
+		p->mc_list[(*nlist)++] = k;
+	}
+	p->mc_flags[k] |= flag;
+	return 0;
+}
+
+/* The heap of indirect blocks to place, largest index on top. */
+static errcode_t heap_push(struct planner *p, size_t *n, uint32_t k)
+{
+	uint32_t *h;
+	size_t i;
+
+	if (grow_n(&p->mc_heap, &p->mc_heap_cap, *n + 1, sizeof(*p->mc_heap)))
+		return ENOMEM;
+	h = p->mc_heap;
+	for (i = (*n)++; i && h[(i - 1) / 2] < k; i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = k;
+	return 0;
+}
+
+static uint32_t heap_pop(struct planner *p, size_t *n)
+{
+	uint32_t *h = p->mc_heap, top = h[0], last = h[--(*n)];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1] > h[c])
+			c++;
+		if (h[c] <= last)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+/* Item K changes (it moves or its contents do): its parent's contents change. */
+static errcode_t dirty_parent(struct planner *p, const struct fmap *m,
+			      uint32_t k, size_t *nlist, size_t *nheap)
+{
+	uint32_t up = m->items[k].parent;
+	errcode_t ret;
+
+	if (up == FMAP_ROOT || (p->mc_flags[up] & MC_DIRTY))
+		return 0;
+	ret = flag_item(p, nlist, up, MC_DIRTY);
+	if (!ret)
+		ret = heap_push(p, nheap, up);
+	return ret;
+}
+
+/* Flag the items holding stream positions [POS, END) as moved. */
+static errcode_t mark_moved(struct planner *p, const struct fmap *m,
+			    blk64_t pos, blk64_t end, size_t *nlist)
+{
+	uint64_t k = last_at_or_before(0, m->nitems, blk_at_or_before, m->ipos, &pos);
+	errcode_t ret = 0;
+
+	for (; k < m->nitems && m->ipos[k] < end && !ret; k++)
+		if (!(p->mc_flags[k] & MC_MOVED))
+			ret = flag_item(p, nlist, (uint32_t)k, MC_MOVED);
+	return ret;
+}
+
+static errcode_t push_seg(struct plan_seg **res, size_t *n, size_t *cap,
+			  struct plan_seg s)
+{
+	if (grow_n(res, cap, *n + 1, sizeof(**res)))
+		return ENOMEM;
+	(*res)[(*n)++] = s;
+	return 0;
+}
+
+/*
+ * The walk costs what the move touches: the runs and items its changes
+ * cover, found by binary search in offsets kept from move to move
+ * (runs_index.c, struct fmap's ipos), and the indirect blocks above them.
+ * It summed and searched the whole map at every move: moving a
+ * 16,384-piece ext3 recording a chunk at a time cost its pieces times
+ * its moves.
+ */
 errcode_t mapclose_changes(struct planner *p, uint32_t file,
 			   const struct plan_seg *ch, size_t nch,
 			   mapclose_alloc_fn alloc, void *priv,
 			   struct plan_seg **out, size_t *nout)
 {
 	const struct layout_piece *cur;
-	struct layout_piece *new = NULL, sole;
-	blk64_t *co = NULL, *no = NULL, *pos = NULL;
-	uint8_t *moved = NULL, *dirty = NULL;
+	struct layout_piece sole;
+	const blk64_t *co;
 	struct plan_seg *res = NULL;
 	struct fmap *m;
-	size_t nnew = 0, nres = 0;
-	uint32_t ncur, i;
+	size_t nres = 0, cap = 0, nlist = 0, nheap = 0, j;
+	uint32_t ncur;
 	errcode_t ret;
 
 	*out = NULL;
@@ -76,82 +182,94 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 	ret = planner_fmap(p, file, &m);
 	if (ret)
 		return ret;
-	res = malloc((nch + m->nitems + 1) * sizeof(*res));
-	if (!res)
+	if (grow_n(&res, &cap, nch + 1, sizeof(*res)))
 		return ENOMEM;
 	copy_n(res, ch, nch * sizeof(*ch));
 	nres = nch;
 	if (m->extents)
 		goto done;
 	cur = planner_runs(p, file, &ncur, &sole);
-	ret = runs_apply(cur, ncur, ch, nch, &new, &nnew);
+	ret = planner_run_offsets(p, file, cur, ncur, &co);
+	if (!ret)
+		ret = item_positions(m);
+	if (!ret)
+		ret = flags_for(p, m);
 	if (ret)
 		goto errout;
-	co = offsets(cur, ncur);
-	no = offsets(new, nnew);
-	if (!co || !no || grow_n(&p->mc_pos, &p->mc_pos_cap, m->nitems + 1,
-				 sizeof(*p->mc_pos)) ||
-	    grow_n(&p->mc_flags, &p->mc_flags_cap, 2 * ((size_t)m->nitems + 1), 1)) {
-		ret = ENOMEM;
-		goto errout;
-	}
-	pos = p->mc_pos;
-	moved = p->mc_flags;
-	dirty = moved + m->nitems + 1;
-	memset(moved, 0, 2 * ((size_t)m->nitems + 1));
-	pos[0] = 0;
-	for (i = 0; i + 1 < m->nitems; i++)
-		pos[i + 1] = pos[i] + m->items[i].len;
-	for (i = 0; i < m->nitems; i++) {
-		moved[i] = range_moved(cur, co, ncur, new, no, nnew, pos[i],
-				       m->items[i].len);
-		if (moved[i] && m->items[i].parent != FMAP_ROOT)
-			dirty[m->items[i].parent] = 1;
-	}
-	/* Bottom up: children come after their parent in the stream. */
-	for (i = m->nitems; i-- > 0;) {
-		blk64_t to;
-
-		if (m->items[i].kind == FMAP_DATA || !dirty[i] || moved[i])
-			continue;
-		if (alloc(priv, file, pos[i], &to)) {
-			ret = E2F_ERR_NO_SPACE;
+	/* What runs_apply refuses. */
+	for (j = 0; j < nch; j++)
+		if (ch[j].off + ch[j].len > co[ncur] ||
+		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len)) {
+			ret = E2D_ERR_PLAN_CONFLICT;
 			goto errout;
 		}
-		res[nres++] = (struct plan_seg){ pos[i], 1, to };
-		moved[i] = 1;
-		if (m->items[i].parent != FMAP_ROOT)
-			dirty[m->items[i].parent] = 1;
+	/* The items some of whose blocks go elsewhere than they are. */
+	for (j = 0; j < nch && !ret; j++) {
+		blk64_t pos = ch[j].off, end = ch[j].off + ch[j].len;
+		size_t i = runs_at(co, ncur, pos);
+
+		for (; pos < end && !ret; i++) {
+			blk64_t stop = co[i + 1] < end ? co[i + 1] : end;
+
+			if (cur[i].start + (pos - co[i]) != ch[j].pblk + (pos - ch[j].off))
+				ret = mark_moved(p, m, pos, stop, &nlist);
+			pos = stop;
+		}
 	}
+	for (j = 0; j < nlist && !ret; j++)
+		ret = dirty_parent(p, m, p->mc_list[j], &nlist, &nheap);
+	/*
+	 * Bottom up (children come after their parent in the stream): the
+	 * changed indirect blocks that do not move yet, largest index first.
+	 */
+	while (nheap && !ret) {
+		uint32_t i = heap_pop(p, &nheap);
+		blk64_t to;
+
+		if (m->items[i].kind == FMAP_DATA || (p->mc_flags[i] & MC_MOVED))
+			continue;
+		if (alloc(priv, file, m->ipos[i], &to)) {
+			ret = E2F_ERR_NO_SPACE;
+			break;
+		}
+		ret = push_seg(&res, &nres, &cap, (struct plan_seg){ m->ipos[i], 1, to });
+		p->mc_flags[i] |= MC_MOVED;
+		if (!ret)
+			ret = dirty_parent(p, m, i, &nlist, &nheap);
+	}
+	for (j = 0; j < nlist; j++)
+		p->mc_flags[p->mc_list[j]] = 0;
+	if (ret)
+		goto errout;
 	sort_n(res, nres, sizeof(*res), plan_seg_cmp_off);
 done:
 	*out = res;
 	*nout = nres;
-	res = NULL;
+	return 0;
 errout:
 	free(res);
-	free(new);
-	free(co);
-	free(no);
 	return ret;
 }
 
 void mapclose_scratch_free(struct planner *p)
 {
-	free(p->mc_pos);
 	free(p->mc_flags);
-	p->mc_pos = NULL;
+	free(p->mc_list);
+	free(p->mc_heap);
 	p->mc_flags = NULL;
-	p->mc_pos_cap = p->mc_flags_cap = 0;
+	p->mc_list = p->mc_heap = NULL;
+	p->mc_flags_cap = 0;
+	p->mc_list_cap = p->mc_heap_cap = 0;
+	planner_run_offsets_free(p);
 }
 
 errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 			     blk64_t b, int incomplete, blk64_t **out, size_t *nout)
 {
-	blk64_t *res, *end, at = 0;
+	blk64_t *res = NULL;
 	struct fmap *m;
-	size_t n = 0;
-	uint32_t i;
+	size_t n = 0, cap = 0;
+	uint64_t i;
 	errcode_t ret;
 
 	*out = NULL;
@@ -159,26 +277,20 @@ errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 	ret = planner_fmap(p, file, &m);
 	if (ret || m->extents)
 		return ret;
-	res = malloc((m->nitems + 1) * sizeof(*res));
-	if (!res || grow_n(&p->mc_pos, &p->mc_pos_cap, m->nitems + 1,
-			   sizeof(*p->mc_pos))) {
-		free(res);
-		return ENOMEM;
+	ret = item_positions(m);
+	if (ret)
+		return ret;
+	/* The items from A on: a search, not a walk of the map from its start. */
+	for (i = lower_bound(0, m->nitems, blk_before, m->ipos, &a);
+	     i < m->nitems && m->ipos[i] < b; i++) {
+		if (m->items[i].kind == FMAP_DATA || (incomplete && m->iend[i] <= b))
+			continue;
+		if (grow_n(&res, &cap, n + 1, sizeof(*res))) {
+			free(res);
+			return ENOMEM;
+		}
+		res[n++] = m->ipos[i];
 	}
-	end = p->mc_pos;
-	/* End of each item's subtree, pushed up from the leaves. */
-	for (i = 0; i < m->nitems; i++) {
-		end[i] = at + m->items[i].len;
-		at += m->items[i].len;
-	}
-	for (i = m->nitems; i-- > 0;)
-		if (m->items[i].parent != FMAP_ROOT &&
-		    end[i] > end[m->items[i].parent])
-			end[m->items[i].parent] = end[i];
-	for (i = 0, at = 0; i < m->nitems; at += m->items[i].len, i++)
-		if (m->items[i].kind != FMAP_DATA && at >= a && at < b &&
-		    (!incomplete || end[i] > b))
-			res[n++] = at;
 	*out = res;
 	*nout = n;
 	return 0;

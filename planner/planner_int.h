@@ -22,6 +22,7 @@
  *                    shared state)
  *   consolidate.c    free space in few large runs
  *   fmap_close.c     indirect blocks that must move with a partial move
+ *   runs_index.c     a file's run offsets, kept from move to move
  *   spacemap.c       who owns which block (spacemap.h)
  *
  * It reads and rebuilds files' maps with defrag/'s fmap*.c (fmap.h) and
@@ -200,13 +201,28 @@ struct planner {
 	struct sm_seg	*changes;
 	size_t		changes_cap;
 	/*
-	 * fmap_close.c's scratch, a blk64_t and two flags a map item, kept
-	 * between moves: arrays of 16,384 items (a file in as many pieces)
-	 * made and freed at every move were mapped and unmapped each time.
+	 * fmap_close.c's scratch, kept between moves: two flags a map item
+	 * (all clear between moves: a move clears only those it set), the
+	 * items a move changes, and the indirect blocks left to place,
+	 * largest index first (a heap).  Arrays of 16,384 items made and
+	 * freed at every move were mapped and unmapped each time.
 	 */
-	blk64_t		*mc_pos;
 	uint8_t		*mc_flags;
-	size_t		mc_pos_cap, mc_flags_cap;
+	size_t		mc_flags_cap;
+	uint32_t	*mc_list, *mc_heap;
+	size_t		mc_list_cap, mc_heap_cap;
+	/*
+	 * runs_index.c: the stream offsets of one file's runs (RO_N of them,
+	 * at RO_RUNS), kept between its moves while RO_VALID; and the runs a
+	 * move makes of the stretch it touches (filestate.c's scratch).
+	 */
+	blk64_t		*ro_off;
+	size_t		ro_cap;
+	const struct layout_piece *ro_runs;
+	uint32_t	ro_file, ro_n;
+	int		ro_valid;
+	struct layout_piece *span;
+	size_t		span_cap;
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
 };
@@ -449,6 +465,19 @@ void mapclose_scratch_free(struct planner *p);
 errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
 			     blk64_t b, int incomplete, blk64_t **out,
 			     size_t *nout);
+
+/* runs_index.c */
+/*
+ * *OFF: the stream offsets of FILE's runs RUNS (N of them, as
+ * planner_runs gives them; N + 1 entries), good until its runs change.
+ * Kept for the file asked about last, while its runs stay.
+ */
+errcode_t planner_run_offsets(struct planner *p, uint32_t file,
+			      const struct layout_piece *runs, uint32_t n,
+			      const blk64_t **off);
+/* Any file's runs changed or freed but by filestate.c's splice: forget them. */
+void planner_run_offsets_forget(struct planner *p);
+void planner_run_offsets_free(struct planner *p);
 
 /* zonewalk.c: a stream laid out from START on, the metadata between zones skipped */
 /* Block at stream offset OFF; *LEFT (if asked): blocks from it to its zone's end. */

@@ -111,6 +111,7 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 
 	if (planner_state(p, file, &f))
 		return ENOMEM;
+	planner_run_offsets_forget(p);	/* its array goes to S, later freed */
 	m = planner_more_if(p, f);
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
@@ -290,6 +291,7 @@ void psnap_restore(struct planner *p)
 		psnap_forget(p);
 		return;
 	}
+	planner_run_offsets_forget(p);	/* the files get their saved runs back */
 	/* Newest save first: a file saved twice ends as it was first saved. */
 	for (i = s->nsaved; i-- > 0;) {
 		uint32_t file = s->saved[i].file;
@@ -341,6 +343,7 @@ void psnap_forget(struct planner *p)
 
 	if (!s)
 		return;
+	planner_run_offsets_forget(p);
 	for (i = 0; i < s->nsaved; i++) {
 		if (s->saved[i].st.own & PS_OWN_RUNS)
 			free(s->saved[i].st.runs);

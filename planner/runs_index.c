@@ -1,0 +1,60 @@
+/*
+ * runs_index.c --- where each run of a file's stream starts, kept from
+ * move to move of that file.
+ *
+ * Finding a stream position's run takes its runs' offsets.  Worked out
+ * afresh at every move, they made each move of a file cost as much as
+ * the file has pieces: a 16,384-piece recording that compaction moves a
+ * chunk at a time was summed over thousands of times.  The planner keeps
+ * them for one file, the one it moves now (moves of a file come one after
+ * another), and a move's commit shifts them where it splices the runs
+ * (filestate.c); anything else that changes or frees a file's runs
+ * forgets them.
+ */
+#include <errno.h>
+
+#include "planner_int.h"
+#include "dutil.h"
+
+/* Fewer runs than this are summed each time: nothing worth keeping. */
+#define RUNS_INDEX_MIN	64
+
+errcode_t planner_run_offsets(struct planner *p, uint32_t file,
+			      const struct layout_piece *runs, uint32_t n,
+			      const blk64_t **off)
+{
+	if (p->ro_valid && p->ro_file == file && p->ro_runs == runs &&
+	    p->ro_n == n) {
+		*off = p->ro_off;
+		return 0;
+	}
+	p->ro_valid = 0;
+	if (grow_n(&p->ro_off, &p->ro_cap, (size_t)n + 1, sizeof(*p->ro_off)))
+		return ENOMEM;
+	runs_offsets(runs, n, p->ro_off);
+	/* (One run is the caller's SOLE, on its stack: never kept.) */
+	if (n >= RUNS_INDEX_MIN) {
+		p->ro_valid = 1;
+		p->ro_file = file;
+		p->ro_runs = runs;
+		p->ro_n = n;
+	}
+	*off = p->ro_off;
+	return 0;
+}
+
+void planner_run_offsets_forget(struct planner *p)
+{
+	p->ro_valid = 0;
+}
+
+void planner_run_offsets_free(struct planner *p)
+{
+	free(p->ro_off);
+	p->ro_off = NULL;
+	p->ro_cap = 0;
+	p->ro_valid = 0;
+	free(p->span);
+	p->span = NULL;
+	p->span_cap = 0;
+}
