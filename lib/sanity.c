@@ -118,8 +118,7 @@ static errcode_t notes_get(struct layout *layout, struct sanity_notes **ret)
 	n->dirs = calloc(fs->group_desc_count, sizeof(*n->dirs));
 	err = n->dirs ? ext2fs_allocate_inode_bitmap(fs, "in use", &n->in_use) : ENOMEM;
 	if (!err)
-		err = ext2fs_create_icount2(fs, EXT2_ICOUNT_OPT_INCREMENT, 0, NULL,
-					    &n->links);
+		err = sanity_count_init(fs, &n->links);
 	if (err) {
 		sanity_notes_free(n);
 		return err;
@@ -139,8 +138,7 @@ void sanity_notes_free(struct sanity_notes *n)
 		return;
 	if (n->in_use)
 		ext2fs_free_inode_bitmap(n->in_use);
-	if (n->links)
-		ext2fs_free_icount(n->links);
+	sanity_count_free(&n->links);
 	free(n->dirs);
 	free(n->dir_list);
 	free(n->htree_list);
@@ -210,7 +208,7 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	 */
 	if (!(inode->i_flags & EXT4_EA_INODE_FL) &&
 	    !(LINUX_S_ISDIR(inode->i_mode) && inode->i_links_count == 1)) {
-		ret = ext2fs_icount_store(n->links, ino, inode->i_links_count);
+		ret = sanity_count_store(&n->links, ino, inode->i_links_count);
 		if (ret)
 			return ret;
 	}

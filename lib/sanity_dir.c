@@ -41,7 +41,7 @@ struct dir_walk {
 	 */
 	struct sanity_finding	first;
 	uint64_t		first_at, at, problems;
-	ext2_icount_t		refs;	/* entries naming each inode, . and .. included */
+	struct sanity_count	refs;	/* entries naming each inode, . and .. included */
 	struct dir_names	names;
 	uint32_t		*slots;	/* any_dup_name's hash table, reused */
 	uint64_t		nslots;
@@ -116,7 +116,7 @@ static int dir_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 		dir_found(w, &f);
 		return 0;
 	}
-	w->err = ext2fs_icount_increment(w->refs, ino, NULL);
+	w->err = sanity_count_increment(&w->refs, ino);
 	if (!w->err && entry == DIRENT_OTHER_FILE)
 		w->err = add_name(&w->names, de->name, len);
 	return w->err ? DIRENT_ABORT : 0;
@@ -508,7 +508,7 @@ errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 	memset(&w, 0, sizeof(w));
 	w.layout = layout;
 	w.notes = n;
-	ret = ext2fs_create_icount2(fs, EXT2_ICOUNT_OPT_INCREMENT, 0, NULL, &w.refs);
+	ret = sanity_count_init(fs, &w.refs);
 	if (ret)
 		return ret;
 	batched = malloc((n->ndir_list ? n->ndir_list : 1) * sizeof(*batched));
@@ -560,12 +560,11 @@ errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 		if (ext2fs_find_first_zero_inode_bitmap2(n->in_use, i, last, &e))
 			e = last + 1;
 		for (j = i; j < e; j++) {
-			__u16 links = 0, refs = 0;
+			uint16_t links = sanity_count_fetch(&n->links, j), refs;
 
-			ext2fs_icount_fetch(n->links, j, &links);
 			if (!links)
 				continue;	/* not counted (reserved, attribute inode) */
-			ext2fs_icount_fetch(w.refs, j, &refs);
+			refs = sanity_count_fetch(&w.refs, j);
 			if (links != refs) {
 				sanity_found_simple(found, SANITY_LINK_COUNT, j, 0, 0);
 				found->recorded = links;
@@ -576,7 +575,7 @@ errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 	}
 out:
 	fs->flags |= saved;
-	ext2fs_free_icount(w.refs);
+	sanity_count_free(&w.refs);
 	free(w.names.pool);
 	free(w.names.v);
 	free(w.slots);
