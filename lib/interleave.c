@@ -350,9 +350,12 @@ struct tally {
  * and is crossed by x's gaps where x enters it and where x leaves it;
  * it is credited where x leaves it (H ends inside (u, v)) or, when x
  * never leaves it (x's last piece is inside H), where x enters it.
+ * Inlined: it is called for millions of crossings (the calls were a
+ * tenth of e2defrag -n on a kernel-written 200,000-file tree).
  */
-static void tally_crossing(struct tally *t, uint32_t y, int h_counts,
-			   int x_leaves, uint32_t h_end)
+static inline __attribute__((always_inline)) void
+tally_crossing(struct tally *t, uint32_t y, int h_counts, int x_leaves,
+	       uint32_t h_end)
 {
 	uint32_t add = 0;
 
@@ -370,7 +373,8 @@ static void tally_crossing(struct tally *t, uint32_t y, int h_counts,
 }
 
 /* A piece q inside the gap, found by search S: its gap crosses the gap. */
-static void tally_found(struct tally *t, enum search s, uint32_t q)
+static inline __attribute__((always_inline)) void
+tally_found(struct tally *t, enum search s, uint32_t q)
 {
 	const struct runs *r = t->r;
 
