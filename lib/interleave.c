@@ -485,14 +485,17 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 	if (!ret && !layout->partner_counts_only)
 		ret = util_grow(&layout->partners, &w->partners_cap,
 				  layout->npartners + kept, sizeof(*layout->partners));
-	if (!ret)
+	if (!ret && !layout->no_outlines)
 		ret = util_grow(&layout->interleave_top, &w->top_cap,
 				  (layout->ninterleaved + 1) * LAYOUT_OUTLINE_PAIRS,
 				  sizeof(*layout->interleave_top));
 	if (ret)
 		return ret;
-	top = &layout->interleave_top[layout->ninterleaved * LAYOUT_OUTLINE_PAIRS];
-	memset(top, 0, LAYOUT_OUTLINE_PAIRS * sizeof(*top));
+	top = NULL;
+	if (!layout->no_outlines) {
+		top = &layout->interleave_top[layout->ninterleaved * LAYOUT_OUTLINE_PAIRS];
+		memset(top, 0, LAYOUT_OUTLINE_PAIRS * sizeof(*top));
+	}
 	il = &layout->interleaved[layout->ninterleaved];
 	memset(il, 0, sizeof(*il));
 	il->file = r->files[t->x];
@@ -508,8 +511,8 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 		if (!layout->partner_counts_only)
 			layout->partners[layout->npartners++] = b;
 		/* Most partners are weaker than the five kept: no call for them. */
-		if (ntop < LAYOUT_OUTLINE_PAIRS ||
-		    c >= top[LAYOUT_OUTLINE_PAIRS - 1].alternations) {
+		if (top && (ntop < LAYOUT_OUTLINE_PAIRS ||
+			    c >= top[LAYOUT_OUTLINE_PAIRS - 1].alternations)) {
 			struct layout_pair p;
 
 			p.a = a < b ? a : b;
@@ -579,8 +582,9 @@ errcode_t interleave_find(struct layout *layout)
 	trim(&layout->interleaved, layout->ninterleaved, sizeof(*layout->interleaved));
 	if (layout->partners)
 		trim(&layout->partners, layout->npartners, sizeof(*layout->partners));
-	trim(&layout->interleave_top, layout->ninterleaved * LAYOUT_OUTLINE_PAIRS,
-	     sizeof(*layout->interleave_top));
+	if (layout->interleave_top)
+		trim(&layout->interleave_top, layout->ninterleaved * LAYOUT_OUTLINE_PAIRS,
+		     sizeof(*layout->interleave_top));
 	/* The scratch goes before the sets are made, so that peaks do not add up. */
 	free(t.count);
 	free(t.seen_in);
