@@ -692,7 +692,13 @@ double util_now_seconds(void);
  * ENOMEM, with *ARRAY and *CAP untouched, when the bytes would not fit a
  * size_t or realloc fails.  The one growable array of the project.
  */
-errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size);
+errcode_t util_grow_room(void *array, uint64_t *cap, uint64_t need, size_t size);
+/* Inline when there is room: the scan appends millions of times. */
+static inline errcode_t util_grow(void *array, uint64_t *cap, uint64_t need,
+				  size_t size)
+{
+	return need <= *cap ? 0 : util_grow_room(array, cap, need, size);
+}
 /*
  * Give back the room of *ARRAY past its first N elements (N > 0, below
  * *CAP): a grown array's doubling left unwritten.  Kept as it is if
