@@ -67,6 +67,10 @@ const char *sanity_inode_flags(ext2_filsys fs, const struct ext2_inode *inode)
 	int special = LINUX_S_ISCHR(mode) || LINUX_S_ISBLK(mode) ||
 		      LINUX_S_ISFIFO(mode) || LINUX_S_ISSOCK(mode);
 
+	/* Each question below is about one of these flags: most inodes have none. */
+	if (!(fl & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL | EXT2_INDEX_FL |
+		    EXT4_CASEFOLD_FL | EXT4_VERITY_FL)))
+		return NULL;
 	/* The same questions as e2fsck's pass 1, in its order. */
 	if ((fl & EXT4_EXTENTS_FL) && !ext2fs_has_feature_extents(sb))
 		return "has the extents flag but the filesystem lacks the extent feature";
@@ -175,9 +179,13 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	blk64_t ea;
 	errcode_t ret;
 
-	ret = notes_get(layout, &n);
-	if (ret)
-		return ret;
+	/* Every inode of the table comes here: the notes once made, no call. */
+	n = layout->sanity;
+	if (!n) {
+		ret = notes_get(layout, &n);
+		if (ret)
+			return ret;
+	}
 	if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
 		return 0;	/* reserved: e2fsck has its own rules for each */
 	if (special_inode(fs, ino)) {
