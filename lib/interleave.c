@@ -468,7 +468,7 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 {
 	struct layout_interleave *il;
 	struct layout_pair *top;
-	uint32_t i, y, kept = 0, ntop = 0;
+	uint32_t i, y, kept = 0, ntop = 0, root = NO_RUN, ry;
 	errcode_t ret;
 
 	for (i = 0; i < t->ntouched; i++) {
@@ -525,9 +525,19 @@ static errcode_t emit_partners(struct layout *layout, const struct runs *r,
 		il->partners++;
 		il->alternations += c;
 		t->count[y] = 0;
-		/* Partners are mutual (y lists x too): join each pair once. */
-		if (y > t->x)
-			interleave_union(w->parent, t->x, y);
+		/*
+		 * Partners are mutual (y lists x too): join each pair once,
+		 * y's root under x's, which stays a root for all of x's
+		 * partners (the sets are numbered by their first member,
+		 * whichever root they have).
+		 */
+		if (y > t->x) {
+			if (root == NO_RUN)
+				root = interleave_root(w->parent, t->x);
+			ry = interleave_root(w->parent, y);
+			if (ry != root)
+				w->parent[ry] = root;
+		}
 	}
 	layout->ninterleaved++;
 	return 0;
