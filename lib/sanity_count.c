@@ -20,9 +20,6 @@
 /* The array when it takes at most this many bytes an inode in use. */
 #define FLAT_BYTES_PER_USED	16
 
-/* ext2fs_icount_fetch's ceiling (icount.c, icount_16_xlate). */
-#define COUNT_MAX	65500
-
 errcode_t sanity_count_init(ext2_filsys fs, struct sanity_count *c)
 {
 	uint64_t inodes = fs->super->s_inodes_count;
@@ -48,31 +45,4 @@ void sanity_count_free(struct sanity_count *c)
 		ext2fs_free_icount(c->icount);
 	c->flat = NULL;
 	c->icount = NULL;
-}
-
-errcode_t sanity_count_store(struct sanity_count *c, ext2_ino_t ino, uint16_t count)
-{
-	if (!c->flat)
-		return ext2fs_icount_store(c->icount, ino, count);
-	c->flat[ino] = count < COUNT_MAX ? count : COUNT_MAX;
-	return 0;
-}
-
-errcode_t sanity_count_increment(struct sanity_count *c, ext2_ino_t ino)
-{
-	if (!c->flat)
-		return ext2fs_icount_increment(c->icount, ino, NULL);
-	if (c->flat[ino] < COUNT_MAX)
-		c->flat[ino]++;
-	return 0;
-}
-
-uint16_t sanity_count_fetch(const struct sanity_count *c, ext2_ino_t ino)
-{
-	__u16 v = 0;
-
-	if (c->flat)
-		return c->flat[ino];
-	ext2fs_icount_fetch(c->icount, ino, &v);
-	return v;
 }
