@@ -115,7 +115,9 @@ static void file_lines(FILE *out, const struct report *r)
 	uint64_t i;
 	int header = 0;
 
-	for (i = 0; i < layout->nfiles; i++) {
+	/* The files with a line only: the others are OUT_NONE. */
+	for (i = plan_next_line(r->plan, 0); i < layout->nfiles;
+	     i = plan_next_line(r->plan, i + 1)) {
 		const struct plan_file *pf = plan_file(r->plan, i);
 		const struct layout_file *f = &layout->files[i];
 		char size[32], line[256 + PATH_ROOM + 128], *p;
