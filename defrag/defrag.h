@@ -220,6 +220,12 @@ void plan_free(struct plan *plan);
 const struct plan_file *plan_file(const struct plan *plan, uint64_t i);
 /* Whether PLAN has a line for layout file I (selected or moved). */
 int plan_has_line(const struct plan *plan, uint64_t i);
+/*
+ * The first layout file at or after I that PLAN has a line for, or
+ * UINT64_MAX when none: a walk of the lines, where asking every file of
+ * a million-file layout is a call each.
+ */
+uint64_t plan_next_line(const struct plan *plan, uint64_t i);
 
 /* Modeled read time of a stream laid out in RUNS (stream order). */
 double plan_read_seconds(const struct layout *layout,

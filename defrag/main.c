@@ -508,6 +508,7 @@ static int run(struct cli *c, const char *prog)
 	lo.names = names_after_plan(c, fs) ? LAYOUT_NAMES_LOSSY : LAYOUT_NAMES_ALL;
 	/* Who interleaves with whom is e2frag's report: the sets are enough here. */
 	lo.partner_counts_only = 1;
+	lo.no_outlines = 1;
 
 	ret = layout_scan(fs, &lo, &layout);
 	progress_end(&pr);

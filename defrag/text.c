@@ -38,6 +38,34 @@ static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
 	fputs(shown, out);
 }
 
+/* Path bytes util_printable passes as they are. */
+static int plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\';
+}
+
+/*
+ * File INO's path at P, as print_path prints it, in a buffer of
+ * PATH_ROOM: a path of plain ASCII is copied as it is, where
+ * util_printable would decode it byte by byte as UTF-8.
+ */
+#define PATH_ROOM	(4096 * 4)
+
+static char *field_path(char *p, const struct layout *layout, ext2_ino_t ino)
+{
+	char path[4096];
+	size_t n = layout_path(layout, ino, path, sizeof(path)), i;
+
+	if (n >= sizeof(path))
+		n = strlen(path);	/* cut: what fitted */
+	for (i = 0; i < n && plain_byte((unsigned char)path[i]); i++)
+		;
+	if (i < n)
+		return p + util_printable(path, p, PATH_ROOM);
+	memcpy(p, path, n);
+	return p + n;
+}
+
 /* S (N bytes) at P in a field of WIDTH, right-aligned or (LEFT) left-aligned. */
 static char *field(char *p, const char *s, size_t n, size_t width, int left)
 {
@@ -87,10 +115,13 @@ static void file_lines(FILE *out, const struct report *r)
 	uint64_t i;
 	int header = 0;
 
-	for (i = 0; i < layout->nfiles; i++) {
+	/* The files with a line only: the others are OUT_NONE. */
+	for (i = plan_next_line(r->plan, 0); i < layout->nfiles;
+	     i = plan_next_line(r->plan, i + 1)) {
 		const struct plan_file *pf = plan_file(r->plan, i);
 		const struct layout_file *f = &layout->files[i];
-		char size[32], line[256], *p;
+		char size[32], line[256 + PATH_ROOM + 128], *p;
+		const char *word;
 
 		if (pf->outcome == OUT_NONE)
 			continue;
@@ -113,11 +144,13 @@ static void file_lines(FILE *out, const struct report *r)
 		p = field(p, " ", 1, 0, 0);
 		p = field(p, size, strlen(size), 10, 0);
 		p = field(p, "  ", 2, 0, 0);
+		/* The whole line in one write (four stdio calls were a fifth of it). */
+		p = field_path(p, layout, f->ino);
+		word = outcome_word(r, i);
+		p = field(p, ": ", 2, 0, 0);
+		p = field(p, word, strlen(word), 0, 0);
+		*p++ = '\n';
 		fwrite(line, 1, p - line, out);
-		print_path(out, layout, f->ino);
-		fputs(": ", out);
-		fputs(outcome_word(r, i), out);
-		fputc('\n', out);
 	}
 	for (i = 0; r->verbose && i < r->sel->nextra; i++) {
 		char shown[1024];

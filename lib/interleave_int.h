@@ -22,11 +22,6 @@ static inline uint32_t interleave_root(uint32_t *parent, uint32_t x)
 	return x;
 }
 
-static inline void interleave_union(uint32_t *parent, uint32_t x, uint32_t y)
-{
-	parent[interleave_root(parent, x)] = interleave_root(parent, y);
-}
-
 /* Whether pair X is stronger than Y: more alternations, then the lower inodes. */
 static inline int interleave_pair_better(const struct layout_pair *x,
 					 const struct layout_pair *y)

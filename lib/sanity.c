@@ -67,6 +67,10 @@ const char *sanity_inode_flags(ext2_filsys fs, const struct ext2_inode *inode)
 	int special = LINUX_S_ISCHR(mode) || LINUX_S_ISBLK(mode) ||
 		      LINUX_S_ISFIFO(mode) || LINUX_S_ISSOCK(mode);
 
+	/* Each question below is about one of these flags: most inodes have none. */
+	if (!(fl & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL | EXT2_INDEX_FL |
+		    EXT4_CASEFOLD_FL | EXT4_VERITY_FL)))
+		return NULL;
 	/* The same questions as e2fsck's pass 1, in its order. */
 	if ((fl & EXT4_EXTENTS_FL) && !ext2fs_has_feature_extents(sb))
 		return "has the extents flag but the filesystem lacks the extent feature";
@@ -118,8 +122,7 @@ static errcode_t notes_get(struct layout *layout, struct sanity_notes **ret)
 	n->dirs = calloc(fs->group_desc_count, sizeof(*n->dirs));
 	err = n->dirs ? ext2fs_allocate_inode_bitmap(fs, "in use", &n->in_use) : ENOMEM;
 	if (!err)
-		err = ext2fs_create_icount2(fs, EXT2_ICOUNT_OPT_INCREMENT, 0, NULL,
-					    &n->links);
+		err = sanity_count_init(fs, &n->links);
 	if (err) {
 		sanity_notes_free(n);
 		return err;
@@ -139,8 +142,7 @@ void sanity_notes_free(struct sanity_notes *n)
 		return;
 	if (n->in_use)
 		ext2fs_free_inode_bitmap(n->in_use);
-	if (n->links)
-		ext2fs_free_icount(n->links);
+	sanity_count_free(&n->links);
 	free(n->dirs);
 	free(n->dir_list);
 	free(n->htree_list);
@@ -177,9 +179,13 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	blk64_t ea;
 	errcode_t ret;
 
-	ret = notes_get(layout, &n);
-	if (ret)
-		return ret;
+	/* Every inode of the table comes here: the notes once made, no call. */
+	n = layout->sanity;
+	if (!n) {
+		ret = notes_get(layout, &n);
+		if (ret)
+			return ret;
+	}
 	if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
 		return 0;	/* reserved: e2fsck has its own rules for each */
 	if (special_inode(fs, ino)) {
@@ -210,7 +216,7 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	 */
 	if (!(inode->i_flags & EXT4_EA_INODE_FL) &&
 	    !(LINUX_S_ISDIR(inode->i_mode) && inode->i_links_count == 1)) {
-		ret = ext2fs_icount_store(n->links, ino, inode->i_links_count);
+		ret = sanity_count_store(&n->links, ino, inode->i_links_count);
 		if (ret)
 			return ret;
 	}

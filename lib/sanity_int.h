@@ -7,11 +7,56 @@
 
 #include "sanity.h"
 
+/*
+ * A count per inode (sanity_count.c): an array over the inodes (FLAT) or
+ * an icount, whichever the inodes in use make cheaper in memory.  Every
+ * inode number given is in [1, s_inodes_count].
+ */
+struct sanity_count {
+	uint16_t	*flat;
+	ext2_icount_t	icount;
+};
+
+/* ext2fs_icount_fetch's ceiling (icount.c, icount_16_xlate). */
+#define SANITY_COUNT_MAX	65500
+
+errcode_t sanity_count_init(ext2_filsys fs, struct sanity_count *c);
+void sanity_count_free(struct sanity_count *c);
+
+static inline errcode_t sanity_count_store(struct sanity_count *c, ext2_ino_t ino,
+					   uint16_t count)
+{
+	if (!c->flat)
+		return ext2fs_icount_store(c->icount, ino, count);
+	c->flat[ino] = count < SANITY_COUNT_MAX ? count : SANITY_COUNT_MAX;
+	return 0;
+}
+
+static inline errcode_t sanity_count_increment(struct sanity_count *c, ext2_ino_t ino)
+{
+	if (!c->flat)
+		return ext2fs_icount_increment(c->icount, ino, NULL);
+	if (c->flat[ino] < SANITY_COUNT_MAX)
+		c->flat[ino]++;
+	return 0;
+}
+
+/* As ext2fs_icount_fetch: 0 for an inode never counted, at most 65,500. */
+static inline uint16_t sanity_count_fetch(const struct sanity_count *c, ext2_ino_t ino)
+{
+	__u16 v = 0;
+
+	if (c->flat)
+		return c->flat[ino];
+	ext2fs_icount_fetch(c->icount, ino, &v);
+	return v;
+}
+
 /* Per inode facts the layout does not keep; sized on the first note. */
 struct sanity_notes {
 	ext2fs_inode_bitmap in_use;	/* links_count != 0, or reserved */
 	uint32_t	*dirs;		/* directories per group */
-	ext2_icount_t	links;		/* i_links_count of the inodes whose entries are counted */
+	struct sanity_count links;	/* i_links_count of the inodes whose entries are counted */
 	ext2_ino_t	*dir_list;	/* every directory in use, inode order */
 	uint64_t	ndir_list, dir_list_cap;
 	ext2_ino_t	*htree_list;	/* those with the hash index flag, inode order */

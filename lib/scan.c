@@ -741,6 +741,7 @@ errcode_t layout_scan(ext2_filsys fs, const struct layout_opts *opts,
 		fs->super->s_inodes_count - fs->super->s_free_inodes_count : 0;
 	layout->model = opts->model;
 	layout->partner_counts_only = opts->partner_counts_only;
+	layout->no_outlines = opts->no_outlines;
 
 	ret = scan_inodes(layout, &extra, opts);
 	if (ret)

@@ -251,7 +251,7 @@ void util_huge_pages(void *p, size_t len)
 #endif
 }
 
-errcode_t util_grow(void *array, uint64_t *cap, uint64_t need, size_t size)
+errcode_t util_grow_room(void *array, uint64_t *cap, uint64_t need, size_t size)
 {
 	void **p = array;
 	uint64_t n = *cap ? *cap : 16;

@@ -108,6 +108,21 @@ int plan_has_line(const struct plan *plan, uint64_t i)
 	       (plan->line_bits[i >> 6] >> (i & 63) & 1);
 }
 
+uint64_t plan_next_line(const struct plan *plan, uint64_t i)
+{
+	uint64_t w;
+
+	while (plan->line_bits && i < plan->layout_files) {
+		w = plan->line_bits[i >> 6] >> (i & 63);
+		if (w) {
+			i += (uint64_t)__builtin_ctzll(w);
+			return i < plan->layout_files ? i : UINT64_MAX;
+		}
+		i = (i | 63) + 1;
+	}
+	return UINT64_MAX;
+}
+
 /* What a line takes from a file's state, kept while the states go. */
 struct state_figures {
 	double		read_now;	/* planner_read_now */
