@@ -29,15 +29,6 @@ static const char *outcome_word(const struct report *r, uint64_t i)
 	}
 }
 
-static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
-{
-	char path[4096], shown[4096 * 4];
-
-	layout_path(layout, ino, path, sizeof(path));
-	util_printable(path, shown, sizeof(shown));
-	fputs(shown, out);
-}
-
 /* Path bytes util_printable passes as they are. */
 static int plain_byte(unsigned char c)
 {
@@ -64,6 +55,13 @@ static char *field_path(char *p, const struct layout *layout, ext2_ino_t ino)
 		return p + util_printable(path, p, PATH_ROOM);
 	memcpy(p, path, n);
 	return p + n;
+}
+
+static void print_path(FILE *out, const struct layout *layout, ext2_ino_t ino)
+{
+	char shown[PATH_ROOM];
+
+	fwrite(shown, 1, field_path(shown, layout, ino) - shown, out);
 }
 
 /* S (N bytes) at P in a field of WIDTH, right-aligned or (LEFT) left-aligned. */
