@@ -355,17 +355,20 @@ void name_match_free(struct name_matcher *m)
 /* ---------------------------------------------------------- matching */
 
 /*
- * The middle of a compiled glob, from its first '*' to its last, against
- * NAME's bytes between the ends (matched already): the usual walk, going
- * back to the last '*' on a mismatch.  Out of line: most globs have
- * nothing there but '*'.
+ * The middle of compiled glob G, from its first '*' to its last, against
+ * positions [I, END) of a name (its ends matched already): the usual
+ * walk, going back to the last '*' on a mismatch.  AT(CTX, T, K): token
+ * T takes the name's position K.  Inlined into its two callers with AT
+ * known, so bytes and characters each get their own loop.
  */
-__attribute__((noinline)) int glob_middle_match(const struct glob_prog *m, const char *name,
-						size_t len)
+typedef int (*glob_at_fn)(const void *ctx, const struct glob_token *t, size_t k);
+
+static inline __attribute__((always_inline)) int glob_walk_middle(const struct glob_prog *g,
+								   size_t i, size_t end,
+								   glob_at_fn at, const void *ctx)
 {
-	const struct glob_token *t = m->tok;
-	size_t last = m->last_star, p = m->first_star, star = 0, i = m->head;
-	size_t end = len - m->tail, resume = 0;
+	const struct glob_token *t = g->tok;
+	size_t last = g->last_star, p = g->first_star, star = 0, resume = 0;
 	int starred = 0;
 
 	while (i < end) {
@@ -373,7 +376,7 @@ __attribute__((noinline)) int glob_middle_match(const struct glob_prog *m, const
 			star = ++p;
 			starred = 1;
 			resume = i;
-		} else if (p <= last && glob_token_match(&t[p], name[i])) {
+		} else if (p <= last && at(ctx, &t[p], i)) {
 			p++;
 			i++;
 		} else if (starred) {
@@ -386,6 +389,22 @@ __attribute__((noinline)) int glob_middle_match(const struct glob_prog *m, const
 	while (p <= last && t[p].star)
 		p++;
 	return p > last;
+}
+
+static inline __attribute__((always_inline)) int byte_at(const void *name,
+							  const struct glob_token *t, size_t k)
+{
+	return glob_token_match(t, ((const char *)name)[k]);
+}
+
+/*
+ * The middle against NAME's bytes.  Out of line: most globs have nothing
+ * there but '*'.
+ */
+__attribute__((noinline)) int glob_middle_match(const struct glob_prog *m, const char *name,
+						size_t len)
+{
+	return glob_walk_middle(m, m->head, len - m->tail, byte_at, name);
 }
 
 /* Out of line: its buffer would keep name_match from being inlined into the searches' loops. */
@@ -443,6 +462,20 @@ static inline __attribute__((always_inline)) int token_wide(const struct name_ma
 	return 0;
 }
 
+/* A name decoded to characters, for glob_walk_middle. */
+struct chars {
+	const struct name_matcher	*m;
+	const uint32_t			*ch;
+};
+
+static inline __attribute__((always_inline)) int char_at(const void *ctx,
+							  const struct glob_token *t, size_t k)
+{
+	const struct chars *c = ctx;
+
+	return token_wide(c->m, t, c->ch[k]);
+}
+
 /*
  * The glob compiled by characters against the characters CH[0, N), as
  * glob_hand_match walks bytes.
@@ -451,8 +484,7 @@ static int chars_match(const struct name_matcher *m, const uint32_t *ch, size_t 
 {
 	const struct glob_prog *g = &m->g;
 	const struct glob_token *t = g->tok;
-	size_t i, p, last = g->last_star, star = 0, resume = 0;
-	int starred = 0;
+	size_t i, last = g->last_star;
 
 	if (g->first_star == g->ntok) {
 		if (n != g->ntok)
@@ -471,24 +503,7 @@ static int chars_match(const struct name_matcher *m, const uint32_t *ch, size_t 
 		if (!token_wide(m, &t[last + 1 + i], ch[n - g->tail + i]))
 			return 0;
 	/* The middle, as glob_middle_match walks it. */
-	for (p = g->first_star, i = g->head, n -= g->tail; i < n;) {
-		if (p <= last && t[p].star) {
-			star = ++p;
-			starred = 1;
-			resume = i;
-		} else if (p <= last && token_wide(m, &t[p], ch[i])) {
-			p++;
-			i++;
-		} else if (starred) {
-			p = star;
-			i = ++resume;
-		} else {
-			return 0;
-		}
-	}
-	while (p <= last && t[p].star)
-		p++;
-	return p > last;
+	return glob_walk_middle(g, g->head, n - g->tail, char_at, &(struct chars){ m, ch });
 }
 
 /*
