@@ -957,9 +957,23 @@ errcode_t spacemap_apply(struct spacemap *sm, const struct sm_seg *ch, size_t n)
 	size_t i;
 	errcode_t ret = 0;
 
-	/* Each change touches a chunk or two: no pass over the whole map. */
-	for (i = 0; i < n && !ret; i++)
-		ret = spacemap_assign(sm, ch[i].start, ch[i].len, ch[i].owner);
+	/*
+	 * Each change touches a chunk or two: no pass over the whole map.
+	 * Changes that touch and go to one owner are one change: a move's
+	 * new place comes as one change per old piece (streams3: a thousand
+	 * to a move), and each would replace the growing run and what is
+	 * left of the free one, log both and take the rest out of the free
+	 * index and put it back.  The map is the same either way: giving
+	 * [a, b) then [b, c) to one owner is giving it [a, c).
+	 */
+	for (i = 0; i < n && !ret; i++) {
+		blk64_t start = ch[i].start, len = ch[i].len;
+
+		while (i + 1 < n && ch[i + 1].owner == ch[i].owner &&
+		       ch[i + 1].start == start + len)
+			len += ch[++i].len;
+		ret = spacemap_assign(sm, start, len, ch[i].owner);
+	}
 	return ret;
 }
 
