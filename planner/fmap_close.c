@@ -156,6 +156,45 @@ static errcode_t push_seg(struct plan_seg **res, size_t *n, size_t *cap,
 }
 
 /*
+ * RES[0..NCH) (the move's changes, by offset) and RES[NCH..N) (indirect
+ * blocks placed, as the heap gave them: deepest first, so by offset
+ * backwards) put in order of offset, the move's first among equals: what
+ * a stable sort of RES gives, in one pass where the sort was 2% of
+ * streams3's planning.  Sorted still when the second part is not
+ * strictly backwards (not seen: each indirect block is a position).
+ */
+static errcode_t merge_by_off(struct plan_seg *res, size_t nch, size_t n)
+{
+	struct plan_seg *placed;
+	size_t i, j, k, np = n - nch;
+
+	for (k = nch + 1; k < n; k++)
+		if (res[k].off >= res[k - 1].off) {
+			sort_n(res, n, sizeof(*res), plan_seg_cmp_off);
+			return 0;
+		}
+	if (!np)
+		return 0;
+	placed = malloc(np * sizeof(*placed));
+	if (!placed)
+		return ENOMEM;
+	for (k = 0; k < np; k++)
+		placed[k] = res[n - 1 - k];	/* by offset now */
+	/* From the end down: what is left of RES's first part stays put. */
+	i = nch;
+	j = np;
+	k = n;
+	while (j) {
+		if (i && res[i - 1].off > placed[j - 1].off)
+			res[--k] = res[--i];
+		else
+			res[--k] = placed[--j];
+	}
+	free(placed);
+	return 0;
+}
+
+/*
  * The walk costs what the move touches: the runs and items its changes
  * cover, found by binary search in offsets kept from move to move
  * (runs_index.c, struct fmap's ipos), and the indirect blocks above them.
@@ -241,7 +280,9 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 		p->mc_flags[p->mc_list[j]] = 0;
 	if (ret)
 		goto errout;
-	sort_n(res, nres, sizeof(*res), plan_seg_cmp_off);
+	ret = merge_by_off(res, nch, nres);
+	if (ret)
+		goto errout;
 done:
 	*out = res;
 	*nout = nres;

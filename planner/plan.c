@@ -886,6 +886,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			psnap_restore(&p);	/* a light one: nothing changed, or dropped */
 		else
 			psnap_forget(&p);
+		spacemap_trim(&p.sm);	/* placing's series are over */
 		consolidated = !err && keep && !light;
 		if (!err && redo.flags)
 			goto out;
@@ -893,6 +894,7 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 	if (!err && !consolidated)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
+	spacemap_trim(&p.sm);
 	if (!err)
 		err = settle_partial(&p);
 	if (!err && split)

@@ -211,6 +211,13 @@ size_t spacemap_mark(struct spacemap *sm);
 void spacemap_rollback(struct spacemap *sm, size_t mark);
 void spacemap_release(struct spacemap *sm, size_t mark);
 
+/*
+ * Give back the undo log's memory, kept from one series to the next,
+ * when no mark is open: at the end of a phase of many series (placing,
+ * consolidation), before the plan's next arrays grow.
+ */
+void spacemap_trim(struct spacemap *sm);
+
 /* Index of the segment holding BLK (FIRST <= BLK < END). */
 size_t spacemap_find(const struct spacemap *sm, blk64_t blk);
 
