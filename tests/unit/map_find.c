@@ -204,6 +204,32 @@ static void make_tree(unsigned nfiles_, const char *const *alpha, unsigned nalph
 	       nfiles, NDIRS);
 }
 
+#define COUNT(a)	(sizeof(a) / sizeof(*(a)))
+
+/*
+ * One round: an index of NFILES2 names of NAMES' pieces, the patterns
+ * FIXED, then NPATS2 random ones of 1 to MAXLEN of PIECES, each checked
+ * against fnmatch (check), the counts added to *TRIES, *HITS and *BAD.
+ */
+static void patterns_round(const char *const *names, unsigned nnames,
+			   const char *const *fixed, unsigned nfixed,
+			   const char *const *pieces, unsigned npieces, unsigned maxlen,
+			   uint32_t *want, unsigned *tries, unsigned *hits, unsigned *bad)
+{
+	struct map_find_index *x = NULL;
+	char pattern[128];
+	unsigned i;
+
+	make_tree(NFILES2, names, nnames, 5, &x);
+	for (i = 0; i < nfixed; i++)
+		check(x, fixed[i], want, tries, hits, bad);
+	for (i = 0; i < NPATS2; i++) {
+		random_text(pattern, pieces, npieces, 1 + rnd() % maxlen);
+		check(x, pattern, want, tries, hits, bad);
+	}
+	map_find_index_free(x);
+}
+
 /*
  * Bracket expressions, which the search matches by hand on ASCII names:
  * their edge cases one by one, then random patterns made mostly of the
@@ -229,22 +255,13 @@ static void bracket_round(uint32_t *want)
 		"[!\xc3\xa9]*", "[!a-c]?[0-9]*", "*[!-]", "[a-c-z]*", "[!\\]]*", "?[]-a]*",
 		"[ -/]*", "*[^^]", "*\\?*", "[*]*[?]", "[*-", "[a-", "[-", "a[!]-", "[a-b",
 	};
-	struct map_find_index *x = NULL;
-	char pattern[128];
-	unsigned i, bad = 0, tries = 0, hits = 0;
+	unsigned bad = 0, tries = 0, hits = 0;
 
-	make_tree(NFILES2, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha), 5, &x);
-	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
-		check(x, fixed[i], want, &tries, &hits, &bad);
-	for (i = 0; i < NPATS2; i++) {
-		random_text(pattern, pat_alpha, sizeof(pat_alpha) / sizeof(*pat_alpha),
-			    1 + rnd() % 6);
-		check(x, pattern, want, &tries, &hits, &bad);
-	}
+	patterns_round(name_alpha, COUNT(name_alpha), fixed, COUNT(fixed), pat_alpha,
+		       COUNT(pat_alpha), 6, want, &tries, &hits, &bad);
 	tap_ok(!bad, "%u bracket patterns over %u ASCII names (%u hits in all) find what "
 	       "fnmatch finds, in list order, and match each name as it does", tries, NFILES2,
 	       hits);
-	map_find_index_free(x);
 }
 
 /*
@@ -275,27 +292,18 @@ static void wide_round(const char *locale, uint32_t *want)
 		"[\xff]*", "*[!\xc3]", "\xc3?", "?\xa9", "[[:alpha:]][[:alpha:]]",
 		"*[![:print:]]*", "[[:upper:][:digit:]]*", "[![:lower:]]?*", "*[[:alpha:]-]",
 	};
-	struct map_find_index *x = NULL;
-	unsigned i, bad = 0, tries = 0, hits = 0;
-	char pattern[128];
+	unsigned bad = 0, tries = 0, hits = 0;
 
 	if (!setlocale(LC_ALL, locale)) {
 		tap_ok(1, "the index of names past ASCII # SKIP no locale %s", locale);
 		tap_ok(1, "names past ASCII # SKIP no locale %s", locale);
 		return;
 	}
-	make_tree(NFILES2, name_alpha, sizeof(name_alpha) / sizeof(*name_alpha), 5, &x);
-	for (i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
-		check(x, fixed[i], want, &tries, &hits, &bad);
-	for (i = 0; i < NPATS2; i++) {
-		random_text(pattern, pat_alpha, sizeof(pat_alpha) / sizeof(*pat_alpha),
-			    1 + rnd() % 5);
-		check(x, pattern, want, &tries, &hits, &bad);
-	}
+	patterns_round(name_alpha, COUNT(name_alpha), fixed, COUNT(fixed), pat_alpha,
+		       COUNT(pat_alpha), 5, want, &tries, &hits, &bad);
 	tap_ok(!bad, "%s: %u patterns over %u names past ASCII (%u hits in all) find what "
 	       "fnmatch finds, in list order, and match each name as it does", locale, tries,
 	       NFILES2, hits);
-	map_find_index_free(x);
 }
 
 int main(void)
