@@ -4,7 +4,7 @@
  * a filesystem with millions of files needs no report-sized tree in memory.
  */
 #include "report.h"
-#include "../lib/report_json.h"
+#include "report_json.h"
 
 static int dump(FILE *out, const char *key, json_t *value, int last)
 {

@@ -15,7 +15,7 @@
 #include <et/com_err.h>
 
 #include "config.h"
-#include "../lib/color.h"
+#include "color.h"
 #include "report.h"
 #include "progress.h"
 #include "svg.h"

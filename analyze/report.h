@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "../lib/e2frag.h"
+#include "e2frag.h"
 
 /* How the file table is printed (libsmartcols' modes). */
 enum table_format { TABLE_ALIGNED, TABLE_RAW, TABLE_PAIRS, TABLE_JSON };

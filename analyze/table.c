@@ -10,7 +10,7 @@
 #include <libsmartcols.h>
 
 #include "report.h"
-#include "../lib/report_json.h"
+#include "report_json.h"
 
 /* Lines of --raw and --pairs printed at a time. */
 #define STREAM_BATCH	4096

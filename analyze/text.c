@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "../lib/color.h"
+#include "color.h"
 
 #define SETS_SHOWN	5	/* without -i */
 #define MEMBERS_SHOWN	6	/* paths per set line without -i */

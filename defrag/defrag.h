@@ -1,34 +1,21 @@
 /*
  * defrag.h --- e2defrag's engine: which files to move (select.c, here),
- * where to put them (the planner, planner/: plan.c and the files
- * planner_int.h lists), and moving them (execute.c: the plan's moves in
- * order; move.c: one file, crash-safe, through writer/).  Like resize2fs'
- * engine it prints nothing and exits nowhere: it returns errcode_t, keeps
- * its state in the structs below, and reports progress through a
- * callback.  main.c and the report files are the front end.
+ * where to put them (the planner: planner/planner.h), and moving them
+ * (execute.c: the plan's moves in order; move.c: one file, crash-safe,
+ * through writer/).  Like resize2fs' engine it prints nothing and exits
+ * nowhere: it returns errcode_t, keeps its state in the structs below,
+ * and reports progress through a callback.  main.c and the report files
+ * are the front end.
  */
 #ifndef DEFRAG_DEFRAG_H
 #define DEFRAG_DEFRAG_H
 
 #include <time.h>
 
-#include "e2frag.h"
+#include "planner.h"
 #include "e2d_err.h"
 
 /* ----------------------------------------------------------------- select.c */
-
-/* Why a file is not moved (or not moved as far as asked). */
-enum skip_reason {
-	SKIP_NONE = 0,
-	SKIP_SHARED,		/* shares blocks with another inode */
-	SKIP_METADATA,		/* blocks overlap fixed metadata */
-	SKIP_CORRUPT,		/* block map cannot be trusted */
-	SKIP_INLINE,		/* inline data: no blocks to move */
-	SKIP_NO_BLOCKS,		/* no blocks at all (fast symlink, empty file) */
-	SKIP_RESERVED,		/* journal, resize inode, other reserved inodes */
-	SKIP_FLAGS,		/* inode flags e2defrag does not handle (compression) */
-	SKIP_COUNT
-};
 
 const char *skip_reason_text(enum skip_reason r);
 
@@ -47,28 +34,6 @@ struct select_opts {
 	int		layout_checked;
 };
 
-/* Per file of the layout. */
-enum {
-	SEL_CANDIDATE	= 1 << 0,	/* meets the selection and needs moving */
-	SEL_UNMOVABLE	= 1 << 1,	/* never moved, not even out of the way */
-};
-
-/* A skipped inode that is not in the layout (reserved, inline, no blocks). */
-struct sel_extra {
-	ext2_ino_t	ino;
-	uint8_t		reason;		/* enum skip_reason */
-	char		*name;		/* path argument or description */
-};
-
-struct selection {
-	uint8_t		*flags;		/* SEL_*, per layout file */
-	uint8_t		*reason;	/* enum skip_reason, per layout file */
-	struct sel_extra *extra;
-	size_t		nextra, extra_cap;
-	uint64_t	candidates;	/* selected and movable */
-	uint64_t	skipped;	/* selected but unmovable (extras are only named) */
-};
-
 /*
  * Decide which files of LAYOUT to move.  ENOENT (with *bad_path set to
  * the argument) when a PATH names nothing.
@@ -76,163 +41,6 @@ struct selection {
 errcode_t select_files(struct layout *layout, const struct select_opts *opts,
 		       struct selection *sel, const char **bad_path);
 void select_free(struct selection *sel);
-
-/* ------------------------------------------------------------------ plan.c */
-
-enum plan_move_kind {
-	MOVE_PLACE,		/* to its final place, best pieces */
-	MOVE_PARTIAL,		/* fewer pieces, not best: no room for more */
-	MOVE_EVACUATE,		/* out of the way of another file */
-	MOVE_STAGE,		/* some blocks out of a compaction window, for now */
-	MOVE_FILL,		/* part of its stream into its final place */
-	MOVE_CONSOLIDATE,	/* whole, into a hole, to join two free runs */
-};
-
-/*
- * One file move: changes to where its stream lies (plan->segs, struct
- * plan_seg in fmap.h: stream positions to new blocks; the rest stays) and
- * the blocks for its new extent tree (plan->meta).  Each move's come
- * after the moves' before it: the moves are read in order.  A move of
- * the whole stream into one run (most are: a plan moves tens of thousands
- * of files to consolidate free space) keeps no segment, only where the
- * run starts (48 bits, as the planner's space map's blocks): 24 bytes,
- * where a move and its segment took 48.  plan_move_nsegs and
- * plan_move_whole_at read it.
- */
-struct plan_move {
-	blk64_t		copy_blocks;	/* blocks this move writes */
-	uint32_t	file;		/* index into layout->files */
-	uint32_t	nmeta;		/* the next nmeta of plan->meta */
-	union {
-		uint32_t nsegs;		/* the next nsegs of plan->segs */
-		uint32_t whole_lo;	/* whole: where the run starts, low bits */
-	};
-	uint16_t	whole_hi;	/* ... and its high bits */
-	uint8_t		kind;		/* enum plan_move_kind */
-	uint8_t		whole : 1;	/* the whole stream into one run */
-	uint8_t		joining : 1;	/* made to join free runs (consolidate.c) */
-};
-
-/* Segments of plan->segs MV takes (none for a whole move). */
-static inline uint32_t plan_move_nsegs(const struct plan_move *mv)
-{
-	return mv->whole ? 0 : mv->nsegs;
-}
-
-/* Where a whole move's run starts. */
-static inline blk64_t plan_move_whole_at(const struct plan_move *mv)
-{
-	return (blk64_t)mv->whole_hi << 32 | mv->whole_lo;
-}
-
-enum plan_outcome {
-	OUT_NONE = 0,		/* not considered */
-	OUT_BEST,		/* will reach best */
-	OUT_PARTIAL,		/* fewer pieces, but not best */
-	OUT_NO_ROOM,		/* left as it is: free space too short */
-	OUT_SKIPPED,		/* selected but skipped, reason says why */
-	OUT_EVACUATED,		/* not selected, moved out of the way */
-	OUT_CONSOLIDATED,	/* not selected, moved to join free runs */
-};
-
-/* What the plan does to one file (selected, skipped or evacuated). */
-struct plan_file {
-	uint32_t	file;		/* index into layout->files */
-	uint8_t		outcome;	/* enum plan_outcome */
-	uint8_t		reason;		/* enum skip_reason when skipped */
-	uint32_t	pieces_before, pieces_after, best;
-	double		read_before, read_after, ideal;
-	blk64_t		moved_blocks;	/* written by its moves */
-	uint32_t	moves;
-	uint32_t	consolidate_moves;	/* of which to join free runs */
-};
-
-struct plan_opts {
-	e2f_progress_fn	progress;	/* E2F_PHASE_PLAN, units: files; nonzero: cancel */
-	void		*progress_priv;
-	int		pack;		/* consolidate free space fully, zones packed, no budget */
-};
-
-/*
- * Without pack, free space is consolidated within budgets counted in the
- * blocks of the files that needed moving: joining free runs (moving the
- * small files between them) writes at most CONSOLIDATE_JOIN_SHARE times
- * that, and never past what the whole run may write (below), and bringing the largest free run back to its old size only as
- * long as the whole run writes at most CONSOLIDATE_AMPLIFICATION times
- * that (the write amplification bench/defrag.sh holds e2defrag to).  A
- * run with nothing else to move consolidates nothing.
- */
-#define CONSOLIDATE_JOIN_SHARE		0.5
-#define CONSOLIDATE_AMPLIFICATION	1.5
-
-struct plan_seg;
-
-struct plan {
-	struct plan_move *moves;
-	uint64_t	nmoves;
-	size_t		moves_cap;
-	struct plan_seg	*segs;
-	uint64_t	nsegs;
-	size_t		segs_cap;
-	struct layout_piece *meta;
-	uint64_t	nmeta;
-	size_t		meta_cap;
-	/*
-	 * The files the plan selects or moves, in no order (a million-file
-	 * disk has few): plan_file() finds one by its layout index.
-	 */
-	struct plan_file *files;
-	uint64_t	nfiles;
-	size_t		files_cap;
-	/*
-	 * Which layout files have a line, a bit each, and the lines before
-	 * every 64 files: files[] is in layout order, so a file's line is
-	 * found by counting (4 bytes a file of an index took 4 MB at a
-	 * million files, for the quarter of them a plan moves).
-	 */
-	uint64_t	*line_bits;
-	uint32_t	*line_rank;
-	uint64_t	layout_files;	/* files line_bits covers */
-	/* Totals */
-	uint64_t	selected, best, partial, no_room, skipped, evacuated;
-	uint64_t	consolidated;	/* files moved only to join free runs */
-	uint64_t	consolidate_files;	/* files with any move to join them */
-	blk64_t		copy_blocks;	/* all moves */
-	blk64_t		consolidate_blocks;	/* ... of them to consolidate free space */
-	int		consolidate_over_budget;	/* more was possible (pack) */
-	blk64_t		needed_blocks;	/* stream blocks of the files that needed moving */
-	uint64_t	pieces_before, pieces_after;
-	double		read_before, read_after, ideal;
-	uint64_t	free_extents_before, free_extents_after;
-	blk64_t		largest_free_before, largest_free_after, free_blocks;
-	uint64_t	direct_moves;	/* compaction's direct moves made while planning */
-};
-
-/*
- * Plan the moves for the files SEL selected in LAYOUT.  OPTS may be NULL.
- * E2F_ERR_CANCELLED (no plan) when OPTS->progress asked to stop.
- */
-errcode_t plan_build(struct layout *layout, const struct selection *sel,
-		     const struct plan_opts *opts, struct plan **ret);
-void plan_free(struct plan *plan);
-
-/* What PLAN does to layout file I: outcome OUT_NONE when nothing. */
-const struct plan_file *plan_file(const struct plan *plan, uint64_t i);
-/* Whether PLAN has a line for layout file I (selected or moved). */
-int plan_has_line(const struct plan *plan, uint64_t i);
-/*
- * The first layout file at or after I that PLAN has a line for, or
- * UINT64_MAX when none: a walk of the lines, where asking every file of
- * a million-file layout is a call each.
- */
-uint64_t plan_next_line(const struct plan *plan, uint64_t i);
-
-/* Modeled read time of a stream laid out in RUNS (stream order). */
-double plan_read_seconds(const struct layout *layout,
-			 const struct layout_piece *runs, size_t nruns);
-
-/* Pieces RUNS make: runs that continue each other count once. */
-uint32_t plan_pieces(const struct layout_piece *runs, size_t nruns);
 
 /* ------------------------------------------------------------------- execute.c */
 

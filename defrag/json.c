@@ -27,7 +27,7 @@
 #include <stdlib.h>
 
 #include "report.h"
-#include "../lib/report_json.h"
+#include "report_json.h"
 
 static const char *outcome_name(const struct report *r, uint64_t i)
 {

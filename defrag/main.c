@@ -23,10 +23,11 @@
 #include <et/com_err.h>
 
 #include "config.h"
-#include "../analyze/svg.h"
+#include "svg.h"
 #include "damage.h"
 #include "report.h"
 #include "writer.h"
+#include "fmap_err.h"
 
 enum {
 	EXIT_OK = 0, EXIT_NOT_BEST = 1, EXIT_FAILED = 4, EXIT_OPERATIONAL = 8,
@@ -679,6 +680,8 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
 	initialize_e2f_error_table();
+	initialize_fmap_error_table();
+	initialize_plan_error_table();
 	initialize_e2d_error_table();
 	initialize_ext2_error_table();
 	memset(&c, 0, sizeof(c));

@@ -21,7 +21,7 @@
 #include "move.h"
 #include "verify.h"
 #include "writer.h"
-#include "dutil.h"
+#include "array.h"
 
 errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 		    size_t buffer_bytes)

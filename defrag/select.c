@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "defrag.h"
-#include "dutil.h"
+#include "array.h"
 #include "compare.h"
 
 const char *skip_reason_text(enum skip_reason r)

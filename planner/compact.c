@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 
 static int is_member(const struct compact *c, uint32_t owner)
 {

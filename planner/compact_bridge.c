@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 
 /* Whether segment S of the space map is in a gap (free, or taking part). */
 static int in_gap(const struct compact *c, const struct sm_seg *s)

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 
 static int cmp_piece_start(const void *a, const void *b)
 {

@@ -124,8 +124,11 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 errcode_t stage_hold(struct compact *c, uint32_t owner);
 errcode_t stage_release(struct compact *c);
 errcode_t stage_want_slot(struct compact *c, blk64_t blk);
-/* mapclose_alloc_fn for compaction's moves. */
-int stage_mapping(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk);
+/*
+ * A new place for F's indirect block at POS, in staging (the
+ * fmap_close_alloc_fn of compact_move.c).
+ */
+int stage_mapping(struct compact *c, uint32_t f, blk64_t pos, blk64_t *pblk);
 errcode_t stage_reserve_wanted(struct compact *c, uint32_t f);
 errcode_t stage_unreserve(struct compact *c, uint32_t f);
 

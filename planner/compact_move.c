@@ -9,8 +9,66 @@
 #include <string.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 #include "lower_bound.h"
+
+/* An indirect block's new place, from staging: stage_mapping's for F. */
+struct close_alloc {
+	struct compact	*c;
+	uint32_t	f;
+};
+
+static int close_stage(void *priv, blk64_t pos, blk64_t *pblk)
+{
+	struct close_alloc *a = priv;
+
+	return stage_mapping(a->c, a->f, pos, pblk);
+}
+
+/*
+ * CH for F with the indirect blocks it changes moved too, their places
+ * from ALLOC (filemap/fmap_close.c); the runs' offsets kept from move to
+ * move (runs_index.c).  Extent files: CH as it is.
+ */
+static errcode_t close_changes(struct compact *c, uint32_t f,
+			       const struct plan_seg *ch, size_t nch,
+			       fmap_close_alloc_fn alloc, void *priv,
+			       struct plan_seg **out, size_t *nout)
+{
+	struct planner *p = c->p;
+	const struct layout_piece *cur = NULL;
+	struct layout_piece sole;
+	const blk64_t *co = NULL;
+	struct fmap *m;
+	uint32_t ncur = 0;
+	errcode_t ret;
+
+	*out = NULL;
+	*nout = 0;
+	ret = planner_fmap(p, f, &m);
+	if (!ret && !m->extents) {
+		cur = planner_runs(p, f, &ncur, &sole);
+		ret = planner_run_offsets(p, f, cur, ncur, &co);
+	}
+	if (ret)
+		return ret;
+	return fmap_close_changes(&p->close, m, cur, co, ncur, ch, nch, alloc,
+				  priv, out, nout);
+}
+
+/* Stream positions of F's indirect blocks in [A, B) (fmap_close_positions). */
+static errcode_t close_positions(struct compact *c, uint32_t f, blk64_t a,
+				 blk64_t b, int incomplete, blk64_t **out,
+				 size_t *nout)
+{
+	struct fmap *m;
+	errcode_t ret;
+
+	*out = NULL;
+	*nout = 0;
+	ret = planner_fmap(c->p, f, &m);
+	return ret ? ret : fmap_close_positions(m, a, b, incomplete, out, nout);
+}
 
 /* Extent tree blocks FILE needs with CHANGES applied. */
 static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
@@ -68,11 +126,12 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	 */
 	size_t next = c->cand_next;
 	blk64_t off = c->cand_off;
+	struct close_alloc alloc = { c, f };
 	uint32_t need;
 	errcode_t ret;
 
 	*ok = 0;
-	ret = mapclose_changes(c->p, f, ch0, nch0, stage_mapping, c, &ch, &nch);
+	ret = close_changes(c, f, ch0, nch0, close_stage, &alloc, &ch, &nch);
 	if (ret == E2F_ERR_NO_SPACE) {
 		c->nwant = 0;
 		c->cand_next = next;
@@ -93,7 +152,7 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	ret = stage_release(c);
 	if (!ret)
 		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta);
-	if (ret == E2D_ERR_PLAN_CONFLICT) {
+	if (ret == FMAP_ERR_NO_FIT) {
 		ret = 0;
 		goto out;
 	}
@@ -174,7 +233,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 			goto out;
 	}
 	ret = planner_commit(c->p, f, MOVE_STAGE, runs, nruns, meta, nmeta);
-	if (ret == E2D_ERR_PLAN_CONFLICT)
+	if (ret == FMAP_ERR_NO_FIT)
 		ret = 0;
 	else if (!ret)
 		*done = 1;
@@ -215,7 +274,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			meta1 = (struct layout_piece){ at, need - n };
 			ret = planner_commit(c->p, f, MOVE_PLACE, &whole, 1, &meta1,
 					     meta1.len ? 1 : 0);
-			if (ret != E2D_ERR_PLAN_CONFLICT)
+			if (ret != FMAP_ERR_NO_FIT)
 				return ret;
 			ret = 0;
 		}
@@ -250,7 +309,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			 * a file of 16,384 pieces asked for each piece's share
 			 * walked its whole map 16,384 times.
 			 */
-			ret = mapclose_positions(c->p, f, 0, layout_stream_blocks(
+			ret = close_positions(c, f, 0, layout_stream_blocks(
 					c->p->layout, &c->p->layout->files[f]),
 					0, &ind, &nind);
 			ind_known = 1;
@@ -346,7 +405,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	 * Indirect blocks still mapping blocks ahead wait where they are (the
 	 * clearing moved them out of the chunk), their final places reserved.
 	 */
-	ret = mapclose_positions(c->p, f, s, e, 1, &inc, &ninc);
+	ret = close_positions(c, f, s, e, 1, &inc, &ninc);
 	if (ret)
 		return ret;
 	for (k = 0; !ret && k <= ninc; k++) {
@@ -414,10 +473,9 @@ static errcode_t direct_push(struct compact *c, blk64_t so, blk64_t len,
 	return ret;
 }
 
-/* mapclose_alloc_fn that only counts. */
-static int count_alloc(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk)
+/* fmap_close_alloc_fn that only counts. */
+static int count_alloc(void *priv, blk64_t pos, blk64_t *pblk)
 {
-	(void)f;
 	(void)pos;
 	*pblk = 0;
 	(*(uint32_t *)priv)++;
@@ -434,7 +492,7 @@ static errcode_t direct_extra(struct compact *c, uint32_t f,
 	errcode_t ret;
 
 	*extra = 0;
-	ret = mapclose_changes(c->p, f, ch, nch, count_alloc, extra, &all, &nall);
+	ret = close_changes(c, f, ch, nch, count_alloc, extra, &all, &nall);
 	free(all);
 	if (!ret && !*extra)
 		ret = tree_blocks_after(c, f, ch, nch, extra);
@@ -457,7 +515,7 @@ errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved)
 	if (c->member[f] != 1 || !c->final[f])
 		return 0;
 	n = layout_stream_blocks(c->p->layout, &c->p->layout->files[f]);
-	ret = mapclose_positions(c->p, f, 0, n, 0, &ind, &nind);
+	ret = close_positions(c, f, 0, n, 0, &ind, &nind);
 	cur = planner_runs(c->p, f, &ncur, &sole);
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t o = off, b = cur[i].start, e = off + cur[i].len;

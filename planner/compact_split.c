@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 
 /* Pieces a split file may take at most (its tree grows with them). */
 #define SPLIT_MAX_PIECES	8
@@ -152,7 +152,7 @@ static errcode_t split_one(struct compact *c, uint32_t file, struct hole *r,
 		room += r[idx[k]].len;
 		ret = place_need(p, file, (int)k, &need);
 		if (ret)
-			return ret == E2D_ERR_PLAN_CONFLICT ? 0 : ret;
+			return ret == FMAP_ERR_NO_FIT ? 0 : ret;
 		if (room >= need)
 			break;
 	}

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 #include "compare.h"
 #include "lower_bound.h"
 
@@ -340,13 +340,12 @@ errcode_t stage_want_slot(struct compact *c, blk64_t blk)
 }
 
 /*
- * mapclose_alloc_fn: an indirect block whose contents change goes to
- * staging; if its final place is behind the chunk, that place is
- * reserved for it.
+ * A new place for F's indirect block at POS, whose contents change (the
+ * work of compact_move.c's fmap_close_alloc_fn): it goes to staging; if
+ * its final place is behind the chunk, that place is reserved for it.
  */
-int stage_mapping(void *priv, uint32_t f, blk64_t pos, blk64_t *pblk)
+int stage_mapping(struct compact *c, uint32_t f, blk64_t pos, blk64_t *pblk)
 {
-	struct compact *c = priv;
 	struct layout_piece *one = NULL;
 	size_t n = 0, cap = 0;
 	int ret;

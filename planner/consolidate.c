@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 
 struct join {
 	blk64_t		lo, hi;		/* the files between the runs: [lo, hi) */
@@ -307,7 +307,7 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 			break;
 		at = planner_edge(p, &p->sm, at, stretch, need, &f, 1);
 		ret = commit_whole(p, f, at, need);
-		if (ret == E2D_ERR_PLAN_CONFLICT) {
+		if (ret == FMAP_ERR_NO_FIT) {
 			ret = 0;
 			break;
 		}

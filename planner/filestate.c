@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 #include "lower_bound.h"
 #include "radix_sort.h"
 
@@ -316,7 +316,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 		return ENOMEM;
 	err = read_map(p, file, m);
 	if (!err && m->stream_blocks != layout_stream_blocks(p->layout, &p->layout->files[file]))
-		err = E2D_ERR_CHANGED;
+		err = PLAN_ERR_CHANGED;
 	if (!err && m->extents) {
 		struct layout_piece one = { p->fs->super->s_first_data_block,
 					    m->stream_blocks };
@@ -440,7 +440,7 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 
 		if (x != y) {
 			if (!spacemap_is(&p->sm, y, len, SM_FREE))
-				ret = E2D_ERR_PLAN_CONFLICT;
+				ret = FMAP_ERR_NO_FIT;
 			else
 				ret = grow_n(&p->changes, &p->changes_cap, n + 2,
 					     sizeof(*p->changes));
@@ -464,7 +464,7 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 		}
 	}
 	if (!ret && (i < nold || j < nnew))
-		ret = E2D_ERR_PLAN_CONFLICT;	/* lengths differ */
+		ret = FMAP_ERR_NO_FIT;	/* lengths differ */
 	for (k = 0; k < nom && !ret; k++) {
 		ret = grow_n(&p->changes, &p->changes_cap, n + 1, sizeof(*p->changes));
 		if (!ret)
@@ -472,7 +472,7 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 	}
 	for (k = 0; k < nmeta && !ret; k++) {
 		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
-			ret = E2D_ERR_PLAN_CONFLICT;
+			ret = FMAP_ERR_NO_FIT;
 		else
 			ret = grow_n(&p->changes, &p->changes_cap, n + 1,
 				     sizeof(*p->changes));
@@ -487,7 +487,7 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 	sort_changes(p->changes, n);
 	for (i = 1; i < n; i++)
 		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start)
-			return E2D_ERR_PLAN_CONFLICT;	/* a block both left and taken */
+			return FMAP_ERR_NO_FIT;	/* a block both left and taken */
 	*out = p->changes;
 	*nout = n;
 	return 0;
@@ -776,7 +776,7 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 		off += runs[i].len;
 	}
 	if (off != layout_stream_blocks(p->layout, &p->layout->files[file]))
-		ret = E2D_ERR_PLAN_CONFLICT;
+		ret = FMAP_ERR_NO_FIT;
 	else
 		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
 	if (segs != few)

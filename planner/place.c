@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 #include "compare.h"
 #include "lower_bound.h"
 
@@ -126,14 +126,14 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		if (take(w, nw, &wi, &wo, e, meta, &nmeta, cap) ||
 		    take(w, nw, &wi, &wo, layout_stream_blocks(p->layout, &p->layout->files[file]),
 			 runs, &nruns, cap)) {
-			ret = E2D_ERR_PLAN_CONFLICT;
+			ret = FMAP_ERR_NO_FIT;
 			goto out;
 		}
 		ret = tree_need(p, file, runs, nruns, &need);
 		if (ret)
 			goto out;
 		if (need > e) {
-			ret = E2D_ERR_PLAN_CONFLICT;
+			ret = FMAP_ERR_NO_FIT;
 			goto out;
 		}
 		/* Fewer tree blocks than room was made for: leave the rest free. */
@@ -158,7 +158,7 @@ errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need)
 {
 	errcode_t ret = place_need(p, file, 0, need);
 
-	if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
+	if (ret == E2F_ERR_CORRUPT_INODE || ret == PLAN_ERR_CHANGED ||
 	    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {
 		*need = 0;
 		return 0;
@@ -205,7 +205,7 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 		one.blocks = layout_stream_blocks(p->layout, &p->layout->files[file]);
 		ret = place_members(p, &one, &run, 1);
 	}
-	if (ret == E2D_ERR_PLAN_CONFLICT)
+	if (ret == FMAP_ERR_NO_FIT)
 		return 0;
 	if (!ret)
 		*ok = 1;
@@ -363,7 +363,7 @@ static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
 				       p->members + u->first, u->n);
 		w.len = need;
 		ret = place_members(p, u, &w, 1);
-		if (ret == E2D_ERR_PLAN_CONFLICT)
+		if (ret == FMAP_ERR_NO_FIT)
 			return 0;
 		*placed = !ret;
 		return ret;
@@ -526,7 +526,7 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 	if (!ret && !placed && nruns) {
 		ret = planner_commit(p, file, MOVE_PARTIAL, runs, nruns, &meta,
 				     meta.len ? 1 : 0);
-		if (ret == E2D_ERR_PLAN_CONFLICT)
+		if (ret == FMAP_ERR_NO_FIT)
 			ret = 0;
 	}
 	free(runs);

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 
 /* More turns for the files still left, while each round places some. */
 #define PLACE_ROUNDS	4
@@ -909,7 +909,8 @@ static errcode_t plan_once(struct layout *layout, const struct selection *sel,
 			spacemap_free(&p.sm);
 		free(p.owner_count);
 		p.owner_count = NULL;
-		mapclose_scratch_free(&p);
+		fmap_close_free(&p.close);
+		planner_run_offsets_free(&p);
 		err = finish_figures(&p);
 	}
 out:
@@ -921,7 +922,8 @@ out:
 	free(p.member_keys);
 	free(p.owner_count);
 	free(p.changes);
-	mapclose_scratch_free(&p);
+	fmap_close_free(&p.close);
+	planner_run_offsets_free(&p);
 	while (p.snap)
 		psnap_forget(&p);
 	spacemap_free(&p.sm);

@@ -21,17 +21,17 @@
  *                    that part a zone's gaps; compact_int.h: their
  *                    shared state)
  *   consolidate.c    free space in few large runs
- *   fmap_close.c     indirect blocks that must move with a partial move
  *   runs_index.c     a file's run offsets, kept from move to move
  *   spacemap.c       who owns which block (spacemap.h)
  *
- * It reads and rebuilds files' maps with defrag/'s fmap*.c (fmap.h) and
- * hands its moves to the mover (defrag/execute.c) through defrag.h.
+ * It reads files' maps and works out what a move takes with the file map
+ * (filemap/fmap.h), and hands its moves to the mover (defrag/execute.c)
+ * through planner.h.
  */
 #ifndef PLANNER_PLANNER_INT_H
 #define PLANNER_PLANNER_INT_H
 
-#include "defrag.h"
+#include "planner.h"
 #include "fmap.h"
 #include "spacemap.h"
 
@@ -201,16 +201,11 @@ struct planner {
 	struct sm_seg	*changes;
 	size_t		changes_cap;
 	/*
-	 * fmap_close.c's scratch, kept between moves: two flags a map item
-	 * (all clear between moves: a move clears only those it set), the
-	 * items a move changes, and the indirect blocks left to place,
-	 * largest index first (a heap).  Arrays of 16,384 items made and
-	 * freed at every move were mapped and unmapped each time.
+	 * fmap_close.c's scratch (compact_move.c's partial moves), kept
+	 * between moves: made and freed at every move, its arrays were
+	 * mapped and unmapped each time.
 	 */
-	uint8_t		*mc_flags;
-	size_t		mc_flags_cap;
-	uint32_t	*mc_list, *mc_heap;
-	size_t		mc_list_cap, mc_heap_cap;
+	struct fmap_close close;
 	/*
 	 * runs_index.c: the stream offsets of one file's runs (RO_N of them,
 	 * at RO_RUNS), kept between its moves while RO_VALID; and the runs a
@@ -365,7 +360,7 @@ int64_t planner_zone_of(const struct planner *p, blk64_t blk);
  * Record a move of FILE to RUNS (its whole stream, in order) and META (its
  * new extent tree blocks) and update the space map.  Blocks of RUNS where
  * the file has that part of its stream already stay; every other new
- * block must be free.  E2D_ERR_PLAN_CONFLICT (nothing changed) otherwise.
+ * block must be free.  FMAP_ERR_NO_FIT (nothing changed) otherwise.
  */
 errcode_t planner_commit(struct planner *p, uint32_t file,
 			 enum plan_move_kind kind,
@@ -443,29 +438,6 @@ errcode_t place_need(struct planner *p, uint32_t file, int splits,
 /* Step 4: fewer pieces in the largest free runs, if that is fewer. */
 errcode_t place_partial(struct planner *p, uint32_t file);
 
-/* fmap_close.c */
-/* Give the mapping block at stream position POS of FILE a new block; nonzero: none. */
-typedef int (*mapclose_alloc_fn)(void *priv, uint32_t file, blk64_t pos,
-				 blk64_t *pblk);
-/*
- * CHANGES for block-mapped FILE, plus new places (from ALLOC) for every
- * indirect block whose contents they change and which does not move
- * already.  *OUT (malloc'd, sorted) is CHANGES as they are for extent files.
- */
-errcode_t mapclose_changes(struct planner *p, uint32_t file,
-			   const struct plan_seg *changes, size_t nchanges,
-			   mapclose_alloc_fn alloc, void *priv,
-			   struct plan_seg **out, size_t *nout);
-/*
- * Stream positions of FILE's indirect blocks in [A, B); with INCOMPLETE
- * only those that map blocks at or after B, whose contents are not final
- * until those are placed.  None for extent files.
- */
-void mapclose_scratch_free(struct planner *p);
-errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
-			     blk64_t b, int incomplete, blk64_t **out,
-			     size_t *nout);
-
 /* runs_index.c */
 /*
  * *OFF: the stream offsets of FILE's runs RUNS (N of them, as
@@ -506,7 +478,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units,
  * Join free runs by moving the settled files between them into holes
  * elsewhere, cheapest first; bring the largest free run back to
  * LARGEST_BEFORE if a window can be cleared; with PACK also pack zones.
- * Without PACK within the budgets of defrag.h, NEEDED being the blocks of
+ * Without PACK within the budgets of planner.h, NEEDED being the blocks of
  * the files that needed moving.  *OVER_BUDGET: something was left for
  * want of budget.
  */

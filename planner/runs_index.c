@@ -14,7 +14,7 @@
 #include <errno.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 
 /* Fewer runs than this are summed each time: nothing worth keeping. */
 #define RUNS_INDEX_MIN	64

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "compact_int.h"
-#include "dutil.h"
+#include "array.h"
 
 /* Free stretches of P's space map below LIMIT and outside [LO, HI), longest first. */
 static errcode_t free_outside(const struct planner *p, blk64_t limit,
@@ -144,7 +144,7 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 		free(ts);
 	}
 	ret = planner_commit_changes(p, file, MOVE_STAGE, segs, nsegs, tree, ntree);
-	if (ret == E2D_ERR_PLAN_CONFLICT)
+	if (ret == FMAP_ERR_NO_FIT)
 		ret = 0;
 	else if (!ret)
 		*ok = 1;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 #include "compare.h"
 
 /* Sort RUNS and clip overlaps among unmovable owners (EA blocks shared by inodes). */
@@ -187,7 +187,7 @@ errcode_t planner_check_candidates(struct planner *p)
 			return ret;
 		/* (No map made for a plain block map: its flags are clear.) */
 		ret = planner_map_figures(p, i, &m);
-		if (ret == E2F_ERR_CORRUPT_INODE || ret == E2D_ERR_CHANGED ||
+		if (ret == E2F_ERR_CORRUPT_INODE || ret == PLAN_ERR_CHANGED ||
 		    ret == EXT2_ET_INLINE_DATA_NO_BLOCK) {
 			skip = SKIP_CORRUPT;
 		} else if (ret) {

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 
 struct psave {
 	struct pstate	st;		/* with what the plan says of it */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "spacemap.h"
-#include "dutil.h"
+#include "array.h"
 #include "radix_sort.h"
 #include "lower_bound.h"
 

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "planner_int.h"
-#include "dutil.h"
+#include "array.h"
 #include "lower_bound.h"
 
 #define WINDOW_CANDIDATES	8
@@ -116,7 +116,7 @@ static errcode_t build_virtual(struct sweep *s)
 			z++;
 		if (z >= layout->nzones || g->start < layout->zones[z].start ||
 		    g->start + g->len > layout->zones[z].start + layout->zones[z].len)
-			return E2D_ERR_PLAN_CONFLICT;	/* zones and map disagree */
+			return FMAP_ERR_NO_FIT;	/* zones and map disagree */
 		s->v[s->nv].vstart = s->zv[z] + (g->start - layout->zones[z].start);
 		s->v[s->nv].len = g->len;
 		s->v[s->nv++].owner = g->owner;
@@ -506,7 +506,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		goto out;
 	}
 	ret = place_members(p, u, runs, nruns);
-	if (ret == E2D_ERR_PLAN_CONFLICT)
+	if (ret == FMAP_ERR_NO_FIT)
 		ret = 0;
 	else if (!ret)
 		*placed = 1;

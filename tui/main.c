@@ -17,8 +17,8 @@
 #include <et/com_err.h>
 
 #include "config.h"
-#include "../lib/color.h"
-#include "../analyze/progress.h"
+#include "color.h"
+#include "progress.h"
 #include "tui.h"
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };

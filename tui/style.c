@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/color.h"
+#include "color.h"
 #include "tui.h"
 
 struct look {

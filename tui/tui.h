@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/e2frag.h"
-#include "../lib/map.h"
+#include "e2frag.h"
+#include "map.h"
 
 struct tui;
 

@@ -27,8 +27,9 @@
 #include "map.h"
 #include "sanity.h"
 #include "writer.h"
+#include "fmap_err.h"
 #include "../../analyze/report.h"
-#include "../../analyze/svg.h"
+#include "svg.h"
 #include "../../defrag/report.h"
 
 /* Larger inputs are not worth a run: the seeds are 256 KiB to 2 MiB. */
@@ -53,6 +54,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc; (void)argv;
 	initialize_e2f_error_table();
+	initialize_fmap_error_table();
+	initialize_plan_error_table();
 	initialize_e2d_error_table();
 	initialize_ext2_error_table();
 	null_out = fopen("/dev/null", "w");

@@ -1,5 +1,5 @@
 /*
- * runs_splice.c --- a move applied in place (defrag/fmap_runs.c:
+ * runs_splice.c --- a move applied in place (filemap/fmap_runs.c:
  * runs_apply_span, runs_spliced_count, runs_splice; the planner's commit)
  * against runs_apply, which copies the whole stream, its oracle.  Random
  * merged streams and sorted changes, made to land where they join the
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "e2d_err.h"
+#include "fmap_err.h"
 #include "../lib/tap.h"
 #include "xorshift.h"
 
@@ -121,9 +121,9 @@ int main(void)
 		size_t first, last, nspan, nfull;
 
 		runs_offsets(cur, 10, off);
-		refused = runs_apply(cur, 10, &past, 1, &full, &nfull) == E2D_ERR_PLAN_CONFLICT &&
+		refused = runs_apply(cur, 10, &past, 1, &full, &nfull) == FMAP_ERR_NO_FIT &&
 			  runs_apply_span(cur, off, 10, &past, 1, &first, &last, &span,
-					  &nspan, &cap) == E2D_ERR_PLAN_CONFLICT;
+					  &nspan, &cap) == FMAP_ERR_NO_FIT;
 	}
 	tap_ok(!bad, "runs spliced in place are runs_apply's (%ld cases, %ld wrong)",
 	       cases, bad);

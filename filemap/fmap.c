@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "e2d_err.h"
+#include "fmap_err.h"
 
 struct fwalk {
 	ext2_filsys	fs;
@@ -52,7 +52,7 @@ static errcode_t add_item(struct fmap *m, const struct fmap_item *it)
 		struct fmap_item *p;
 
 		if (cap < m->items_cap)
-			return E2D_ERR_TOO_BIG;
+			return FMAP_ERR_TOO_BIG;
 		p = realloc(m->items, (size_t)cap * sizeof(*p));
 		if (!p)
 			return ENOMEM;

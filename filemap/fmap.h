@@ -1,6 +1,10 @@
 /*
- * fmap.h --- one file's block map as e2defrag needs it, and the rebuilt
- * map at new locations.
+ * fmap.h --- the file map: one file's block map as e2defrag needs it, and
+ * the rebuilt map at new locations (filemap/: fmap.c reads it, fmap_runs.c
+ * works on its runs, fmap_build.c and fmap_tree.c rebuild it, fmap_close.c
+ * finds the indirect blocks a partial move changes).  The planner uses it
+ * to find what a move takes, the mover to make the move; it prints
+ * nothing and writes nothing (the blocks it builds, the mover writes).
  *
  * The layout (lib/) knows where a file's pieces lie; to move a file we
  * need more: every data run with its logical address, every mapping block
@@ -8,11 +12,12 @@
  * tree blocks.  With that the map can be rebuilt with the same shape at
  * new locations (fmap_build.c).
  */
-#ifndef DEFRAG_FMAP_H
-#define DEFRAG_FMAP_H
+#ifndef FILEMAP_FMAP_H
+#define FILEMAP_FMAP_H
 
 #include "e2frag.h"
 #include "writer.h"
+#include "fmap_err.h"
 
 /* ------------------------------------------------------------------ fmap.c */
 
@@ -168,7 +173,7 @@ errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len);
 /*
  * Build the tree for R->extents in META's blocks (as many as it needs,
  * in order), into R->i_block and R->writes, the blocks gained into R.
- * E2D_ERR_PLAN_CONFLICT when META is too short.
+ * FMAP_ERR_NO_FIT when META is too short.
  */
 errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 			const struct layout_piece *meta, size_t nmeta);
@@ -198,7 +203,7 @@ struct plan_seg {
 
 /*
  * The runs (stream order, adjacent runs merged) of stream CUR after
- * CHANGES.  *OUT is malloc'd.  E2D_ERR_PLAN_CONFLICT when a change reaches
+ * CHANGES.  *OUT is malloc'd.  FMAP_ERR_NO_FIT when a change reaches
  * past the end of the stream.
  */
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
@@ -254,4 +259,46 @@ blk64_t runs_differ(const struct layout_piece *a, size_t na,
 int runs_cmp_len_desc(const void *a, const void *b);
 int plan_seg_cmp_off(const void *a, const void *b);
 
-#endif /* DEFRAG_FMAP_H */
+/* ---------------------------------------------------------------- fmap_close.c */
+
+/*
+ * Scratch of fmap_close_changes, kept between calls by its caller (a
+ * planner moving file after file): two flags a map item, all clear
+ * between calls, the items a call changes, and the indirect blocks left
+ * to place, largest index first (a heap).  Zeroed to start;
+ * fmap_close_free gives it back.
+ */
+struct fmap_close {
+	uint8_t		*flags;
+	size_t		flags_cap;
+	uint32_t	*list, *heap;
+	size_t		list_cap, heap_cap;
+};
+
+/* Give the mapping block at stream position POS a new block; nonzero: none. */
+typedef int (*fmap_close_alloc_fn)(void *priv, blk64_t pos, blk64_t *pblk);
+
+/*
+ * CHANGES for M, a block-mapped file's map whose stream is now CUR (NCUR
+ * runs, stream offsets CO: NCUR + 1 of them), plus new places (from
+ * ALLOC) for every indirect block whose contents they change and which
+ * does not move already.  *OUT (malloc'd, sorted) is CHANGES as they are
+ * for extent files (CUR and CO unused then).  FMAP_ERR_NO_FIT when a
+ * change reaches past the stream or they overlap; E2F_ERR_NO_SPACE when
+ * ALLOC had no block.
+ */
+errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
+			     const struct layout_piece *cur, const blk64_t *co,
+			     uint32_t ncur, const struct plan_seg *changes,
+			     size_t nchanges, fmap_close_alloc_fn alloc,
+			     void *priv, struct plan_seg **out, size_t *nout);
+void fmap_close_free(struct fmap_close *sc);
+/*
+ * Stream positions of M's indirect blocks in [A, B); with INCOMPLETE
+ * only those that map blocks at or after B, whose contents are not final
+ * until those are placed.  None for extent files.
+ */
+errcode_t fmap_close_positions(struct fmap *m, blk64_t a, blk64_t b,
+			       int incomplete, blk64_t **out, size_t *nout);
+
+#endif /* FILEMAP_FMAP_H */

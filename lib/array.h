@@ -1,11 +1,11 @@
 /*
- * dutil.h --- small helpers the engine's files share: copying and sorting
- * arrays that may be empty (and then NULL, which memcpy and qsort must
- * never be given), and growing them (util_grow's, with an inline fast
- * path).
+ * array.h --- small helpers for arrays the libraries above lib/ share:
+ * copying and sorting arrays that may be empty (and then NULL, which
+ * memcpy and qsort must never be given), and growing them (util_grow's,
+ * with an inline fast path).
  */
-#ifndef DEFRAG_DUTIL_H
-#define DEFRAG_DUTIL_H
+#ifndef LIB_ARRAY_H
+#define LIB_ARRAY_H
 
 #include <errno.h>
 #include <stdlib.h>
@@ -117,4 +117,4 @@ static inline void sort_n_r(void *base, size_t n, size_t size,
 		qsort_r(base, n, size, cmp, arg);
 }
 
-#endif /* DEFRAG_DUTIL_H */
+#endif /* LIB_ARRAY_H */

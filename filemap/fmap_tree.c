@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "e2d_err.h"
+#include "fmap_err.h"
 
 /* Each tree block becomes one of the move's writes and one block it gains. */
 static errcode_t emit_block(void *priv, blk64_t pblk, char *block)
@@ -42,7 +42,7 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 	for (mi = 0; mi < nmeta; mi++)
 		have += meta[mi].len;
 	if (need > have)
-		return E2D_ERR_PLAN_CONFLICT;
+		return FMAP_ERR_NO_FIT;
 	nodes = calloc(need + 1, sizeof(*nodes));
 	if (!nodes)
 		return ENOMEM;
@@ -65,7 +65,7 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 		shape.depth++;
 	}
 	shape.root = n;
-	ret = n > EXTTREE_ROOT_MAX ? E2D_ERR_PLAN_CONFLICT :
+	ret = n > EXTTREE_ROOT_MAX ? FMAP_ERR_NO_FIT :
 		exttree_write(fs, ino, r->extents, r->nextents, &shape, r->i_block,
 			      emit_block, r);
 	free(nodes);

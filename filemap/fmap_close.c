@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner_int.h"
-#include "dutil.h"
+#include "fmap.h"
+#include "array.h"
 #include "lower_bound.h"
 
-/* Item flags in p->mc_flags, all clear between calls. */
+/* Item flags in sc->flags, all clear between calls. */
 enum { MC_MOVED = 1, MC_DIRTY = 2 };
 
 /*
@@ -55,50 +55,50 @@ static errcode_t item_positions(struct fmap *m)
 	return 0;
 }
 
-/* Room for the flags of M's items, clear (p->mc_flags stays clear between calls). */
-static errcode_t flags_for(struct planner *p, const struct fmap *m)
+/* Room for the flags of M's items, clear (sc->flags stays clear between calls). */
+static errcode_t flags_for(struct fmap_close *sc, const struct fmap *m)
 {
-	size_t had = p->mc_flags_cap;
+	size_t had = sc->flags_cap;
 
-	if (grow_n(&p->mc_flags, &p->mc_flags_cap, (size_t)m->nitems + 1, 1))
+	if (grow_n(&sc->flags, &sc->flags_cap, (size_t)m->nitems + 1, 1))
 		return ENOMEM;
-	if (p->mc_flags_cap > had)
-		memset(p->mc_flags + had, 0, p->mc_flags_cap - had);
+	if (sc->flags_cap > had)
+		memset(sc->flags + had, 0, sc->flags_cap - had);
 	return 0;
 }
 
-/* Note item K as FLAG; the first flag an item gets puts it on p->mc_list. */
-static errcode_t flag_item(struct planner *p, size_t *nlist, uint32_t k,
+/* Note item K as FLAG; the first flag an item gets puts it on sc->list. */
+static errcode_t flag_item(struct fmap_close *sc, size_t *nlist, uint32_t k,
 			   uint8_t flag)
 {
-	if (!p->mc_flags[k]) {
-		if (grow_n(&p->mc_list, &p->mc_list_cap, *nlist + 1,
-			   sizeof(*p->mc_list)))
+	if (!sc->flags[k]) {
+		if (grow_n(&sc->list, &sc->list_cap, *nlist + 1,
+			   sizeof(*sc->list)))
 			return ENOMEM;
-		p->mc_list[(*nlist)++] = k;
+		sc->list[(*nlist)++] = k;
 	}
-	p->mc_flags[k] |= flag;
+	sc->flags[k] |= flag;
 	return 0;
 }
 
 /* The heap of indirect blocks to place, largest index on top. */
-static errcode_t heap_push(struct planner *p, size_t *n, uint32_t k)
+static errcode_t heap_push(struct fmap_close *sc, size_t *n, uint32_t k)
 {
 	uint32_t *h;
 	size_t i;
 
-	if (grow_n(&p->mc_heap, &p->mc_heap_cap, *n + 1, sizeof(*p->mc_heap)))
+	if (grow_n(&sc->heap, &sc->heap_cap, *n + 1, sizeof(*sc->heap)))
 		return ENOMEM;
-	h = p->mc_heap;
+	h = sc->heap;
 	for (i = (*n)++; i && h[(i - 1) / 2] < k; i = (i - 1) / 2)
 		h[i] = h[(i - 1) / 2];
 	h[i] = k;
 	return 0;
 }
 
-static uint32_t heap_pop(struct planner *p, size_t *n)
+static uint32_t heap_pop(struct fmap_close *sc, size_t *n)
 {
-	uint32_t *h = p->mc_heap, top = h[0], last = h[--(*n)];
+	uint32_t *h = sc->heap, top = h[0], last = h[--(*n)];
 	size_t i = 0;
 
 	for (;;) {
@@ -119,30 +119,30 @@ static uint32_t heap_pop(struct planner *p, size_t *n)
 }
 
 /* Item K changes (it moves or its contents do): its parent's contents change. */
-static errcode_t dirty_parent(struct planner *p, const struct fmap *m,
+static errcode_t dirty_parent(struct fmap_close *sc, const struct fmap *m,
 			      uint32_t k, size_t *nlist, size_t *nheap)
 {
 	uint32_t up = m->items[k].parent;
 	errcode_t ret;
 
-	if (up == FMAP_ROOT || (p->mc_flags[up] & MC_DIRTY))
+	if (up == FMAP_ROOT || (sc->flags[up] & MC_DIRTY))
 		return 0;
-	ret = flag_item(p, nlist, up, MC_DIRTY);
+	ret = flag_item(sc, nlist, up, MC_DIRTY);
 	if (!ret)
-		ret = heap_push(p, nheap, up);
+		ret = heap_push(sc, nheap, up);
 	return ret;
 }
 
 /* Flag the items holding stream positions [POS, END) as moved. */
-static errcode_t mark_moved(struct planner *p, const struct fmap *m,
+static errcode_t mark_moved(struct fmap_close *sc, const struct fmap *m,
 			    blk64_t pos, blk64_t end, size_t *nlist)
 {
 	uint64_t k = last_at_or_before(0, m->nitems, blk_at_or_before, m->ipos, &pos);
 	errcode_t ret = 0;
 
 	for (; k < m->nitems && m->ipos[k] < end && !ret; k++)
-		if (!(p->mc_flags[k] & MC_MOVED))
-			ret = flag_item(p, nlist, (uint32_t)k, MC_MOVED);
+		if (!(sc->flags[k] & MC_MOVED))
+			ret = flag_item(sc, nlist, (uint32_t)k, MC_MOVED);
 	return ret;
 }
 
@@ -196,50 +196,39 @@ static errcode_t merge_by_off(struct plan_seg *res, size_t nch, size_t n)
 
 /*
  * The walk costs what the move touches: the runs and items its changes
- * cover, found by binary search in offsets kept from move to move
- * (runs_index.c, struct fmap's ipos), and the indirect blocks above them.
- * It summed and searched the whole map at every move: moving a
- * 16,384-piece ext3 recording a chunk at a time cost its pieces times
- * its moves.
+ * cover, found by binary search in offsets the caller keeps from move to
+ * move (the planner's runs_index.c, struct fmap's ipos), and the indirect
+ * blocks above them; summing and searching the whole map at every move
+ * would cost a file moved a chunk at a time its pieces times its moves.
  */
-errcode_t mapclose_changes(struct planner *p, uint32_t file,
-			   const struct plan_seg *ch, size_t nch,
-			   mapclose_alloc_fn alloc, void *priv,
-			   struct plan_seg **out, size_t *nout)
+errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
+			     const struct layout_piece *cur, const blk64_t *co,
+			     uint32_t ncur, const struct plan_seg *ch, size_t nch,
+			     fmap_close_alloc_fn alloc, void *priv,
+			     struct plan_seg **out, size_t *nout)
 {
-	const struct layout_piece *cur;
-	struct layout_piece sole;
-	const blk64_t *co;
 	struct plan_seg *res = NULL;
-	struct fmap *m;
 	size_t nres = 0, cap = 0, nlist = 0, nheap = 0, j;
-	uint32_t ncur;
 	errcode_t ret;
 
 	*out = NULL;
 	*nout = 0;
-	ret = planner_fmap(p, file, &m);
-	if (ret)
-		return ret;
 	if (grow_n(&res, &cap, nch + 1, sizeof(*res)))
 		return ENOMEM;
 	copy_n(res, ch, nch * sizeof(*ch));
 	nres = nch;
 	if (m->extents)
 		goto done;
-	cur = planner_runs(p, file, &ncur, &sole);
-	ret = planner_run_offsets(p, file, cur, ncur, &co);
+	ret = item_positions(m);
 	if (!ret)
-		ret = item_positions(m);
-	if (!ret)
-		ret = flags_for(p, m);
+		ret = flags_for(sc, m);
 	if (ret)
 		goto errout;
 	/* What runs_apply refuses. */
 	for (j = 0; j < nch; j++)
 		if (ch[j].off + ch[j].len > co[ncur] ||
 		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len)) {
-			ret = E2D_ERR_PLAN_CONFLICT;
+			ret = FMAP_ERR_NO_FIT;
 			goto errout;
 		}
 	/* The items some of whose blocks go elsewhere than they are. */
@@ -251,33 +240,33 @@ errcode_t mapclose_changes(struct planner *p, uint32_t file,
 			blk64_t stop = co[i + 1] < end ? co[i + 1] : end;
 
 			if (cur[i].start + (pos - co[i]) != ch[j].pblk + (pos - ch[j].off))
-				ret = mark_moved(p, m, pos, stop, &nlist);
+				ret = mark_moved(sc, m, pos, stop, &nlist);
 			pos = stop;
 		}
 	}
 	for (j = 0; j < nlist && !ret; j++)
-		ret = dirty_parent(p, m, p->mc_list[j], &nlist, &nheap);
+		ret = dirty_parent(sc, m, sc->list[j], &nlist, &nheap);
 	/*
 	 * Bottom up (children come after their parent in the stream): the
 	 * changed indirect blocks that do not move yet, largest index first.
 	 */
 	while (nheap && !ret) {
-		uint32_t i = heap_pop(p, &nheap);
+		uint32_t i = heap_pop(sc, &nheap);
 		blk64_t to;
 
-		if (m->items[i].kind == FMAP_DATA || (p->mc_flags[i] & MC_MOVED))
+		if (m->items[i].kind == FMAP_DATA || (sc->flags[i] & MC_MOVED))
 			continue;
-		if (alloc(priv, file, m->ipos[i], &to)) {
+		if (alloc(priv, m->ipos[i], &to)) {
 			ret = E2F_ERR_NO_SPACE;
 			break;
 		}
 		ret = push_seg(&res, &nres, &cap, (struct plan_seg){ m->ipos[i], 1, to });
-		p->mc_flags[i] |= MC_MOVED;
+		sc->flags[i] |= MC_MOVED;
 		if (!ret)
-			ret = dirty_parent(p, m, i, &nlist, &nheap);
+			ret = dirty_parent(sc, m, i, &nlist, &nheap);
 	}
 	for (j = 0; j < nlist; j++)
-		p->mc_flags[p->mc_list[j]] = 0;
+		sc->flags[sc->list[j]] = 0;
 	if (ret)
 		goto errout;
 	ret = merge_by_off(res, nch, nres);
@@ -292,32 +281,26 @@ errout:
 	return ret;
 }
 
-void mapclose_scratch_free(struct planner *p)
+void fmap_close_free(struct fmap_close *sc)
 {
-	free(p->mc_flags);
-	free(p->mc_list);
-	free(p->mc_heap);
-	p->mc_flags = NULL;
-	p->mc_list = p->mc_heap = NULL;
-	p->mc_flags_cap = 0;
-	p->mc_list_cap = p->mc_heap_cap = 0;
-	planner_run_offsets_free(p);
+	free(sc->flags);
+	free(sc->list);
+	free(sc->heap);
+	memset(sc, 0, sizeof(*sc));
 }
 
-errcode_t mapclose_positions(struct planner *p, uint32_t file, blk64_t a,
-			     blk64_t b, int incomplete, blk64_t **out, size_t *nout)
+errcode_t fmap_close_positions(struct fmap *m, blk64_t a, blk64_t b,
+			       int incomplete, blk64_t **out, size_t *nout)
 {
 	blk64_t *res = NULL;
-	struct fmap *m;
 	size_t n = 0, cap = 0;
 	uint64_t i;
 	errcode_t ret;
 
 	*out = NULL;
 	*nout = 0;
-	ret = planner_fmap(p, file, &m);
-	if (ret || m->extents)
-		return ret;
+	if (m->extents)
+		return 0;
 	ret = item_positions(m);
 	if (ret)
 		return ret;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 
 #include "fmap.h"
-#include "e2d_err.h"
-#include "dutil.h"
+#include "fmap_err.h"
+#include "array.h"
 #include "compare.h"
 #include "lower_bound.h"
 
@@ -45,7 +45,7 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 	for (j = 0; j < nch; j++)
 		if (ch[j].off + ch[j].len > total ||
 		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len))
-			return E2D_ERR_PLAN_CONFLICT;
+			return FMAP_ERR_NO_FIT;
 	j = 0;
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t pos = off, end = off + cur[i].len;
@@ -105,7 +105,7 @@ errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
 	for (j = 0; j < nch; j++)
 		if (ch[j].off + ch[j].len > off[ncur] ||
 		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len))
-			return E2D_ERR_PLAN_CONFLICT;
+			return FMAP_ERR_NO_FIT;
 	if (!nch)
 		return 0;
 	*first = runs_at(off, ncur, ch[0].off);

@@ -1,12 +1,12 @@
 /*
- * analyze/svg.h --- e2frag --svg: the block map as a standalone SVG.
+ * reports/svg.h --- e2frag --svg: the block map as a standalone SVG.
  */
-#ifndef ANALYZE_SVG_H
-#define ANALYZE_SVG_H
+#ifndef REPORTS_SVG_H
+#define REPORTS_SVG_H
 
 #include <stdio.h>
 
-#include "../lib/e2frag.h"
+#include "e2frag.h"
 
 /* At most this many cells: the finest zoom level that fits (map.h). */
 #define SVG_MAX_CELLS	8192

@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "e2d_err.h"
-#include "dutil.h"
+#include "fmap_err.h"
+#include "array.h"
 #include "compare.h"
 
 /* Walks a target in stream order. */
@@ -120,14 +120,14 @@ errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
 	errcode_t ret = 0;
 
 	if (target_blocks(t) != m->stream_blocks)
-		return E2D_ERR_PLAN_CONFLICT;
+		return FMAP_ERR_NO_FIT;
 	for (i = 0; i < m->nitems && !ret; i++) {
 		const struct fmap_item *it = &m->items[i];
 		blk64_t done = 0, p, l;
 
 		while (done < it->len && !ret) {
 			if (tcursor_next(&c, it->len - done, &p, &l)) {
-				ret = E2D_ERR_PLAN_CONFLICT;
+				ret = FMAP_ERR_NO_FIT;
 				break;
 			}
 			if (it->kind == FMAP_DATA)
@@ -211,7 +211,7 @@ static errcode_t finish_frame(struct walker *w)
 	if (f->dst == it->pblk) {
 		/* Stays: allowed only when its contents stay too. */
 		if (f->changed)
-			ret = E2D_ERR_PLAN_CONFLICT;
+			ret = FMAP_ERR_NO_FIT;
 		goto out;
 	}
 	if (!r)
@@ -239,10 +239,10 @@ static errcode_t set_pointer(struct walker *w, uint32_t parent, uint32_t slot,
 	struct frame *f;
 
 	if (blk > UINT32_MAX)
-		return E2D_ERR_PLAN_CONFLICT;	/* block-mapped files live below 2^32 */
+		return FMAP_ERR_NO_FIT;	/* block-mapped files live below 2^32 */
 	if (parent == FMAP_ROOT) {
 		if (slot >= EXT2_N_BLOCKS)
-			return E2D_ERR_PLAN_CONFLICT;
+			return FMAP_ERR_NO_FIT;
 		if (w->i_block)
 			w->i_block[slot] = blk;
 		return 0;
@@ -251,7 +251,7 @@ static errcode_t set_pointer(struct walker *w, uint32_t parent, uint32_t slot,
 	if (blk != old)
 		f->changed = 1;
 	if (slot >= w->fs->blocksize / 4)
-		return E2D_ERR_PLAN_CONFLICT;
+		return FMAP_ERR_NO_FIT;
 	if (f->buf)
 		f->buf[slot] = ext2fs_cpu_to_le32(blk);
 	return 0;
@@ -268,7 +268,7 @@ static errcode_t unwind_to(struct walker *w, uint32_t parent)
 			return ret;
 	}
 	if (parent != FMAP_ROOT && !w->depth)
-		return E2D_ERR_PLAN_CONFLICT;	/* parent is not open: not preorder */
+		return FMAP_ERR_NO_FIT;	/* parent is not open: not preorder */
 	return 0;
 }
 
@@ -282,7 +282,7 @@ static errcode_t walk_data(struct walker *w, const struct fmap_item *it)
 		blk64_t src = it->pblk + done;
 
 		if (tcursor_next(&w->cur, it->len - done, &p, &l))
-			return E2D_ERR_PLAN_CONFLICT;
+			return FMAP_ERR_NO_FIT;
 		if (!w->m->extents) {
 			for (k = 0; k < l; k++) {
 				ret = set_pointer(w, it->parent, it->slot + done + k,
@@ -329,9 +329,9 @@ static errcode_t walk_mapping(struct walker *w, uint32_t i)
 	errcode_t ret;
 
 	if (w->m->extents || w->depth >= 3)
-		return E2D_ERR_PLAN_CONFLICT;
+		return FMAP_ERR_NO_FIT;
 	if (tcursor_next(&w->cur, 1, &p, &l))
-		return E2D_ERR_PLAN_CONFLICT;
+		return FMAP_ERR_NO_FIT;
 	ret = set_pointer(w, it->parent, it->slot, p, it->pblk);
 	if (ret)
 		return ret;
@@ -354,7 +354,7 @@ static errcode_t walk_items(struct walker *w)
 	errcode_t ret;
 
 	if (target_blocks(w->cur.t) != w->m->stream_blocks)
-		return E2D_ERR_PLAN_CONFLICT;
+		return FMAP_ERR_NO_FIT;
 	for (i = 0; i < w->m->nitems; i++) {
 		const struct fmap_item *it = &w->m->items[i];
 
@@ -410,7 +410,7 @@ static errcode_t normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 	for (i = 0; i < *n; i++) {
 		*total += runs[i].len;
 		if (o && runs[o - 1].start + runs[o - 1].len > runs[i].start)
-			return E2D_ERR_PLAN_CONFLICT;
+			return FMAP_ERR_NO_FIT;
 		if (o && runs[o - 1].start + runs[o - 1].len == runs[i].start)
 			runs[o - 1].len += runs[i].len;
 		else

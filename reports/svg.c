@@ -1,8 +1,9 @@
 /*
- * svg.c --- e2frag --svg: the block map (lib/map.h) as a picture, for
- * reports and the README.  The same model e2fragmap draws: cells of 2^k
- * blocks in the worst state of their blocks, at the finest zoom level
- * with at most SVG_MAX_CELLS cells, SVG_COLUMNS to a row.
+ * svg.c --- e2frag --svg and e2defrag --svg-before/--svg-after: the block
+ * map (lib/map.h) as a picture, for reports and the README.  The same
+ * model e2fragmap draws: cells of 2^k blocks in the worst state of their
+ * blocks, at the finest zoom level with at most SVG_MAX_CELLS cells,
+ * SVG_COLUMNS to a row.
  *
  * The picture carries its numbers as data-* attributes (blocks, blocks
  * per cell, cells; data-cell and data-n on each run of cells) so that
@@ -15,8 +16,8 @@
 
 #include <et/com_err.h>
 
-#include "../lib/color.h"
-#include "../lib/map.h"
+#include "color.h"
+#include "map.h"
 #include "svg.h"
 
 #define CELL_PX		6

@@ -1,12 +1,12 @@
 /*
- * analyze/progress.h --- the scan's progress on a terminal ("PROG:
+ * reports/progress.h --- the scan's progress on a terminal ("PROG:
  * reading inodes: 42%"), which e2frag -v and e2fragmap show while they
  * read a large filesystem.
  */
-#ifndef ANALYZE_PROGRESS_H
-#define ANALYZE_PROGRESS_H
+#ifndef REPORTS_PROGRESS_H
+#define REPORTS_PROGRESS_H
 
-#include "../lib/e2frag.h"
+#include "e2frag.h"
 
 /*
  * A layout_opts progress callback; PRIV is the program's name.  Nothing
@@ -15,4 +15,4 @@
 int report_scan_progress(void *priv, enum e2f_phase phase, uint64_t done,
 			 uint64_t total);
 
-#endif /* ANALYZE_PROGRESS_H */
+#endif /* REPORTS_PROGRESS_H */
