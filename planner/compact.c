@@ -644,7 +644,7 @@ static uint64_t count_at_best(const struct compact *c, const uint8_t *joined,
  * (pack_leaving_extras), kept when more of the files have a place at their
  * best, else packed again without.  At most half as many blocks join as
  * the files have (the write target).  Only in a plan that packs files in
- * pieces (p->splitting), which plan.c keeps only when it brings more files
+ * pieces (p->splitting), which plan_search.c keeps only when it brings more files
  * to best within the free-space and write bounds: in every plan, moving
  * the small files cost some disks a file at best or the write target
  * (e2fragimg's 16 MiB ext4 1 KiB 85% disk, seed 4: 2 -> 1 at best; 32
@@ -810,7 +810,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		 * directly, again while that frees others' final places: only
 		 * what is left (on a cycle, or behind one) is staged below.
 		 */
-		for (pass = 0; !ret && !p->no_direct && pass < DIRECT_PASSES; pass++) {
+		for (pass = 0; !ret && !p->variant->no_direct && pass < DIRECT_PASSES; pass++) {
 			blk64_t moved = 0, m;
 
 			for (i = 0; !ret && i < c->nplaced; i++) {

@@ -4,8 +4,9 @@
  * The planner, this folder (doc/planner.md tells the steps and the
  * promises):
  *
- *   plan.c           the frame: set-up, the order of the steps, the plans
- *                    tried and the figures of the one kept
+ *   plan_search.c    the plans tried (a table) and the rule keeping one
+ *   plan.c           one plan: set-up, the order of the steps
+ *   plan_figures.c   the finished plan's lines and figures
  *   setup.c          the space map, the candidates, the units
  *   filestate.c      where each file is now, and recording a move
  *   snapshot.c       a series of moves taken back whole
@@ -76,7 +77,7 @@ enum {
  * the peak).  What few files have (an extent tree, a map read and kept)
  * is in a struct pstate_more of their own; how often a file moved to
  * join free runs is the plan's moves' (plan_move.joining).  The plan's
- * lines are made once planning ends (plan.c), from these and the moves.
+ * lines are made once planning ends (plan_figures.c), from these and the moves.
  */
 struct pstate {
 	union {
@@ -126,12 +127,24 @@ struct pstate_more {
  * States come in chunks of this many, which never move: over the mmap
  * threshold (e2defrag's main), so mapped on their own unless the heap has
  * that much free; what they took of the heap goes back to the system
- * with malloc_trim once they are given back (plan.c).
+ * with malloc_trim once they are given back (plan_figures.c).
  */
 #define PSTATE_CHUNK	8192
 
-/* struct planner's split: never; when no packing is kept without; always. */
+/* struct plan_variant's split: never; when no packing is kept without; always. */
 enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
+
+/*
+ * One plan of those plan_search.c tries: units placed in turn, or
+ * (PACK_FIRST) all packed at once; LENIENT: a packing may stand though a
+ * file it moved out of the way is left in more pieces for now (later
+ * turns may still place it: compact_once); NO_DIRECT: no direct moves
+ * before a chunk (compact.c); SPLIT (SPLIT_*): packings may give a file
+ * with no place the gaps' ends, in pieces (compact_split.c).
+ */
+struct plan_variant {
+	uint8_t		pack_first, lenient, no_direct, split;
+};
 
 /* Files placed as one: an interleave set (path order) or a single file. */
 struct unit {
@@ -173,18 +186,16 @@ struct planner {
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
 	/*
-	 * A packing may leave a file still pending in more pieces than it
-	 * had (it gets more turns); plan_build keeps such a plan only when
-	 * no selected file ends worse.
+	 * Which plan this is (plan_search.c): packing first, lenient
+	 * packings, no direct moves, packings that split files.
 	 */
-	int		lenient;
-	int		no_direct;	/* compact.c: no direct moves before a chunk */
+	const struct plan_variant *variant;
 	/*
 	 * compact.c: files a zone-by-zone packing leaves with no place get
 	 * the room left at the gaps' ends, in pieces (compact_split.c), while
-	 * SPLITTING; plan.c sets it as SPLIT says (SPLIT_*).
+	 * SPLITTING, which plan.c sets as the variant's split says.
 	 */
-	int		split, splitting;
+	int		splitting;
 	int		chunk_div;	/* compact.c: chunks of 1/N of the free space (0: 1) */
 	/* Progress and cancellation (plan_opts): polled between steps. */
 	e2f_progress_fn	progress;
@@ -309,6 +320,10 @@ errcode_t planner_build_units(struct planner *p);
 uint32_t planner_member_at(const struct planner *p, uint32_t file);
 
 /* plan.c */
+/* Plan V, from the start (a planner of its own). */
+errcode_t plan_once(struct layout *layout, const struct selection *sel,
+		    const struct plan_opts *opts, const struct plan_variant *v,
+		    struct plan **ret);
 /* p->owner_count, made (zeroed) if it is not yet. */
 errcode_t planner_owner_count(struct planner *p);
 /*
@@ -317,6 +332,14 @@ errcode_t planner_owner_count(struct planner *p);
  * long plan promptly (nothing is written while planning).
  */
 errcode_t planner_check(struct planner *p);
+
+/* plan_figures.c */
+/*
+ * The plan's lines, made from the files' states (what was moved, and
+ * how) for the files selected and the files moved, in layout order; and
+ * the figures.  The states are given back (their figures taken first).
+ */
+errcode_t plan_finish_figures(struct planner *p);
 
 /* filestate.c */
 /*

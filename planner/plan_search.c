@@ -1,0 +1,254 @@
+/*
+ * plan_search.c --- which plan e2defrag carries out.  The steps of one
+ * plan (plan.c) leave some disks short of what another order of the
+ * same steps reaches, so several variants of the plan are made, as this
+ * file's tables say, and one rule (plan_prefer) decides between any two.
+ * Planning is deterministic: a variant made twice is the same plan.
+ *
+ * The variants vary along three axes, the last nested innermost:
+ *
+ *   split:  whether a packing may give a file no zone holds the gaps'
+ *           ends in pieces (compact_split.c): never, when no packing is
+ *           kept without, or always;
+ *   direct: with or without compaction's direct moves;
+ *   order:  units placed in turn then the rest packed, everything packed
+ *           first, or the first order with lenient packings.
+ *
+ * Along each axis the first value is always tried; a later one only when
+ * the plan kept so far on that axis calls for it (its `when`), and it then
+ * replaces that plan if its `rule` prefers it.  What one axis keeps is
+ * the candidate of the axis around it.  At most 3 x 2 x 3 = 18 plans; a
+ * disk where the first plan brings every file to best within the write
+ * target makes one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "planner_int.h"
+
+/* When a value past the first of an axis is tried. */
+enum plan_when {
+	WHEN_FIRST,		/* the axis' first value: always */
+	WHEN_SHORT,		/* the plan kept leaves selected files short of best */
+	WHEN_SHORT_OR_OVER,	/* ... or writes more than the write target */
+	WHEN_DIRECT_MOVES,	/* the plan kept made direct moves */
+};
+
+/* How a plan tried replaces the plan kept (plan_prefer). */
+enum plan_rule {
+	RULE_FIRST,		/* nothing kept yet: it */
+	RULE_BEST_THEN_WRITES,	/* more files at best, then fewer blocks written */
+	RULE_BEST_NONE_WORSE,	/* more files at best, and no file worse than it was */
+	RULE_BEST_FREE_WRITES,	/* more at best, then the free-space promise, then writes */
+	RULE_SPLIT,		/* split_better */
+};
+
+/* One value of an axis: the fields of struct plan_variant it sets. */
+struct plan_try {
+	struct plan_variant set;
+	uint8_t		when;	/* enum plan_when */
+	uint8_t		rule;	/* enum plan_rule */
+};
+
+/*
+ * Outermost.  A packing that splits files changes what later turns find,
+ * so it is tried only when the plans without leave files short of best
+ * or write past the target, first only where no other packing is kept,
+ * then for every packing.  Not at first: where a packing is taken back,
+ * later turns may find such a file fewer pieces than the gaps' ends give
+ * it.
+ */
+static const struct plan_try by_split[] = {
+	{ { .split = SPLIT_NONE }, WHEN_FIRST, RULE_FIRST },
+	{ { .split = SPLIT_FALLBACK }, WHEN_SHORT_OR_OVER, RULE_SPLIT },
+	{ { .split = SPLIT_ALWAYS }, WHEN_SHORT_OR_OVER, RULE_SPLIT },
+};
+
+/*
+ * Direct moves make most packings write less, but they change where free
+ * space lies while a packing goes on, and so what later turns place and
+ * where free space ends: a plan that made any is made again without.
+ */
+static const struct plan_try by_direct[] = {
+	{ { .no_direct = 0 }, WHEN_FIRST, RULE_FIRST },
+	{ { .no_direct = 1 }, WHEN_DIRECT_MOVES, RULE_BEST_FREE_WRITES },
+};
+
+/*
+ * Innermost.  Placing files one by one into the best free run can leave
+ * free space cut so that the last ones find no room where packing them
+ * all together would fit every one (a zone that holds one recording and
+ * not two), or gets them there only by packing whole zones at a cost past
+ * the target: so, in those cases, everything packed first.  Still short:
+ * packings were taken back because a file they moved out of the way would
+ * have been left in more pieces, though later turns may place it (what a
+ * second run would do): so, last, packings may stand leniently.
+ */
+static const struct plan_try by_order[] = {
+	{ { .pack_first = 0 }, WHEN_FIRST, RULE_FIRST },
+	{ { .pack_first = 1 }, WHEN_SHORT_OR_OVER, RULE_BEST_THEN_WRITES },
+	{ { .lenient = 1 }, WHEN_SHORT, RULE_BEST_NONE_WORSE },
+};
+
+#define NTRIES(t)	(sizeof(t) / sizeof(*(t)))
+
+/* Whether PLAN leaves a file it moves in more pieces than it had. */
+static int plan_any_worse(const struct plan *plan)
+{
+	uint64_t i;
+
+	for (i = 0; i < plan->nfiles; i++)
+		if (plan->files[i].moves &&
+		    plan->files[i].pieces_after > plan->files[i].pieces_before)
+			return 1;
+	return 0;
+}
+
+/* Whether PLAN writes more than the target times what needed moving. */
+static int plan_over_budget(const struct plan *plan)
+{
+	return plan->copy_blocks > (blk64_t)(plan->needed_blocks * CONSOLIDATE_AMPLIFICATION);
+}
+
+/* Whether PLAN leaves more free runs than before and than block groups. */
+static int plan_cuts_free(const struct layout *layout, const struct plan *plan)
+{
+	return plan->free_extents_after > plan->free_extents_before &&
+	       plan->free_extents_after > layout->fs->group_desc_count;
+}
+
+static int plan_short(const struct plan *plan)
+{
+	return plan->partial || plan->no_room;
+}
+
+/*
+ * Whether plan B, with files packed in pieces, is better than A: more
+ * files at best, and neither more free runs (past the promise's bound)
+ * nor more writes than the target where A kept them.  Not for as many in
+ * fewer pieces: the run after a plan without pieces would then find such
+ * a packing where the first did not, and one run is to be a fixed point;
+ * except where A writes more than the target and B, as many at best,
+ * does not, in no more pieces or with no file in more pieces than it had
+ * (the write target is a promise, a file short of best in 2 pieces
+ * rather than 3 is not).
+ */
+static int split_better(const struct layout *layout, const struct plan *a,
+			const struct plan *b)
+{
+	if (b->best < a->best)
+		return 0;
+	if (plan_cuts_free(layout, b) && !plan_cuts_free(layout, a))
+		return 0;
+	if (b->best == a->best)
+		return plan_over_budget(a) && !plan_over_budget(b) &&
+		       (b->pieces_after <= a->pieces_after || !plan_any_worse(b));
+	return !plan_over_budget(b) || plan_over_budget(a);
+}
+
+/* Whether the plan KEPT (NULL: none yet) calls for a try WHEN. */
+static int plan_wanted(enum plan_when when, const struct plan *kept)
+{
+	if (!kept)
+		return 1;
+	switch (when) {
+	case WHEN_SHORT:
+		return plan_short(kept);
+	case WHEN_SHORT_OR_OVER:
+		return plan_short(kept) || plan_over_budget(kept);
+	case WHEN_DIRECT_MOVES:
+		return kept->direct_moves != 0;
+	default:
+		return 0;
+	}
+}
+
+/* The rule: whether plan B replaces A, the plan kept (NULL: none yet). */
+static int plan_prefer(const struct layout *layout, enum plan_rule rule,
+		       const struct plan *a, const struct plan *b)
+{
+	if (!a)
+		return 1;
+	switch (rule) {
+	case RULE_BEST_THEN_WRITES:
+		return b->best > a->best ||
+		       (b->best == a->best && b->copy_blocks < a->copy_blocks);
+	case RULE_BEST_NONE_WORSE:
+		return b->best > a->best && !plan_any_worse(b);
+	case RULE_BEST_FREE_WRITES:
+		if (b->best != a->best)
+			return b->best > a->best;
+		if (plan_cuts_free(layout, a) != plan_cuts_free(layout, b))
+			return plan_cuts_free(layout, a) > plan_cuts_free(layout, b);
+		return b->copy_blocks < a->copy_blocks;
+	case RULE_SPLIT:
+		return split_better(layout, a, b);
+	default:
+		return 0;
+	}
+}
+
+/* *KEPT or B, as RULE prefers; the other is freed.  B may be NULL (none made). */
+static void plan_keep(const struct layout *layout, enum plan_rule rule,
+		      struct plan **kept, struct plan *b)
+{
+	if (!b)
+		return;
+	if (plan_prefer(layout, rule, *kept, b)) {
+		plan_free(*kept);
+		*kept = b;
+	} else {
+		plan_free(b);
+	}
+}
+
+errcode_t plan_build(struct layout *layout, const struct selection *sel,
+		     const struct plan_opts *opts, struct plan **ret)
+{
+	struct plan *kept = NULL, *ks, *kd, *b;
+	size_t s, d, o;
+	errcode_t err = 0;
+
+	*ret = NULL;
+	for (s = 0; !err && s < NTRIES(by_split); s++) {
+		if (!plan_wanted(by_split[s].when, kept))
+			continue;
+		ks = NULL;
+		for (d = 0; !err && d < NTRIES(by_direct); d++) {
+			if (!plan_wanted(by_direct[d].when, ks))
+				continue;
+			kd = NULL;
+			for (o = 0; !err && o < NTRIES(by_order); o++) {
+				struct plan_variant v = {
+					.pack_first = by_order[o].set.pack_first,
+					.lenient = by_order[o].set.lenient,
+					.no_direct = by_direct[d].set.no_direct,
+					.split = by_split[s].set.split,
+				};
+
+				if (!plan_wanted(by_order[o].when, kd))
+					continue;
+				err = plan_once(layout, sel, opts, &v, &b);
+				if (!err)
+					plan_keep(layout, by_order[o].rule, &kd, b);
+			}
+			if (err)
+				plan_free(kd);
+			else
+				plan_keep(layout, by_direct[d].rule, &ks, kd);
+		}
+		if (err)
+			plan_free(ks);
+		else
+			plan_keep(layout, by_split[s].rule, &kept, ks);
+	}
+	if (err) {
+		plan_free(kept);
+		return err;
+	}
+	if (opts && opts->progress)
+		opts->progress(opts->progress_priv, E2F_PHASE_PLAN, sel->candidates,
+			       sel->candidates);
+	*ret = kept;
+	return 0;
+}
