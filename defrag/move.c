@@ -166,7 +166,8 @@ static errcode_t verify_copy(struct move_ctx *c, struct rebuild *r)
  * Step 1, reserve: read INO's map as it is on disk, rebuild it at its
  * target (its pieces after CHANGES, META for its new mapping blocks) and
  * check that every block it gains is free.  Nothing is marked: the
- * bitmap changes only in the switch.
+ * bitmap changes only in the switch.  E2D_ERR_PLAN_CONFLICT when the
+ * target does not fit the map on disk: the plan and the disk disagree.
  */
 static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 			      const struct plan_seg *changes, size_t nchanges,
@@ -176,6 +177,7 @@ static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 	struct layout_piece *now = NULL, *to = NULL;
 	size_t nnow = 0, nto = 0;
 	struct target t;
+	int fits = 0;
 	errcode_t ret;
 
 	ret = fmap_read(fs, ino, m);
@@ -183,12 +185,14 @@ static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 		return ret;
 	ret = runs_of_fmap(m, &now, &nnow);
 	if (!ret)
-		ret = runs_apply(now, nnow, changes, nchanges, &to, &nto);
-	if (!ret) {
+		ret = runs_apply(now, nnow, changes, nchanges, &to, &nto, &fits);
+	if (!ret && fits) {
 		t.runs = to;
 		t.nruns = nto;
-		ret = mapbuild_rebuild(fs, m, &t, meta, nmeta, r);
+		ret = mapbuild_rebuild(fs, m, &t, meta, nmeta, r, &fits);
 	}
+	if (!ret && !fits)
+		ret = E2D_ERR_PLAN_CONFLICT;
 	if (!ret && (r->ngained || r->nreleased))
 		ret = check_free(fs, r);
 	free(now);

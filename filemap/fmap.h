@@ -11,6 +11,14 @@
  * (IND/DIND/TIND) with the pointer slot that refers to it, and the extent
  * tree blocks.  With that the map can be rebuilt with the same shape at
  * new locations (fmap_build.c).
+ *
+ * Whether a target fits a map is a result, not an error: the functions
+ * that fit one to the other say so in *FITS (1: it fits; 0: it does not,
+ * and nothing is output), and return an errcode_t only for what went
+ * wrong (ENOMEM, an I/O error, a map that cannot be trusted).  *FITS is
+ * set whenever they return 0.  A caller for which a misfit is a bug (the
+ * planner's own figures disagree, the plan and the disk disagree) turns
+ * it into its own layer's error code.
  */
 #ifndef FILEMAP_FMAP_H
 #define FILEMAP_FMAP_H
@@ -145,24 +153,27 @@ uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents);
  * The fewest extents M's data makes at TARGET: runs merged where both
  * logically and physically contiguous and alike in being uninitialized,
  * split at the maximum extent length.  OUT (may be NULL: count only) gets
- * them; *COUNT their number.
+ * them (malloc'd); *COUNT their number.  *FITS 0 when TARGET is not as
+ * long as M's stream.
  */
 errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
-			   struct exttree_extent **out, size_t *count);
+			   struct exttree_extent **out, size_t *count, int *fits);
 
 /*
  * Work out everything moving M to TARGET takes: the data copies, the new
  * mapping blocks (IND/DIND/TIND in their stream slots; for extent files a
  * new tree in the first blocks of META), the new i_block, and the runs
- * gained and released.  Reads old indirect blocks where one would stay in
- * place, to prove its contents do not change.  E2F_ERR_PLAN_CONFLICT when
- * TARGET does not fit M (wrong length, a changed mapping block left in
- * place, too few META blocks).  R must be zeroed; rebuild_free() frees it.
+ * gained and released.  Checks, without reading blocks, that a mapping
+ * block left in place keeps its contents.  *FITS 0 when TARGET does not
+ * fit M (wrong length, a changed mapping block left in place, a pointer
+ * that cannot hold its block, too few META blocks, a block both gained
+ * and released); R then holds part of the work, for rebuild_free().  R
+ * must be zeroed; rebuild_free() frees it.
  */
 errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 			   const struct target *t,
 			   const struct layout_piece *meta, size_t nmeta,
-			   struct rebuild *r);
+			   struct rebuild *r, int *fits);
 void rebuild_free(struct rebuild *r);
 /* Add a block to write (BUF: one block, R takes it) / a gained run to R. */
 errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf);
@@ -173,10 +184,10 @@ errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len);
 /*
  * Build the tree for R->extents in META's blocks (as many as it needs,
  * in order), into R->i_block and R->writes, the blocks gained into R.
- * FMAP_ERR_NO_FIT when META is too short.
+ * *FITS 0 when META is too short or the extents need a deeper tree.
  */
 errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
-			const struct layout_piece *meta, size_t nmeta);
+			const struct layout_piece *meta, size_t nmeta, int *fits);
 
 /*
  * Whether TARGET keeps every mapping block of block-mapped M that stays
@@ -202,13 +213,19 @@ struct plan_seg {
 };
 
 /*
+ * Whether CHANGES (N) fit a stream of TOTAL blocks: sorted by offset,
+ * apart, none reaching past its end.
+ */
+int runs_changes_fit(const struct plan_seg *changes, size_t n, blk64_t total);
+
+/*
  * The runs (stream order, adjacent runs merged) of stream CUR after
- * CHANGES.  *OUT is malloc'd.  FMAP_ERR_NO_FIT when a change reaches
- * past the end of the stream.
+ * CHANGES.  *OUT is malloc'd.  *FITS 0 (*OUT NULL) when CHANGES do not
+ * fit CUR (runs_changes_fit).
  */
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 		     const struct plan_seg *changes, size_t nchanges,
-		     struct layout_piece **out, size_t *nout);
+		     struct layout_piece **out, size_t *nout, int *fits);
 
 /* OFF[0..N]: where each of RUNS starts in the stream, and the stream's end. */
 void runs_offsets(const struct layout_piece *runs, size_t n, blk64_t *off);
@@ -220,13 +237,14 @@ size_t runs_at(const blk64_t *off, size_t n, blk64_t pos);
  * change to change: the runs [*FIRST, *LAST) of CUR that CHANGES touch
  * become *OUT (*NOUT runs, merged among themselves but not yet with the
  * runs either side; *OUT and *CAP a scratch array the caller keeps).
- * Its cost is that of the runs touched, not of the whole stream.  The
- * same errors as runs_apply().
+ * Its cost is that of the runs touched, not of the whole stream.  *FITS
+ * as runs_apply() says it (*NOUT 0 when not).
  */
 errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
 			  size_t ncur, const struct plan_seg *changes,
 			  size_t nchanges, size_t *first, size_t *last,
-			  struct layout_piece **out, size_t *nout, size_t *cap);
+			  struct layout_piece **out, size_t *nout, size_t *cap,
+			  int *fits);
 /*
  * The runs of RUNS (N, merged) once runs_splice() puts SPAN (NSPAN, from
  * runs_apply_span) in place of [FIRST, LAST): runs_apply()'s count.
@@ -283,15 +301,16 @@ typedef int (*fmap_close_alloc_fn)(void *priv, blk64_t pos, blk64_t *pblk);
  * runs, stream offsets CO: NCUR + 1 of them), plus new places (from
  * ALLOC) for every indirect block whose contents they change and which
  * does not move already.  *OUT (malloc'd, sorted) is CHANGES as they are
- * for extent files (CUR and CO unused then).  FMAP_ERR_NO_FIT when a
- * change reaches past the stream or they overlap; E2F_ERR_NO_SPACE when
- * ALLOC had no block.
+ * for extent files (CUR and CO unused then).  *FITS 0 (*OUT NULL) when
+ * CHANGES do not fit CUR (runs_changes_fit; not checked for extent
+ * files); E2F_ERR_NO_SPACE when ALLOC had no block.
  */
 errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 			     const struct layout_piece *cur, const blk64_t *co,
 			     uint32_t ncur, const struct plan_seg *changes,
 			     size_t nchanges, fmap_close_alloc_fn alloc,
-			     void *priv, struct plan_seg **out, size_t *nout);
+			     void *priv, struct plan_seg **out, size_t *nout,
+			     int *fits);
 void fmap_close_free(struct fmap_close *sc);
 /*
  * Stream positions of M's indirect blocks in [A, B); with INCOMPLETE

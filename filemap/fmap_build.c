@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "fmap_err.h"
 #include "array.h"
 #include "compare.h"
 
@@ -111,7 +110,7 @@ static errcode_t add_extent(struct exttree_extent **ext, size_t *n, size_t *cap,
 }
 
 errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
-			   struct exttree_extent **out, size_t *count)
+			   struct exttree_extent **out, size_t *count, int *fits)
 {
 	struct tcursor c = { t, 0, 0 };
 	struct exttree_extent *ext = NULL;
@@ -119,15 +118,14 @@ errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
 	uint32_t i;
 	errcode_t ret = 0;
 
-	if (target_blocks(t) != m->stream_blocks)
-		return FMAP_ERR_NO_FIT;
-	for (i = 0; i < m->nitems && !ret; i++) {
+	*fits = target_blocks(t) == m->stream_blocks;
+	for (i = 0; i < m->nitems && !ret && *fits; i++) {
 		const struct fmap_item *it = &m->items[i];
 		blk64_t done = 0, p, l;
 
 		while (done < it->len && !ret) {
 			if (tcursor_next(&c, it->len - done, &p, &l)) {
-				ret = FMAP_ERR_NO_FIT;
+				*fits = 0;
 				break;
 			}
 			if (it->kind == FMAP_DATA)
@@ -136,9 +134,9 @@ errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
 			done += l;
 		}
 	}
-	if (ret || !out)
+	if (ret || !*fits || !out)
 		free(ext);
-	if (ret)
+	if (ret || !*fits)
 		return ret;
 	if (out)
 		*out = ext;
@@ -164,7 +162,15 @@ struct walker {
 	struct frame	stack[4];
 	int		depth;
 	__u32		*i_block;
+	int		fits;		/* 0 once the target is found not to fit */
 };
+
+/* The target does not fit the map: the walk stops, with no error. */
+static errcode_t no_fit(struct walker *w)
+{
+	w->fits = 0;
+	return 0;
+}
 
 static errcode_t add_run(struct layout_piece **runs, size_t *n, size_t *cap,
 			 blk64_t start, blk64_t len)
@@ -211,7 +217,7 @@ static errcode_t finish_frame(struct walker *w)
 	if (f->dst == it->pblk) {
 		/* Stays: allowed only when its contents stay too. */
 		if (f->changed)
-			ret = FMAP_ERR_NO_FIT;
+			w->fits = 0;
 		goto out;
 	}
 	if (!r)
@@ -239,10 +245,10 @@ static errcode_t set_pointer(struct walker *w, uint32_t parent, uint32_t slot,
 	struct frame *f;
 
 	if (blk > UINT32_MAX)
-		return FMAP_ERR_NO_FIT;	/* block-mapped files live below 2^32 */
+		return no_fit(w);	/* block-mapped files live below 2^32 */
 	if (parent == FMAP_ROOT) {
 		if (slot >= EXT2_N_BLOCKS)
-			return FMAP_ERR_NO_FIT;
+			return no_fit(w);
 		if (w->i_block)
 			w->i_block[slot] = blk;
 		return 0;
@@ -251,7 +257,7 @@ static errcode_t set_pointer(struct walker *w, uint32_t parent, uint32_t slot,
 	if (blk != old)
 		f->changed = 1;
 	if (slot >= w->fs->blocksize / 4)
-		return FMAP_ERR_NO_FIT;
+		return no_fit(w);
 	if (f->buf)
 		f->buf[slot] = ext2fs_cpu_to_le32(blk);
 	return 0;
@@ -264,11 +270,11 @@ static errcode_t unwind_to(struct walker *w, uint32_t parent)
 
 	while (w->depth && w->stack[w->depth - 1].item != parent) {
 		ret = finish_frame(w);
-		if (ret)
+		if (ret || !w->fits)
 			return ret;
 	}
 	if (parent != FMAP_ROOT && !w->depth)
-		return FMAP_ERR_NO_FIT;	/* parent is not open: not preorder */
+		return no_fit(w);	/* parent is not open: not preorder */
 	return 0;
 }
 
@@ -282,12 +288,12 @@ static errcode_t walk_data(struct walker *w, const struct fmap_item *it)
 		blk64_t src = it->pblk + done;
 
 		if (tcursor_next(&w->cur, it->len - done, &p, &l))
-			return FMAP_ERR_NO_FIT;
+			return no_fit(w);
 		if (!w->m->extents) {
 			for (k = 0; k < l; k++) {
 				ret = set_pointer(w, it->parent, it->slot + done + k,
 						  p + k, src + k);
-				if (ret)
+				if (ret || !w->fits)
 					return ret;
 			}
 		}
@@ -329,11 +335,11 @@ static errcode_t walk_mapping(struct walker *w, uint32_t i)
 	errcode_t ret;
 
 	if (w->m->extents || w->depth >= 3)
-		return FMAP_ERR_NO_FIT;
+		return no_fit(w);
 	if (tcursor_next(&w->cur, 1, &p, &l))
-		return FMAP_ERR_NO_FIT;
+		return no_fit(w);
 	ret = set_pointer(w, it->parent, it->slot, p, it->pblk);
-	if (ret)
+	if (ret || !w->fits)
 		return ret;
 	f = &w->stack[w->depth];
 	memset(f, 0, sizeof(*f));
@@ -348,28 +354,30 @@ static errcode_t walk_mapping(struct walker *w, uint32_t i)
 	return 0;
 }
 
+/* The walk of M's items along the target: 0 with W->fits 0 when it does not fit. */
 static errcode_t walk_items(struct walker *w)
 {
 	uint32_t i;
 	errcode_t ret;
 
+	w->fits = 1;
 	if (target_blocks(w->cur.t) != w->m->stream_blocks)
-		return FMAP_ERR_NO_FIT;
+		return no_fit(w);
 	for (i = 0; i < w->m->nitems; i++) {
 		const struct fmap_item *it = &w->m->items[i];
 
 		if (!w->m->extents) {
 			ret = unwind_to(w, it->parent);
-			if (ret)
+			if (ret || !w->fits)
 				return ret;
 		}
 		ret = it->kind == FMAP_DATA ? walk_data(w, it) : walk_mapping(w, i);
-		if (ret)
+		if (ret || !w->fits)
 			return ret;
 	}
 	while (w->depth) {
 		ret = finish_frame(w);
-		if (ret)
+		if (ret || !w->fits)
 			return ret;
 	}
 	return 0;
@@ -397,11 +405,14 @@ int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
 	w.fs = fs;
 	ret = walk_items(&w);
 	free_stack(&w);
-	return !ret;
+	return !ret && w.fits;
 }
 
-/* Sort and merge runs; overlapping runs mean the plan is wrong. */
-static errcode_t normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
+/*
+ * Sort and merge runs; 0 when two overlap (the target does not fit: a
+ * block both gained and released, or gained twice).
+ */
+static int normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 {
 	size_t i, o = 0;
 
@@ -410,20 +421,20 @@ static errcode_t normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 	for (i = 0; i < *n; i++) {
 		*total += runs[i].len;
 		if (o && runs[o - 1].start + runs[o - 1].len > runs[i].start)
-			return FMAP_ERR_NO_FIT;
+			return 0;
 		if (o && runs[o - 1].start + runs[o - 1].len == runs[i].start)
 			runs[o - 1].len += runs[i].len;
 		else
 			runs[o++] = runs[i];
 	}
 	*n = o;
-	return 0;
+	return 1;
 }
 
 errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 			   const struct target *t,
 			   const struct layout_piece *meta, size_t nmeta,
-			   struct rebuild *r)
+			   struct rebuild *r, int *fits)
 {
 	struct walker w;
 	uint32_t i;
@@ -439,7 +450,8 @@ errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 	w.i_block = r->i_block;
 	ret = walk_items(&w);
 	free_stack(&w);
-	if (ret)
+	*fits = w.fits;
+	if (ret || !*fits)
 		return ret;
 	if (m->extents) {
 		for (i = 0; i < m->netb; i++) {
@@ -448,14 +460,13 @@ errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 			if (ret)
 				return ret;
 		}
-		ret = exttree_build(fs, m->ino, r, meta, nmeta);
-		if (ret)
+		ret = exttree_build(fs, m->ino, r, meta, nmeta, fits);
+		if (ret || !*fits)
 			return ret;
 	}
-	ret = normalize(r->gained, &r->ngained, &r->gained_blocks);
-	if (!ret)
-		ret = normalize(r->released, &r->nreleased, &r->released_blocks);
-	return ret;
+	*fits = normalize(r->gained, &r->ngained, &r->gained_blocks) &&
+		normalize(r->released, &r->nreleased, &r->released_blocks);
+	return 0;
 }
 
 void rebuild_free(struct rebuild *r)

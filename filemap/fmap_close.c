@@ -205,7 +205,7 @@ errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 			     const struct layout_piece *cur, const blk64_t *co,
 			     uint32_t ncur, const struct plan_seg *ch, size_t nch,
 			     fmap_close_alloc_fn alloc, void *priv,
-			     struct plan_seg **out, size_t *nout)
+			     struct plan_seg **out, size_t *nout, int *fits)
 {
 	struct plan_seg *res = NULL;
 	size_t nres = 0, cap = 0, nlist = 0, nheap = 0, j;
@@ -213,6 +213,7 @@ errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 
 	*out = NULL;
 	*nout = 0;
+	*fits = 1;
 	if (grow_n(&res, &cap, nch + 1, sizeof(*res)))
 		return ENOMEM;
 	copy_n(res, ch, nch * sizeof(*ch));
@@ -225,12 +226,9 @@ errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 	if (ret)
 		goto errout;
 	/* What runs_apply refuses. */
-	for (j = 0; j < nch; j++)
-		if (ch[j].off + ch[j].len > co[ncur] ||
-		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len)) {
-			ret = FMAP_ERR_NO_FIT;
-			goto errout;
-		}
+	*fits = runs_changes_fit(ch, nch, co[ncur]);
+	if (!*fits)
+		goto errout;
 	/* The items some of whose blocks go elsewhere than they are. */
 	for (j = 0; j < nch && !ret; j++) {
 		blk64_t pos = ch[j].off, end = ch[j].off + ch[j].len;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "fmap.h"
-#include "fmap_err.h"
 #include "array.h"
 #include "compare.h"
 #include "lower_bound.h"
@@ -31,9 +30,20 @@ static errcode_t push(struct layout_piece **out, size_t *n, size_t *cap,
 	return 0;
 }
 
+int runs_changes_fit(const struct plan_seg *ch, size_t nch, blk64_t total)
+{
+	size_t j;
+
+	for (j = 0; j < nch; j++)
+		if (ch[j].off + ch[j].len > total ||
+		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len))
+			return 0;
+	return 1;
+}
+
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 		     const struct plan_seg *ch, size_t nch,
-		     struct layout_piece **out, size_t *nout)
+		     struct layout_piece **out, size_t *nout, int *fits)
 {
 	struct layout_piece *o = NULL;
 	size_t n = 0, cap = 0, i, j = 0;
@@ -42,11 +52,12 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 
 	for (i = 0; i < ncur; i++)
 		total += cur[i].len;
-	for (j = 0; j < nch; j++)
-		if (ch[j].off + ch[j].len > total ||
-		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len))
-			return FMAP_ERR_NO_FIT;
-	j = 0;
+	*fits = runs_changes_fit(ch, nch, total);
+	if (!*fits) {
+		*out = NULL;
+		*nout = 0;
+		return 0;
+	}
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t pos = off, end = off + cur[i].len;
 
@@ -95,18 +106,16 @@ size_t runs_at(const blk64_t *off, size_t n, blk64_t pos)
 errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
 			  size_t ncur, const struct plan_seg *ch, size_t nch,
 			  size_t *first, size_t *last,
-			  struct layout_piece **out, size_t *nout, size_t *cap)
+			  struct layout_piece **out, size_t *nout, size_t *cap,
+			  int *fits)
 {
 	size_t i, j = 0, n = 0;
 	errcode_t ret = 0;
 
 	*nout = 0;
 	*first = *last = 0;
-	for (j = 0; j < nch; j++)
-		if (ch[j].off + ch[j].len > off[ncur] ||
-		    (j && ch[j].off < ch[j - 1].off + ch[j - 1].len))
-			return FMAP_ERR_NO_FIT;
-	if (!nch)
+	*fits = runs_changes_fit(ch, nch, off[ncur]);
+	if (!*fits || !nch)
 		return 0;
 	*first = runs_at(off, ncur, ch[0].off);
 	*last = runs_at(off, ncur, ch[nch - 1].off + ch[nch - 1].len - 1) + 1;

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "fmap_err.h"
 
 /* Each tree block becomes one of the move's writes and one block it gains. */
 static errcode_t emit_block(void *priv, blk64_t pblk, char *block)
@@ -28,7 +27,7 @@ static errcode_t emit_block(void *priv, blk64_t pblk, char *block)
 }
 
 errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
-			const struct layout_piece *meta, size_t nmeta)
+			const struct layout_piece *meta, size_t nmeta, int *fits)
 {
 	unsigned per = exttree_per_block(fs);
 	uint32_t need = mapbuild_tree_blocks(fs, r->nextents);
@@ -41,8 +40,9 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 
 	for (mi = 0; mi < nmeta; mi++)
 		have += meta[mi].len;
-	if (need > have)
-		return FMAP_ERR_NO_FIT;
+	*fits = need <= have;
+	if (!*fits)
+		return 0;
 	nodes = calloc(need + 1, sizeof(*nodes));
 	if (!nodes)
 		return ENOMEM;
@@ -65,7 +65,8 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 		shape.depth++;
 	}
 	shape.root = n;
-	ret = n > EXTTREE_ROOT_MAX ? FMAP_ERR_NO_FIT :
+	*fits = n <= EXTTREE_ROOT_MAX;
+	ret = !*fits ? 0 :
 		exttree_write(fs, ino, r->extents, r->nextents, &shape, r->i_block,
 			      emit_block, r);
 	free(nodes);

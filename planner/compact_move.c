@@ -41,6 +41,7 @@ static errcode_t close_changes(struct compact *c, uint32_t f,
 	const blk64_t *co = NULL;
 	struct fmap *m;
 	uint32_t ncur = 0;
+	int fits;
 	errcode_t ret;
 
 	*out = NULL;
@@ -52,8 +53,11 @@ static errcode_t close_changes(struct compact *c, uint32_t f,
 	}
 	if (ret)
 		return ret;
-	return fmap_close_changes(&p->close, m, cur, co, ncur, ch, nch, alloc,
-				  priv, out, nout);
+	ret = fmap_close_changes(&p->close, m, cur, co, ncur, ch, nch, alloc,
+				 priv, out, nout, &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
+	return ret;
 }
 
 /* Stream positions of F's indirect blocks in [A, B) (fmap_close_positions). */
@@ -83,6 +87,7 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	struct fmap *m;
 	size_t nruns, ext;
 	uint32_t ncur;
+	int fits;
 	errcode_t ret;
 
 	ret = planner_fmap(p, f, &m);
@@ -92,12 +97,16 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	if (!m->extents)
 		return 0;	/* indirect blocks are in the stream */
 	cur = planner_runs(p, f, &ncur, &sole);
-	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns);
+	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns, &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
 	if (ret)
 		return ret;
 	t.runs = runs;
 	t.nruns = nruns;
-	ret = mapbuild_extents(m, &t, NULL, &ext);
+	ret = mapbuild_extents(m, &t, NULL, &ext, &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
 	free(runs);
 	if (!ret)
 		*need = mapbuild_tree_blocks(p->fs, ext);

@@ -301,6 +301,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	struct pstate_more *more;
 	struct fmap *m;
 	size_t n;
+	int fits;
 	errcode_t err;
 
 	err = planner_state(p, file, &f);
@@ -322,7 +323,9 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 					    m->stream_blocks };
 		struct target t = { &one, 1 };
 
-		err = mapbuild_extents(m, &t, NULL, &n);
+		err = mapbuild_extents(m, &t, NULL, &n, &fits);
+		if (!err && !fits)
+			err = FMAP_ERR_NO_FIT;
 		if (!err)
 			err = set_contig(p, f, n);
 	}
@@ -536,13 +539,17 @@ static errcode_t splice_prepare(struct planner *p, uint32_t file,
 				size_t nsegs, struct splice *sp)
 {
 	const blk64_t *off;
+	int fits;
 	errcode_t ret;
 
 	memset(sp, 0, sizeof(*sp));
 	ret = planner_run_offsets(p, file, f->runs, f->nruns, &off);
 	if (!ret)
 		ret = runs_apply_span(f->runs, off, f->nruns, segs, nsegs, &sp->first,
-				      &sp->last, &p->span, &sp->nspan, &p->span_cap);
+				      &sp->last, &p->span, &sp->nspan, &p->span_cap,
+				      &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
 	if (ret)
 		return ret;
 	sp->count = f->nruns;
@@ -615,7 +622,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	size_t nnew = 0, nch = 0, nkeep = nsegs;
 	blk64_t copy;
 	uint32_t nold;
-	int whole, splice;
+	int whole, splice, fits;
 	errcode_t ret;
 
 	ret = psnap_touch(p, file);
@@ -635,7 +642,9 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		ret = move_changes(p, file, f->runs + sp.first, sp.last - sp.first,
 				   p->span, sp.nspan, meta, nmeta, &ch, &nch, &copy);
 	} else {
-		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew);
+		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew, &fits);
+		if (!ret && !fits)
+			ret = FMAP_ERR_NO_FIT;
 		if (ret)
 			return ret;
 		if (nnew > 1) {

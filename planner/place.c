@@ -80,6 +80,7 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 	struct target t = { runs, nruns };
 	struct fmap *m;
 	size_t n;
+	int fits;
 	errcode_t ret;
 
 	/* A block map's room is its stream: no map made for that. */
@@ -92,7 +93,9 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 	ret = planner_fmap(p, file, &m);
 	if (ret)
 		return ret;
-	ret = mapbuild_extents(m, &t, NULL, &n);
+	ret = mapbuild_extents(m, &t, NULL, &n, &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
 	if (ret)
 		return ret;
 	*need = mapbuild_tree_blocks(p->fs, n);

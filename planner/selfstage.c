@@ -82,7 +82,7 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 	size_t nf = 0, fi = 0, nsegs = 0, cap = 0, nafter = 0, next = 0, ntree = 0;
 	blk64_t fo = 0, off = 0;
 	uint32_t ncur, nmeta, need, i;
-	int tree_inside = 0;
+	int tree_inside = 0, fits;
 	struct target t;
 	struct fmap *m;
 	errcode_t ret;
@@ -114,12 +114,16 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 	}
 	sort_n(segs, nsegs, sizeof(*segs), plan_seg_cmp_off);
 	/* Its tree is rebuilt by the move: in the room left outside. */
-	ret = runs_apply(cur, ncur, segs, nsegs, &after, &nafter);
+	ret = runs_apply(cur, ncur, segs, nsegs, &after, &nafter, &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
 	if (ret)
 		goto out;
 	t.runs = after;
 	t.nruns = nafter;
-	ret = mapbuild_extents(m, &t, NULL, &next);
+	ret = mapbuild_extents(m, &t, NULL, &next, &fits);
+	if (!ret && !fits)
+		ret = FMAP_ERR_NO_FIT;
 	if (ret)
 		goto out;
 	need = mapbuild_tree_blocks(p->fs, next);

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "fmap.h"
-#include "fmap_err.h"
 #include "../lib/tap.h"
 #include "xorshift.h"
 
@@ -87,15 +86,16 @@ int main(void)
 		       nspan, count;
 		blk64_t total = make_runs(cur, n);
 		errcode_t a, b;
+		int fa, fb;
 
 		nch = make_changes(cur, n, total, ch);
-		a = runs_apply(cur, n, ch, nch, &full, &nfull);
+		a = runs_apply(cur, n, ch, nch, &full, &nfull, &fa);
 		runs_offsets(cur, n, off);
 		b = runs_apply_span(cur, off, n, ch, nch, &first, &last, &span, &nspan,
-				    &cap);
-		if (a || b) {
-			bad += a != b;
-			if (!a)
+				    &cap, &fb);
+		if (a || b || !fa || !fb) {
+			bad += a != b || fa != fb;
+			if (!a && fa)
 				free(full);
 			continue;
 		}
@@ -119,11 +119,12 @@ int main(void)
 		blk64_t total = make_runs(cur, 10);
 		struct plan_seg past = { total - 1, 2, 5 };
 		size_t first, last, nspan, nfull;
+		int fa = 1, fb = 1;
 
 		runs_offsets(cur, 10, off);
-		refused = runs_apply(cur, 10, &past, 1, &full, &nfull) == FMAP_ERR_NO_FIT &&
-			  runs_apply_span(cur, off, 10, &past, 1, &first, &last, &span,
-					  &nspan, &cap) == FMAP_ERR_NO_FIT;
+		refused = !runs_apply(cur, 10, &past, 1, &full, &nfull, &fa) && !fa &&
+			  !runs_apply_span(cur, off, 10, &past, 1, &first, &last, &span,
+					   &nspan, &cap, &fb) && !fb;
 	}
 	tap_ok(!bad, "runs spliced in place are runs_apply's (%ld cases, %ld wrong)",
 	       cases, bad);
