@@ -28,7 +28,8 @@ static int close_stage(void *priv, blk64_t pos, blk64_t *pblk)
 /*
  * CH for F with the indirect blocks it changes moved too, their places
  * from ALLOC (filemap/fmap_close.c); the runs' offsets kept from move to
- * move (runs_index.c).  Extent files: CH as it is.
+ * move (runs_index.c).  Extent files: CH as it is.  CH must fit F's
+ * stream (sorted, apart, within it): PLAN_ERR_BUG when not.
  */
 static errcode_t close_changes(struct compact *c, uint32_t f,
 			       const struct plan_seg *ch, size_t nch,
@@ -56,7 +57,7 @@ static errcode_t close_changes(struct compact *c, uint32_t f,
 	ret = fmap_close_changes(&p->close, m, cur, co, ncur, ch, nch, alloc,
 				 priv, out, nout, &fits);
 	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
+		ret = PLAN_ERR_BUG;
 	return ret;
 }
 
@@ -74,7 +75,10 @@ static errcode_t close_positions(struct compact *c, uint32_t f, blk64_t a,
 	return ret ? ret : fmap_close_positions(m, a, b, incomplete, out, nout);
 }
 
-/* Extent tree blocks FILE needs with CHANGES applied. */
+/*
+ * Extent tree blocks FILE needs with CHANGES applied, which must fit its
+ * stream: PLAN_ERR_BUG when not.
+ */
 static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 				   const struct plan_seg *ch, size_t nch,
 				   uint32_t *need)
@@ -99,14 +103,14 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	cur = planner_runs(p, f, &ncur, &sole);
 	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns, &fits);
 	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
+		ret = PLAN_ERR_BUG;
 	if (ret)
 		return ret;
 	t.runs = runs;
 	t.nruns = nruns;
 	ret = mapbuild_extents(m, &t, NULL, &ext, &fits);
 	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
+		ret = PLAN_ERR_BUG;	/* the runs of its whole stream */
 	free(runs);
 	if (!ret)
 		*need = mapbuild_tree_blocks(p->fs, ext);
@@ -137,6 +141,7 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	blk64_t off = c->cand_off;
 	struct close_alloc alloc = { c, f };
 	uint32_t need;
+	int done;
 	errcode_t ret;
 
 	*ok = 0;
@@ -160,11 +165,10 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	}
 	ret = stage_release(c);
 	if (!ret)
-		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta);
-	if (ret == FMAP_ERR_NO_FIT) {
-		ret = 0;
+		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta,
+					     &done);
+	if (!ret && !done)
 		goto out;
-	}
 	if (!ret)
 		ret = stage_reserve_wanted(c, f);
 	if (!ret)
@@ -241,11 +245,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 		if (ret)
 			goto out;
 	}
-	ret = planner_commit(c->p, f, MOVE_STAGE, runs, nruns, meta, nmeta);
-	if (ret == FMAP_ERR_NO_FIT)
-		ret = 0;
-	else if (!ret)
-		*done = 1;
+	ret = planner_commit(c->p, f, MOVE_STAGE, runs, nruns, meta, nmeta, done);
 out:
 	free(runs);
 	free(meta);
@@ -282,10 +282,9 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			whole = (struct layout_piece){ at + (need - n), n };
 			meta1 = (struct layout_piece){ at, need - n };
 			ret = planner_commit(c->p, f, MOVE_PLACE, &whole, 1, &meta1,
-					     meta1.len ? 1 : 0);
-			if (ret != FMAP_ERR_NO_FIT)
+					     meta1.len ? 1 : 0, &done);
+			if (ret || done)
 				return ret;
-			ret = 0;
 		}
 		if (ret)
 			return ret;

@@ -152,7 +152,7 @@ static errcode_t split_one(struct compact *c, uint32_t file, struct hole *r,
 		room += r[idx[k]].len;
 		ret = place_need(p, file, (int)k, &need);
 		if (ret)
-			return ret == FMAP_ERR_NO_FIT ? 0 : ret;
+			return ret;
 		if (room >= need)
 			break;
 	}

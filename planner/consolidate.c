@@ -235,15 +235,15 @@ static errcode_t find_joins(struct consol *c)
 	return 0;
 }
 
-/* FILE, whole, to AT: its extent tree first, then its stream. */
+/* FILE, whole, to AT: its extent tree first, then its stream (*DONE 0: no fit). */
 static errcode_t commit_whole(struct planner *p, uint32_t file, blk64_t at,
-			      blk64_t need)
+			      blk64_t need, int *done)
 {
 	blk64_t n = layout_stream_blocks(p->layout, &p->layout->files[file]);
 	struct layout_piece meta = { at, need - n }, data = { at + (need - n), n };
 
 	return planner_commit(p, file, MOVE_CONSOLIDATE, &data, 1, &meta,
-			      meta.len ? 1 : 0);
+			      meta.len ? 1 : 0, done);
 }
 
 /* Largest first, then by file: the order a join's files move in. */
@@ -298,6 +298,7 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 	for (k = 0; !ret && k < c->nfiles; k++) {
 		uint32_t f = c->files[k];
 		blk64_t need, at, stretch;
+		int moved;
 
 		ret = evacuee_need(p, f, &need);
 		if (ret || !need)
@@ -306,11 +307,9 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 				      &at, &stretch))
 			break;
 		at = planner_edge(p, &p->sm, at, stretch, need, &f, 1);
-		ret = commit_whole(p, f, at, need);
-		if (ret == FMAP_ERR_NO_FIT) {
-			ret = 0;
+		ret = commit_whole(p, f, at, need, &moved);
+		if (!ret && !moved)
 			break;
-		}
 	}
 	if (!ret && k == c->nfiles) {
 		spacemap_free_stats(&p->sm, &ext1, &free1, &big1);

@@ -325,7 +325,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 
 		err = mapbuild_extents(m, &t, NULL, &n, &fits);
 		if (!err && !fits)
-			err = FMAP_ERR_NO_FIT;
+			err = PLAN_ERR_BUG;	/* one run as long as its stream */
 		if (!err)
 			err = set_contig(p, f, n);
 	}
@@ -418,15 +418,17 @@ static void sort_changes(struct sm_seg *v, size_t n)
 /*
  * What a move does to the space map: the stretches where OLD and NEW
  * differ are released and gained, all old tree blocks released and the
- * new ones gained.  Every gained block must be free now.  *OUT is the
- * planner's scratch (p->changes, where each move made and freed an
- * array of its own), good until the next move.
+ * new ones gained.  Every gained block must be free now: *FITS 0 when
+ * one is not, or OLD and NEW differ in length, or a block is both left
+ * and taken.  *OUT is the planner's scratch (p->changes, where each move
+ * made and freed an array of its own), good until the next move.
  */
 static errcode_t move_changes(struct planner *p, uint32_t file,
 			      const struct layout_piece *old, size_t nold,
 			      const struct layout_piece *new, size_t nnew,
 			      const struct layout_piece *meta, size_t nmeta,
-			      struct sm_seg **out, size_t *nout, blk64_t *copy)
+			      struct sm_seg **out, size_t *nout, blk64_t *copy,
+			      int *fits)
 {
 	const struct layout_piece *om;
 	size_t n = 0, i = 0, j = 0;
@@ -435,19 +437,20 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 	errcode_t ret = 0;
 
 	*copy = 0;
+	*fits = 1;
 	om = planner_meta(p, file, &nom);
-	while (i < nold && j < nnew && !ret) {
+	while (i < nold && j < nnew && !ret && *fits) {
 		blk64_t x = old[i].start + io, y = new[j].start + jo;
 		blk64_t len = old[i].len - io < new[j].len - jo ?
 			old[i].len - io : new[j].len - jo;
 
 		if (x != y) {
 			if (!spacemap_is(&p->sm, y, len, SM_FREE))
-				ret = FMAP_ERR_NO_FIT;
+				*fits = 0;
 			else
 				ret = grow_n(&p->changes, &p->changes_cap, n + 2,
 					     sizeof(*p->changes));
-			if (!ret) {
+			if (!ret && *fits) {
 				struct sm_seg *ch = p->changes;
 
 				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
@@ -466,31 +469,33 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 			jo = 0;
 		}
 	}
-	if (!ret && (i < nold || j < nnew))
-		ret = FMAP_ERR_NO_FIT;	/* lengths differ */
-	for (k = 0; k < nom && !ret; k++) {
+	if (!ret && *fits && (i < nold || j < nnew))
+		*fits = 0;	/* lengths differ */
+	for (k = 0; k < nom && !ret && *fits; k++) {
 		ret = grow_n(&p->changes, &p->changes_cap, n + 1, sizeof(*p->changes));
 		if (!ret)
 			p->changes[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
 	}
-	for (k = 0; k < nmeta && !ret; k++) {
+	for (k = 0; k < nmeta && !ret && *fits; k++) {
 		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
-			ret = FMAP_ERR_NO_FIT;
+			*fits = 0;
 		else
 			ret = grow_n(&p->changes, &p->changes_cap, n + 1,
 				     sizeof(*p->changes));
-		if (!ret) {
+		if (!ret && *fits) {
 			p->changes[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
 							   SM_FILE0 + file };
 			*copy += meta[k].len;
 		}
 	}
-	if (ret)
+	if (ret || !*fits)
 		return ret;
 	sort_changes(p->changes, n);
 	for (i = 1; i < n; i++)
-		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start)
-			return FMAP_ERR_NO_FIT;	/* a block both left and taken */
+		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start) {
+			*fits = 0;	/* a block both left and taken */
+			return 0;
+		}
 	*out = p->changes;
 	*nout = n;
 	return 0;
@@ -532,25 +537,24 @@ struct splice {
  * The runs SEGS make of F's (FILE's, own, at least SPLICE_MIN) runs where
  * they touch them, into p->span, and room for the result in F's array
  * (and in the offsets kept): nothing fails after this but what the
- * caller checks.  The runs themselves stay as they are.
+ * caller checks.  The runs themselves stay as they are.  *FITS 0
+ * (nothing done) when SEGS do not fit F's stream.
  */
 static errcode_t splice_prepare(struct planner *p, uint32_t file,
 				struct pstate *f, const struct plan_seg *segs,
-				size_t nsegs, struct splice *sp)
+				size_t nsegs, struct splice *sp, int *fits)
 {
 	const blk64_t *off;
-	int fits;
 	errcode_t ret;
 
 	memset(sp, 0, sizeof(*sp));
+	*fits = 0;
 	ret = planner_run_offsets(p, file, f->runs, f->nruns, &off);
 	if (!ret)
 		ret = runs_apply_span(f->runs, off, f->nruns, segs, nsegs, &sp->first,
 				      &sp->last, &p->span, &sp->nspan, &p->span_cap,
-				      &fits);
-	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
-	if (ret)
+				      fits);
+	if (ret || !*fits)
 		return ret;
 	sp->count = f->nruns;
 	if (sp->nspan)
@@ -609,7 +613,8 @@ static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
 errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 enum plan_move_kind kind,
 				 const struct plan_seg *segs, size_t nsegs,
-				 const struct layout_piece *meta, size_t nmeta)
+				 const struct layout_piece *meta, size_t nmeta,
+				 int *done)
 {
 	struct plan *plan = p->plan;
 	struct pstate *f;
@@ -625,6 +630,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	int whole, splice, fits;
 	errcode_t ret;
 
+	*done = 0;
 	ret = psnap_touch(p, file);
 	if (ret)
 		return ret;
@@ -634,18 +640,17 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	old = planner_runs(p, file, &nold, &sole);
 	splice = (f->own & PS_OWN_RUNS) && nold >= SPLICE_MIN;
 	if (splice) {
-		ret = splice_prepare(p, file, f, segs, nsegs, &sp);
-		if (ret)
+		ret = splice_prepare(p, file, f, segs, nsegs, &sp, &fits);
+		if (ret || !fits)
 			return ret;
 		nnew = sp.count;
 		/* (F's runs, perhaps moved to more room: not OLD any more) */
 		ret = move_changes(p, file, f->runs + sp.first, sp.last - sp.first,
-				   p->span, sp.nspan, meta, nmeta, &ch, &nch, &copy);
+				   p->span, sp.nspan, meta, nmeta, &ch, &nch, &copy,
+				   &fits);
 	} else {
 		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew, &fits);
-		if (!ret && !fits)
-			ret = FMAP_ERR_NO_FIT;
-		if (ret)
+		if (ret || !fits)
 			return ret;
 		if (nnew > 1) {
 			/* Kept for every file moved: no room to spare (one run is not kept). */
@@ -655,7 +660,12 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				new = fit;
 		}
 		ret = move_changes(p, file, old, nold, new, nnew, meta, nmeta, &ch,
-				   &nch, &copy);
+				   &nch, &copy, &fits);
+	}
+	if (!ret && !fits) {
+		free(new);	/* it does not fit: nothing changed */
+		planner_more_release(p, f);
+		return 0;
 	}
 	if (!ret && nmeta) {
 		newmeta = malloc(nmeta * sizeof(*newmeta));
@@ -763,19 +773,21 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		mv->joining = 1;
 		plan->consolidate_blocks += copy;
 	}
+	*done = 1;
 	return 0;
 }
 
 errcode_t planner_commit(struct planner *p, uint32_t file,
 			 enum plan_move_kind kind,
 			 const struct layout_piece *runs, size_t nruns,
-			 const struct layout_piece *meta, size_t nmeta)
+			 const struct layout_piece *meta, size_t nmeta, int *done)
 {
 	struct plan_seg few[4], *segs = few;	/* most moves are a run or two */
 	blk64_t off = 0;
 	size_t i;
 	errcode_t ret;
 
+	*done = 0;
 	if (nruns > 4 && !(segs = malloc(nruns * sizeof(*segs))))
 		return ENOMEM;
 	for (i = 0; i < nruns; i++) {
@@ -785,9 +797,10 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 		off += runs[i].len;
 	}
 	if (off != layout_stream_blocks(p->layout, &p->layout->files[file]))
-		ret = FMAP_ERR_NO_FIT;
+		ret = 0;	/* not its whole stream: does not fit */
 	else
-		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta);
+		ret = planner_commit_changes(p, file, kind, segs, nruns, meta, nmeta,
+					     done);
 	if (segs != few)
 		free(segs);
 	return ret;

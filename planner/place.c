@@ -72,7 +72,10 @@ static int take(const struct layout_piece *w, size_t nw, size_t *wi, blk64_t *wo
 	return 0;
 }
 
-/* Extent tree blocks FILE needs at stream target RUNS. */
+/*
+ * Extent tree blocks FILE needs at stream target RUNS, which hold its
+ * whole stream: PLAN_ERR_BUG when they do not.
+ */
 static errcode_t tree_need(struct planner *p, uint32_t file,
 			   const struct layout_piece *runs, size_t nruns,
 			   uint32_t *need)
@@ -95,7 +98,7 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 		return ret;
 	ret = mapbuild_extents(m, &t, NULL, &n, &fits);
 	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
+		ret = PLAN_ERR_BUG;
 	if (ret)
 		return ret;
 	*need = mapbuild_tree_blocks(p->fs, n);
@@ -103,14 +106,16 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 }
 
 errcode_t place_members(struct planner *p, const struct unit *u,
-			const struct layout_piece *w, size_t nw)
+			const struct layout_piece *w, size_t nw, int *placed)
 {
 	size_t wi = 0, cap = nw + 2;
 	blk64_t wo = 0;
 	uint32_t k;
 	struct layout_piece *runs, *meta;
+	int done;
 	errcode_t ret = 0;
 
+	*placed = 0;
 	runs = malloc(cap * sizeof(*runs));
 	meta = malloc(cap * sizeof(*meta));
 	if (!runs || !meta) {
@@ -128,17 +133,11 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		e = room - layout_stream_blocks(p->layout, &p->layout->files[file]);
 		if (take(w, nw, &wi, &wo, e, meta, &nmeta, cap) ||
 		    take(w, nw, &wi, &wo, layout_stream_blocks(p->layout, &p->layout->files[file]),
-			 runs, &nruns, cap)) {
-			ret = FMAP_ERR_NO_FIT;
-			goto out;
-		}
+			 runs, &nruns, cap))
+			goto out;	/* the window is too short */
 		ret = tree_need(p, file, runs, nruns, &need);
-		if (ret)
-			goto out;
-		if (need > e) {
-			ret = FMAP_ERR_NO_FIT;
-			goto out;
-		}
+		if (ret || need > e)
+			goto out;	/* (need > e: no room for its tree) */
 		/* Fewer tree blocks than room was made for: leave the rest free. */
 		for (i = 0, used = 0; i < nmeta; i++) {
 			if (used + meta[i].len > need)
@@ -147,10 +146,11 @@ errcode_t place_members(struct planner *p, const struct unit *u,
 		}
 		while (nmeta && !meta[nmeta - 1].len)
 			nmeta--;
-		ret = planner_commit(p, file, MOVE_PLACE, runs, nruns, meta, nmeta);
-		if (ret)
+		ret = planner_commit(p, file, MOVE_PLACE, runs, nruns, meta, nmeta, &done);
+		if (ret || !done)
 			goto out;
 	}
+	*placed = 1;
 out:
 	free(runs);
 	free(meta);
@@ -202,16 +202,12 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 		struct layout_piece data = { at + meta.len, layout_stream_blocks(p->layout, &p->layout->files[file]) };
 
 		ret = planner_commit(p, file, kind, &data, 1, &meta,
-				     meta.len ? 1 : 0);
+				     meta.len ? 1 : 0, ok);
 	} else {
 		one.n = 1;
 		one.blocks = layout_stream_blocks(p->layout, &p->layout->files[file]);
-		ret = place_members(p, &one, &run, 1);
+		ret = place_members(p, &one, &run, 1, ok);
 	}
-	if (ret == FMAP_ERR_NO_FIT)
-		return 0;
-	if (!ret)
-		*ok = 1;
 	return ret;
 }
 
@@ -329,9 +325,9 @@ static errcode_t commit_in_place(struct planner *p, uint32_t file, blk64_t t,
 		meta.start = at;
 		meta.len = need;
 	}
-	ret = planner_commit(p, file, MOVE_PLACE, &run, 1, &meta, need ? 1 : 0);
-	if (!ret)
-		*ok = 1;
+	ret = planner_commit(p, file, MOVE_PLACE, &run, 1, &meta, need ? 1 : 0, ok);
+	if (!ret && !*ok)
+		ret = PLAN_ERR_BUG;	/* in_place_cost found the place its own or free */
 	return ret;
 }
 
@@ -365,11 +361,7 @@ static errcode_t place_fit(struct planner *p, const struct unit *u, int *placed)
 		w.start = planner_edge(p, &p->sm, start, stretch, need,
 				       p->members + u->first, u->n);
 		w.len = need;
-		ret = place_members(p, u, &w, 1);
-		if (ret == FMAP_ERR_NO_FIT)
-			return 0;
-		*placed = !ret;
-		return ret;
+		return place_members(p, u, &w, 1, placed);
 	}
 	if (cost != ~(blk64_t)0)
 		return commit_in_place(p, p->members[u->first], t, placed);
@@ -526,12 +518,9 @@ errcode_t place_partial(struct planner *p, uint32_t file)
 					     (blk64_t)(stream * PARTIAL_WINDOW_SHARE),
 					     &placed);
 	}
-	if (!ret && !placed && nruns) {
+	if (!ret && !placed && nruns)
 		ret = planner_commit(p, file, MOVE_PARTIAL, runs, nruns, &meta,
-				     meta.len ? 1 : 0);
-		if (ret == FMAP_ERR_NO_FIT)
-			ret = 0;
-	}
+				     meta.len ? 1 : 0, &placed);
 	free(runs);
 	return ret;
 }

@@ -184,7 +184,8 @@ struct plan {
 
 /*
  * Plan the moves for the files SEL selected in LAYOUT.  OPTS may be NULL.
- * E2F_ERR_CANCELLED (no plan) when OPTS->progress asked to stop.
+ * E2F_ERR_CANCELLED (no plan) when OPTS->progress asked to stop;
+ * PLAN_ERR_BUG (no plan) when the planner finds its own figures disagree.
  */
 errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret);

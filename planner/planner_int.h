@@ -381,19 +381,26 @@ blk64_t planner_limit(const struct planner *p, uint32_t file);
 int64_t planner_zone_of(const struct planner *p, blk64_t blk);
 /*
  * Record a move of FILE to RUNS (its whole stream, in order) and META (its
- * new extent tree blocks) and update the space map.  Blocks of RUNS where
- * the file has that part of its stream already stay; every other new
- * block must be free.  FMAP_ERR_NO_FIT (nothing changed) otherwise.
+ * new extent tree blocks) and update the space map: *DONE 1.  Blocks of
+ * RUNS where the file has that part of its stream already stay; every
+ * other new block must be free.  When the move does not fit (a new block
+ * not free, RUNS not as long as the stream), *DONE 0 and nothing changed:
+ * a result the caller steers by, not an error.  Errors (ENOMEM) are real
+ * ones; *DONE is 0 with them.
  */
 errcode_t planner_commit(struct planner *p, uint32_t file,
 			 enum plan_move_kind kind,
 			 const struct layout_piece *runs, size_t nruns,
-			 const struct layout_piece *meta, size_t nmeta);
-/* The same with CHANGES to the stream rather than all of it. */
+			 const struct layout_piece *meta, size_t nmeta, int *done);
+/*
+ * The same with CHANGES to the stream rather than all of it (*DONE 0 also
+ * when they do not fit its stream: runs_changes_fit).
+ */
 errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 enum plan_move_kind kind,
 				 const struct plan_seg *changes, size_t nchanges,
-				 const struct layout_piece *meta, size_t nmeta);
+				 const struct layout_piece *meta, size_t nmeta,
+				 int *done);
 
 /* snapshot.c */
 /* Remember the plan as it is, to return to it (snapshots nest). */
@@ -448,9 +455,15 @@ errcode_t evacuee_need(struct planner *p, uint32_t file, blk64_t *need);
 errcode_t place_evacuee(struct planner *p, uint32_t file,
 			enum plan_move_kind kind, blk64_t at,
 			blk64_t excl_start, blk64_t excl_end, int *ok);
-/* Lay members of U out one after another over the window RUNS (physical). */
+/*
+ * Lay members of U out one after another over the window RUNS (physical):
+ * *PLACED 1.  *PLACED 0 when they do not fit (the window too short, no
+ * room for a tree, a member's move does not fit): the members before
+ * the one that did not fit stay moved, for the caller to take back.
+ */
 errcode_t place_members(struct planner *p, const struct unit *u,
-			const struct layout_piece *runs, size_t nruns);
+			const struct layout_piece *runs, size_t nruns,
+			int *placed);
 /*
  * Blocks FILE needs when laid out in at most 1 + SPLITS runs: its stream
  * plus the extent tree that many extents need.  Reads its map.

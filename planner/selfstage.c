@@ -116,14 +116,14 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 	/* Its tree is rebuilt by the move: in the room left outside. */
 	ret = runs_apply(cur, ncur, segs, nsegs, &after, &nafter, &fits);
 	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
+		ret = PLAN_ERR_BUG;	/* SEGS are its own stretches, in order */
 	if (ret)
 		goto out;
 	t.runs = after;
 	t.nruns = nafter;
 	ret = mapbuild_extents(m, &t, NULL, &next, &fits);
 	if (!ret && !fits)
-		ret = FMAP_ERR_NO_FIT;
+		ret = PLAN_ERR_BUG;
 	if (ret)
 		goto out;
 	need = mapbuild_tree_blocks(p->fs, next);
@@ -147,11 +147,8 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 		ntree = nts;
 		free(ts);
 	}
-	ret = planner_commit_changes(p, file, MOVE_STAGE, segs, nsegs, tree, ntree);
-	if (ret == FMAP_ERR_NO_FIT)
-		ret = 0;
-	else if (!ret)
-		*ok = 1;
+	ret = planner_commit_changes(p, file, MOVE_STAGE, segs, nsegs, tree, ntree,
+				     ok);
 out:
 	free(f);
 	free(after);

@@ -116,7 +116,7 @@ static errcode_t build_virtual(struct sweep *s)
 			z++;
 		if (z >= layout->nzones || g->start < layout->zones[z].start ||
 		    g->start + g->len > layout->zones[z].start + layout->zones[z].len)
-			return FMAP_ERR_NO_FIT;	/* zones and map disagree */
+			return PLAN_ERR_BUG;	/* zones and map disagree */
 		s->v[s->nv].vstart = s->zv[z] + (g->start - layout->zones[z].start);
 		s->v[s->nv].len = g->len;
 		s->v[s->nv++].owner = g->owner;
@@ -505,11 +505,7 @@ static errcode_t try_window(struct sweep *s, const struct unit *u, blk64_t x,
 		*placed = 1;
 		goto out;
 	}
-	ret = place_members(p, u, runs, nruns);
-	if (ret == FMAP_ERR_NO_FIT)
-		ret = 0;
-	else if (!ret)
-		*placed = 1;
+	ret = place_members(p, u, runs, nruns, placed);
 out:
 	free(ev);
 	free(at);
