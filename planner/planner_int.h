@@ -458,8 +458,9 @@ errcode_t place_evacuee(struct planner *p, uint32_t file,
 /*
  * Lay members of U out one after another over the window RUNS (physical):
  * *PLACED 1.  *PLACED 0 when they do not fit (the window too short, no
- * room for a tree, a member's move does not fit): the members before
- * the one that did not fit stay moved, for the caller to take back.
+ * room for a tree, a member's move does not fit); the members before
+ * the one that did not stay moved (try_window's callers take them back
+ * with their snapshot).
  */
 errcode_t place_members(struct planner *p, const struct unit *u,
 			const struct layout_piece *runs, size_t nruns,
