@@ -163,6 +163,8 @@ struct layout_file {
 	uint8_t		type;		/* enum layout_type */
 	uint8_t		flags;		/* LAYOUT_F_* */
 };
+_Static_assert(sizeof(struct layout_file) == 24,
+	       "lib/e2frag.h states 24 bytes a file record");
 
 /* The whole figures of a file some field of whose record is too small. */
 struct layout_file_big {
@@ -540,6 +542,8 @@ struct layout_name {
 	ext2_ino_t	parent;		/* 0: no name found (disconnected) */
 	uint32_t	name;		/* offset into name_pool of its length byte */
 };
+_Static_assert(sizeof(struct layout_name) == 12,
+	       "lib/e2frag.h states 12 bytes a name");
 
 /* N's name (not terminated) and its length; none while N->parent is 0. */
 static inline const char *layout_name_text(const struct layout *layout,

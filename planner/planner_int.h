@@ -55,6 +55,7 @@ struct __attribute__((packed)) pfile {
 	uint32_t	st;		/* 1 + index of its struct pstate, or 0 */
 	uint8_t		flags;		/* PF_* */
 };
+_Static_assert(sizeof(struct pfile) == 5, "doc/planner.md states 5 bytes a file");
 
 /* A file's state beyond its flags (none: as the scan found it). */
 enum {
@@ -71,11 +72,11 @@ enum {
 #define PSTATE_BIG16	UINT16_MAX
 
 /*
- * Most states are of files moved once, whole, into one run (consolidation
- * moves hundreds of thousands at 2,000,000 files): kept in 24 bytes,
- * where they took 80, then 48 (22 MB at 2,000,000 files, a seventh of
- * the peak).  What few files have (an extent tree, a map read and kept)
- * is in a struct pstate_more of their own; how often a file moved to
+ * Most states are of files moved once, whole, into one run (to join free
+ * runs, a plan may move a quarter of a large filesystem's files), and the
+ * states are a large part of the planner's peak memory: so a state is 24
+ * bytes, and what few files have beyond that (an extent tree, a map read
+ * and kept) is in a struct pstate_more of their own; how often a file moved to
  * join free runs is the plan's moves' (plan_move.joining).  The plan's
  * lines are made once planning ends (plan_figures.c), from these and the moves.
  */
@@ -98,6 +99,7 @@ struct pstate {
 	uint8_t		own;		/* PS_* */
 	uint8_t		skip;		/* enum skip_reason when its map says so */
 };
+_Static_assert(sizeof(struct pstate) == 24, "doc/planner.md states 24 bytes a state");
 
 /*
  * The rest of a state, for the files that have it: an extent tree (its
