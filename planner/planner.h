@@ -162,8 +162,8 @@ struct plan {
 	/*
 	 * Which layout files have a line, a bit each, and the lines before
 	 * every 64 files: files[] is in layout order, so a file's line is
-	 * found by counting (4 bytes a file of an index took 4 MB at a
-	 * million files, for the quarter of them a plan moves).
+	 * found by counting (an index would be 4 bytes for every file of
+	 * the layout, for the few with a line).
 	 */
 	uint64_t	*line_bits;
 	uint32_t	*line_rank;

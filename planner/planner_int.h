@@ -182,7 +182,7 @@ struct planner {
 	uint64_t	nmembers;
 	/*
 	 * (file, its index in members) by file: few next to the files of a
-	 * large filesystem, where an index per file took 4 bytes each.
+	 * large filesystem, where an index per file would take 4 bytes each.
 	 */
 	struct member_key *member_keys;
 	blk64_t		largest_zone;
@@ -207,7 +207,7 @@ struct planner {
 	 * window.c's and compact.c's scratch: a count per space map owner,
 	 * zero between uses; made on first use (planner_owner_count), as
 	 * many plans (moving files only whole, to join free runs) never need
-	 * it, and its pages are a megabyte at 200,000 files.
+	 * it, and its pages are 4 bytes for every file.
 	 */
 	uint32_t	*owner_count;
 	/* filestate.c's scratch: a move's space map changes, kept between moves. */
@@ -215,8 +215,8 @@ struct planner {
 	size_t		changes_cap;
 	/*
 	 * fmap_close.c's scratch (compact_move.c's partial moves), kept
-	 * between moves: made and freed at every move, its arrays were
-	 * mapped and unmapped each time.
+	 * between moves: made and freed at every move, its arrays (over the
+	 * mmap threshold) would be mapped and unmapped each time.
 	 */
 	struct fmap_close close;
 	/*

@@ -116,8 +116,8 @@ struct spacemap {
 	size_t		chunk_max;	/* segments a chunk holds at most */
 	/*
 	 * Room for the chunks spacemap_build makes, in one block (a malloc
-	 * per chunk was most of the set-up's time in a heap the scan had
-	 * left in pieces): chunk_max segments a slot, slab_used of
+	 * per chunk costs more than the rest of the set-up in a heap the
+	 * scan left in pieces): chunk_max segments a slot, slab_used of
 	 * slab_chunks taken; a slot given back is taken again first.
 	 */
 	struct sm_cell	*slab;
