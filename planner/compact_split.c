@@ -14,8 +14,8 @@
  *
  * Packed across zones (a file of best 2 or more: compact.c's must_span),
  * the same happens, and the room is every stretch of a zone no final place
- * takes, the ends the fill point skipped included (tests/cli/
- * defrag-nearfull.sh's nf-ext4-1k-95).
+ * takes, the ends the fill point skipped included
+ * (tests/cli/defrag-nearfull.sh's nf-ext4-1k-95).
  *
  * A split file's final place is a list of runs (address order, each in
  * one gap, so in one zone) where every other file's is one zonewalk
