@@ -632,7 +632,7 @@ struct layout_set_outline {
  * interleaved file's strongest pairs (layout_set_outline then names no
  * pairs) and the scan's sanity notes (sanity_check_layout then finds
  * nothing).  For a program done with both, as e2defrag is once it checked
- * the layout, whose peak memory comes after.
+ * the layout (its peak memory, the planner's, comes after).
  */
 void layout_drop_extras(struct layout *layout);
 

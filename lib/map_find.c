@@ -9,10 +9,10 @@
  * search is one pass straight through that, and the hits come out in
  * the order they are listed in.  The scan's names lie in the order the
  * directories were read, so a pass over them in the index's order, or
- * the index over them in theirs, would be a cache miss per name; a
- * pattern with a '/' matches the directories' paths first and looks only into the
- * groups of those that match.  Each name is matched by name_match.h:
- * fnmatch(3)'s answer, found fast.
+ * the index over them in theirs, would be a cache miss per name.  A
+ * pattern with a '/' matches the directories' paths first and looks only
+ * into the groups of those that match.  Each name is matched by
+ * name_match.h: fnmatch(3)'s answer, found fast.
  */
 #include <errno.h>
 #include <fnmatch.h>
