@@ -13,7 +13,7 @@
 # another copy: avoidably fragmented files left (per e2frag) and wall time.
 # Then e2defrag with and without --verify on the streams image (alone,
 # on a 1 GiB image, with VERIFY_ONLY=1; see bench_verify).
-# Then the near-full recordings disks of issue 10 (e2fragimg -w nearfull,
+# Then the near-full recordings disks (e2fragimg -w nearfull,
 # 2 GiB, 90% and 95% full, ext2/ext3/ext4; see bench_nearfull), also alone
 # with NEARFULL_ONLY=1; NEARFULL_IMAGES="IMG..." measures given images instead.
 # Run from the build tree after make.  Needs about 10 GiB under DIR.
@@ -95,7 +95,7 @@ selected_bytes() {
 # written JSON: bytes an e2defrag --json run wrote (0: it moved nothing).
 written() { field "$1" 'j["result"]["bytes_written"] if j["result"] else 0'; }
 
-# bench_nearfull NAME E2FRAGIMG-ARGS...: issue 10's figures (measure_nearfull)
+# bench_nearfull NAME E2FRAGIMG-ARGS...: the near-full figures (measure_nearfull)
 # on a near-full disk made as today's kernel fills it (e2fragimg -w nearfull).
 # One image at a time: the disk may be short of room.
 bench_nearfull() {

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/fuse2fs.sh [DIR] --- issue 10's fuse2fs case: a 32 MiB ext4 image
+# bench/fuse2fs.sh [DIR] --- a disk written through fuse2fs: a 32 MiB ext4 image
 # (mkfs.ext4's defaults: 1 KiB blocks, 4 groups) filled through fuse2fs by
 # four recorders writing 64 KiB each in turn (libext2fs' allocator, not
 # the kernel's), TOTAL MiB in all (default 18: some 9 MiB stay free, in

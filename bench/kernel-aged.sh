@@ -1,7 +1,7 @@
 #!/bin/sh
-# bench/kernel-aged.sh [DIR] --- issue 10's aged recordings disk, written by
+# bench/kernel-aged.sh [DIR] --- an aged recordings disk, written by
 # the running kernel on a loop mount, then defragmented as a nightly script
-# would: the disk its reporter saw (2 GiB, 16 block groups of 128 MiB, 4 KiB
+# would: the disk a user reported (2 GiB, 16 block groups of 128 MiB, 4 KiB
 # blocks, kept about 85% full; recorders writing recordings of 1-145 MiB
 # side by side in rounds, the oldest deleted between rounds).  BLOCK_SIZE=1024
 # makes the same disk with 1 KiB blocks (256 groups of 8 MiB: every

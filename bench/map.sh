@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/map.sh [IMAGE...] --- e2fragmap at scale: its first screen against
 # e2frag's report on the same image, how long it takes to answer each key,
-# and its peak memory against the budget of issue 11 (200 bytes per inode
+# and its peak memory against the memory budget (200 bytes per inode
 # in use plus 32 per piece).  Not a test: the figures go to bench/README.md.
 #
 # Without IMAGE it builds ext3 images of an untarred tree of 200,000 and

@@ -138,7 +138,7 @@ for case in "$@"; do
 import sys
 files, limit = int(sys.argv[1]), float(sys.argv[2])
 pieces = int(sys.argv[4])
-budget = 200 * files + 32 * pieces	# issue 11's memory bound, bytes
+budget = 200 * files + 32 * pieces	# the memory budget, bytes (bench/README.md)
 rows = [l.split() for l in open(sys.argv[3])
         if l.strip() and not l.startswith(("#", "command"))]
 for name, wall, rss, tx, rx in rows:

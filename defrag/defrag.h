@@ -28,8 +28,8 @@ struct select_opts {
 	/*
 	 * The layout passed sanity_check_layout: no block has two owners
 	 * (files, extent trees, metadata, attribute blocks) and no map is
-	 * corrupt, so no piece needs asking (the shared-block bitmaps were a
-	 * twentieth of e2defrag -n's instructions on 200,000 files).
+	 * corrupt, so no piece needs asking the shared-block bitmaps (a
+	 * lookup or two for every piece of every file).
 	 */
 	int		layout_checked;
 };

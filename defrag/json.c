@@ -181,8 +181,9 @@ static int put_member(FILE *out, const char *key, json_t *value, int first)
 
 /*
  * The document, byte for byte as one json_dumpf of it would be, but with
- * the files written one at a time: with a quarter of a million files
- * moved, their tree took 30 times e2fsck's memory.
+ * the files written one at a time: a plan may move a quarter of a large
+ * filesystem's files, and a tree of all their objects would take many
+ * times the memory e2defrag otherwise needs.
  */
 int json_output(FILE *out, const struct report *r)
 {

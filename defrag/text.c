@@ -142,7 +142,7 @@ static void file_lines(FILE *out, const struct report *r)
 		p = field(p, " ", 1, 0, 0);
 		p = field(p, size, strlen(size), 10, 0);
 		p = field(p, "  ", 2, 0, 0);
-		/* The whole line in one write (four stdio calls were a fifth of it). */
+		/* The whole line in one write, not four stdio calls a line. */
 		p = field_path(p, layout, f->ino);
 		word = outcome_word(r, i);
 		p = field(p, ": ", 2, 0, 0);

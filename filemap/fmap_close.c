@@ -159,9 +159,10 @@ static errcode_t push_seg(struct plan_seg **res, size_t *n, size_t *cap,
  * RES[0..NCH) (the move's changes, by offset) and RES[NCH..N) (indirect
  * blocks placed, as the heap gave them: deepest first, so by offset
  * backwards) put in order of offset, the move's first among equals: what
- * a stable sort of RES gives, in one pass where the sort was 2% of
- * streams3's planning.  Sorted still when the second part is not
- * strictly backwards (not seen: each indirect block is a position).
+ * a stable sort of RES gives, in one pass, where a sort at every move
+ * of a file in many pieces would cost a good part of planning.  Sorted
+ * still when the second part is not strictly backwards (not seen: each
+ * indirect block is a position).
  */
 static errcode_t merge_by_off(struct plan_seg *res, size_t nch, size_t n)
 {

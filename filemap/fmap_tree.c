@@ -1,5 +1,5 @@
 /*
- * exttree.c --- a moved file's extent tree, built from scratch: full
+ * fmap_tree.c --- a moved file's extent tree, built from scratch: full
  * leaves, then index levels, until the four entries in the inode hold the
  * top level; so the tree is as shallow and narrow as the extents allow
  * (what e2fsck's extent tree optimizer would make of it).  This file

@@ -1,6 +1,6 @@
 /*
  * nearfull.c --- the near-full disks users make with a today's kernel, on
- * which e2defrag has to do its hardest planning (issue 10):
+ * which e2defrag has to do its hardest planning:
  *
  *   nearfull  a recordings disk kept --fill full: --streams recorders
  *             record in parallel, each programme from half a block group

@@ -24,8 +24,8 @@
  * SIZE bytes for an array that will be written whole and never grown
  * (free() gives them back): from 2 MiB on, aligned to a huge page and
  * advised so, each huge page one page fault where its 512 small pages
- * were one each (e2defrag -n's page faults were a seventh of its time on
- * a 200,000-file tree).  The advice stops at SIZE, the huge pages before
+ * would be one each (page faults are dear, the more so in a VM).  The
+ * advice stops at SIZE, the huge pages before
  * its tail: past it the block's slack, where a huge page khugepaged made
  * would be resident whole.
  */

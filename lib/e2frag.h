@@ -163,6 +163,8 @@ struct layout_file {
 	uint8_t		type;		/* enum layout_type */
 	uint8_t		flags;		/* LAYOUT_F_* */
 };
+_Static_assert(sizeof(struct layout_file) == 24,
+	       "lib/e2frag.h states 24 bytes a file record");
 
 /* The whole figures of a file some field of whose record is too small. */
 struct layout_file_big {
@@ -417,7 +419,7 @@ struct layout_opts {
 	/*
 	 * Keep no set outline's strongest pairs (interleave_top stays NULL,
 	 * layout_set_outline names no pairs): for a program that never
-	 * shows an outline, as e2defrag, which spent 2% of a plan on them.
+	 * shows an outline, as e2defrag, which would only throw them away.
 	 */
 	int		no_outlines;
 	int		sanity;		/* note what sanity_check_layout needs (sanity.h) */
@@ -540,6 +542,8 @@ struct layout_name {
 	ext2_ino_t	parent;		/* 0: no name found (disconnected) */
 	uint32_t	name;		/* offset into name_pool of its length byte */
 };
+_Static_assert(sizeof(struct layout_name) == 12,
+	       "lib/e2frag.h states 12 bytes a name");
 
 /* N's name (not terminated) and its length; none while N->parent is 0. */
 static inline const char *layout_name_text(const struct layout *layout,
@@ -628,7 +632,7 @@ struct layout_set_outline {
  * interleaved file's strongest pairs (layout_set_outline then names no
  * pairs) and the scan's sanity notes (sanity_check_layout then finds
  * nothing).  For a program done with both, as e2defrag is once it checked
- * the layout: 3 MB at a million files.
+ * the layout (its peak memory, the planner's, comes after).
  */
 void layout_drop_extras(struct layout *layout);
 
@@ -724,8 +728,8 @@ const char *util_format_size(uint64_t bytes, char *buf, size_t len);
  * V with DECIMALS digits after the point, exactly as printf's "%.*f"
  * writes it, into BUF (LEN bytes); returns the length.  Done in integers
  * for 0 <= V < 2^52 and DECIMALS <= 3 (printf's floating-point path costs
- * some 2,000 instructions a number; a plan of a million files prints two
- * a file), by snprintf otherwise.
+ * thousands of instructions a number, and a plan prints two for every
+ * file it lists), by snprintf otherwise.
  */
 size_t util_format_fixed(char *buf, size_t len, double v, unsigned decimals);
 

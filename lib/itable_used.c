@@ -3,7 +3,7 @@
  * use reach, from the inode bitmap.  The kernel takes a group's inodes
  * from its start, so on ext2/3 (no count of a table's unused tail, as
  * uninit_bg and metadata_csum keep) most of every table is free inodes a
- * report has no use for: 60% of the table bytes on a 200,000-file tree.
+ * report has no use for.
  * e2fsck reads them because it checks them; the read-only reports trust
  * the bitmap (when bitmap_trusted says so), as libext2fs trusts
  * bg_itable_unused where there is one.  So an inode the bitmap calls free

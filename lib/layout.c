@@ -152,8 +152,8 @@ layout_file_interleave(const struct layout *layout, const struct layout_file *f)
 
 	/*
 	 * Only files in more than one piece can interleave; those are looked
-	 * up (interleaved is by file), where an index of every file took 4
-	 * bytes a file.
+	 * up (interleaved is by file), where an index of every file would
+	 * take 4 bytes a file for the few that have an entry.
 	 */
 	if (layout_file_pieces(layout, f) < 2)
 		return NULL;

@@ -30,7 +30,7 @@
 /*
  * The runs inodes own are kept as 4-byte ids of the layout's own records,
  * which say where each lies and who owns it (a copy of the runs, 16 bytes
- * each, was the map's largest part):
+ * each, would be the map's largest part):
  *
  *   id < nfiles		the one piece of layout->files[id]
  *   id < aux_base		a piece of a file in several pieces (multi[])

@@ -9,11 +9,10 @@
  * search is one pass straight through that, and the hits come out in
  * the order they are listed in.  The scan's names lie in the order the
  * directories were read, so a pass over them in the index's order, or
- * the index over them in theirs, was a cache miss per name: at 2,000,000
- * files a search of a name took 100 ms, where this takes some 10; a pattern with
- * a '/' matches the directories' paths first and looks only into the
- * groups of those that match.  Each name is matched by name_match.h:
- * fnmatch(3)'s answer, found fast.
+ * the index over them in theirs, would be a cache miss per name.  A
+ * pattern with a '/' matches the directories' paths first and looks only
+ * into the groups of those that match.  Each name is matched by
+ * name_match.h: fnmatch(3)'s answer, found fast.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -233,8 +232,9 @@ static errcode_t index_names(struct map_find_index *x)
 		return ENOMEM;
 	/*
 	 * Every search reads all of it: in 4 KiB pages that is a TLB miss
-	 * every 4 KiB (4,600 at 2,000,000 files), slow in a VM whose page
-	 * walks are cold; in huge pages, where the kernel has them, a few.
+	 * every 4 KiB, thousands on a large filesystem, slow where page
+	 * walks are cold (in a VM); in huge pages, where the kernel has
+	 * them, a few.
 	 */
 	util_huge_pages(p, len);
 	for (i = 0, r = 0; i < x->nmembers; i++) {
@@ -341,10 +341,10 @@ void map_find_index_free(struct map_find_index *x)
 /*
  * The matches of one search, as a bit for each member of the index, in
  * the index's order, and how many matches come before each word of
- * bits: at 2,000,000 files 375 kB, where an array of the matched files
- * was 8 MB written in fresh pages for a glob that matches every name
- * (a third of its time, more on a busy machine).  The K-th match is
- * found by a binary search over BEFORE.
+ * bits: a bit a file, where an array of the matched files would be 4
+ * bytes a match, written in fresh pages, whose faults would cost a glob
+ * that matches every name much of its time.  The K-th match is found by
+ * a binary search over BEFORE.
  */
 struct map_find_result {
 	const struct map_find_index	*index;

@@ -9,12 +9,12 @@
  * tests/unit/map_find.test holds it to that, in C.UTF-8 and in C.
  *
  * Why it exists: e2fragmap's '/' matches the name of every file on each
- * search, and issue 11 wants every key answered within 100 ms at
- * 2,000,000 files.  fnmatch costs some 30 times a comparison a name (in a
- * multibyte locale it converts both strings to wide characters on every
- * call): "*[[:digit:]]" took 700 ms over 2,000,000 names through it, 7 ms
- * here (bench/README.md).  What the fast paths do not know exactly still
- * goes to fnmatch (name_match.c).
+ * search, and every key is to be answered within a tenth of a second on a
+ * filesystem of millions of files (bench/map.sh).  fnmatch costs many
+ * times a plain comparison a name (in a multibyte locale it converts both
+ * strings to wide characters on every call): through it alone a search
+ * of millions of names takes most of a second.  What the fast paths do
+ * not know exactly still goes to fnmatch (name_match.c).
  *
  * Use: name_match_compile() once a search, name_match() for each name,
  * name_match_free() after.  The matcher borrows PATTERN (NUL-terminated;

@@ -32,8 +32,9 @@ static int name_before(const void *names, uint64_t i, const void *ino)
 
 /*
  * INO's name: a binary search of its bucket of the index (a few names),
- * not of all of them (every entry of every directory, every path printed:
- * twenty cache misses a search at 200,000 names).
+ * not of all of them (asked for every entry of every directory and every
+ * path printed, where a search of all names misses the cache at nearly
+ * every step).
  */
 static struct layout_name *find_name(const struct layout *layout, ext2_ino_t ino)
 {
@@ -141,8 +142,8 @@ static int cmp_dir_run(const void *a, const void *b)
  * Runs FIRST.. that one read of at most DIR_READ_BLOCKS covers: each
  * starting at or after the end of the one before and at most
  * DIR_READ_GAP blocks after it.  Directories written one after another
- * sit side by side, one block each: read one by one they were thousands
- * of system calls.  Returns how many runs, at least one; *SPAN is the
+ * sit side by side, one block each: read one by one they would be a
+ * system call each.  Returns how many runs, at least one; *SPAN is the
  * blocks to read (0 when the first run alone is too long for one read).
  */
 #define DIR_READ_GAP 8

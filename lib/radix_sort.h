@@ -70,8 +70,9 @@ static inline void radix_sort_passes(char *v, uint64_t n, size_t size,
  *
  * The scratch is half the array, not all of it: each half is sorted on
  * its own, then the first half, copied out, is merged with the second
- * (equal keys from the first half first: stable).  The sort's copy was
- * the peak of memory for the map and the planner at a million files.
+ * (equal keys from the first half first: stable).  A copy of the whole
+ * array would be the peak of memory for the map and the planner on a
+ * large filesystem.
  */
 static inline errcode_t radix_sort_by_start(void *v, uint64_t n, size_t size,
 					    size_t key, blk64_t max)

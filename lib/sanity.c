@@ -658,7 +658,8 @@ errcode_t sanity_check_layout(struct layout *layout, struct sanity_finding *foun
 	if (!ret) {
 		/*
 		 * Attribute blocks are few: a tree of runs, not a bit for every
-		 * block (32 MiB at 1 TiB, a seventh of e2defrag -n's peak).
+		 * block (on a large filesystem a good part of e2defrag -n's
+		 * peak memory).
 		 */
 		int type = fs->default_bitmap_type;
 

@@ -4,11 +4,11 @@
  * inodes when the inode table is not much larger than the inodes in
  * use, libext2fs's icount otherwise.
  *
- * The icount was a tenth of e2defrag -n on a 200,000-file tree (its
- * store, increment and fetch: 90 M instructions of 2,200 M); two bytes an
- * inode answer in a few.  Its bitmaps and list cost two bits an inode
- * and eight bytes an inode counted twice or more, so a sparse table (a
- * 1 TiB filesystem with 64 million inodes and 2 million in use) keeps
+ * The icount's store, increment and fetch take many times the
+ * instructions of two bytes an inode in an array, and are called for
+ * every inode and every directory entry.  Its bitmaps and list cost two
+ * bits an inode and eight bytes an inode counted twice or more, so a
+ * sparse table (a large filesystem with few of its inodes in use) keeps
  * it.  Both give what ext2fs_icount_fetch gives: the count, at most
  * 65,500.
  */

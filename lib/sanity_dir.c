@@ -124,8 +124,8 @@ static int dir_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
 
 /*
  * Whether a name is met twice in the directory just walked: a hash table
- * of the names, linear in them.  Sorting every directory's names only to
- * find none twice was a quarter of the directories' checks; only a
+ * of the names, linear in them, where sorting every directory's names
+ * only to find none twice would cost a sort a directory; only a
  * directory with a name twice is sorted, to report the least such name.
  */
 static errcode_t any_dup_name(struct dir_walk *w, int *dup)
@@ -443,9 +443,10 @@ static errcode_t walk_one(struct dir_walk *w, ext2_ino_t dir, int htree)
 
 /*
  * The batchable directories B[0..N), sorted by where they lie, read up
- * to DIR_READ_BLOCKS to a read (5,000 directories of a block were as
- * many reads of a block, and as many of their inodes); a batch that
- * cannot be read goes through ext2fs_dir_iterate2 directory by directory.
+ * to DIR_READ_BLOCKS to a read (a tree of small directories would
+ * otherwise be a read of a block for each, and one of its inode); a
+ * batch that cannot be read goes through ext2fs_dir_iterate2 directory
+ * by directory.
  */
 static errcode_t walk_batched(struct dir_walk *w, struct dir_batched *b, size_t n)
 {

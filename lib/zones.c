@@ -50,8 +50,8 @@ errcode_t zones_build(struct layout *layout, const struct layout_piece *reserved
 
 	/*
 	 * A tree of runs whatever the filesystem's size: fixed metadata is a
-	 * few runs per group, where an array of bits took 2 MB of every
-	 * program's memory on a 64 GiB disk.
+	 * few runs per group, where an array of bits would take a bit for
+	 * every block of the filesystem in every program's memory.
 	 */
 	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	ret = ext2fs_allocate_block_bitmap(fs, "fixed metadata", &layout->fixed);

@@ -224,10 +224,9 @@ int compact_cmp_need(const void *a, const void *b, void *arg)
 /*
  * Packing across zones, first fit can leave a file with no place though
  * the room is there: each place it could take crosses one zone boundary
- * more than its best allows, and a gap's fill point only moves on.  (The
- * 32 MiB streams disk: two 4,506-block recordings, zones with 3,429 to
- * 4,096 blocks left, so both were staged out of the way and left in 45
- * and 40 pieces, free space cut into 57 runs.)  So try once more with
+ * more than its best allows, and a gap's fill point only moves on.  (Such
+ * files are then staged out of the way bit by bit, left in many pieces,
+ * and free space is cut into many runs.)  So try once more with
  * those files allowed one boundary more, each one first fit right after
  * a file that has its place, so that it straddles the boundary where that
  * one ends and the next whole file follows it.  Kept when every file
@@ -444,11 +443,10 @@ static errcode_t gaps_and_pack(struct compact *c, int64_t zone,
  * Whether packing the whole disk must run on across zones: a member's
  * best is more than one piece, or it is larger than every zone.  If not,
  * each zone is packed as a bin of its own.  One gap running on across
- * zones has one fill point: on the 2 GiB near-full ext4 disk the largest
- * recording, whole only in the last zone, pushed it past zones 0-4, seven
- * of eleven recordings got no place, and the frontier staged them out of
- * zones that held no final place (2.58x what needed moving; zone by zone
- * 1.00x, every recording at best).
+ * zones has one fill point: a file that is whole only in the last zone
+ * pushes it past every zone before, the files that would fit those get
+ * no place, and the frontier stages them out of zones that hold no final
+ * place, writing far more than what needed moving.
  */
 static int must_span(const struct compact *c)
 {
@@ -473,8 +471,7 @@ static uint64_t count_placed(const struct compact *c)
 /*
  * Pack (gaps_and_pack); packed zone by zone, files left with no place are
  * tried across zones (with pack's retry_across) and that is kept when it
- * places more (the 32 MiB streams disk: 5 recordings of 4,506 blocks,
- * 2 of them placed only across a boundary).
+ * places more (files that fit no zone's rest, but a boundary's two sides).
  */
 static errcode_t pack_all_zones(struct compact *c, int64_t zone,
 				const struct unit *units, size_t nunits,
@@ -646,9 +643,8 @@ static uint64_t count_at_best(const struct compact *c, const uint8_t *joined,
  * the files have (the write target).  Only in a plan that packs files in
  * pieces (p->splitting), which plan_search.c keeps only when it brings more files
  * to best within the free-space and write bounds: in every plan, moving
- * the small files cost some disks a file at best or the write target
- * (e2fragimg's 16 MiB ext4 1 KiB 85% disk, seed 4: 2 -> 1 at best; 32
- * MiB, seed 1: 1.49x -> 1.78x).
+ * the small files would cost some disks a file at best, or the write
+ * target.
  */
 static errcode_t pack_bridged(struct compact *c, const struct unit *units,
 			      size_t nunits)

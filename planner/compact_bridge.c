@@ -6,14 +6,12 @@
  * A gap ends at any block of a file not taking part (compact.c), so a
  * small settled file in the middle of a zone cuts the zone's room in two,
  * though the near-full promise counts the zone whole (its other files may
- * move within it: that costs writes, not room).  On e2fragimg's 16 MiB
- * ext4 1 KiB 85% disk (seed 1) a 384-block recording in the middle of the
- * zone left it 2,814 and 640 blocks of room, where the 4,288-block
- * recording of best 2 needed 3,264 after the zone before it; so it went
- * across the next boundary instead, into the only zone that could hold
- * either of the two recordings of best 1, and two recordings of four
- * stayed short of best (nothing moved), where three fit.  Moved out of
- * the way, the small file leaves the zone whole.
+ * move within it: that costs writes, not room).  A recording of best 2
+ * that needs more of such a zone than either part leaves goes across the
+ * next boundary instead, where it may take the only zone that could hold
+ * another recording at its best; moved out of the way, the small file
+ * leaves the zone whole (tests/cli/defrag-nearfull.sh's nf-ext4-1k-85 is
+ * such a disk).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -7,11 +7,10 @@
  * the rest of a zone moves the fill point on to the next zone, and the
  * blocks it skips are given to no one; and first fit opens the zones in
  * address order, so the small files fill the first zones they fit and
- * the last of them finds no zone with room.  On e2fragimg's 16 MiB ext2
- * 1 KiB 95% disk (seed 3) the recording of 772 blocks was left with no
- * place (staged out of the way, 18 -> 3 pieces, 3.7 times its size
- * written) while zones 1 and 5 kept 1,743 and 2,014 blocks for the three
- * files of 1,351, 1,156 and 772 blocks that fit them (and 323 more).
+ * the last of them may find no zone with room (and be staged out of the
+ * way, written several times its size) while the zones' skipped room,
+ * taken together, holds it and the others (tests/cli/defrag-nearfull.sh's
+ * nf-ext2-4k-95 is such a disk).
  *
  * So once packed, the files that fit a zone (best 1) are laid out again,
  * best fit, largest first, into what the files spanning zones (best 2 and
@@ -19,9 +18,7 @@
  * included: the bins the near-full promise counts (e2defrag(8)).  Kept
  * only when every file taking part then has a place at its best: a
  * partial gain moves the places of the files still left short, which the
- * later steps may then leave in more pieces (on the 2 GiB ext3 95% disk,
- * where the promise's condition does not hold, /rec0017.ts ended in 4
- * pieces instead of 2 for the same 10 of 12 recordings at best).
+ * later steps may then leave in more pieces, for no more files at best.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -131,11 +131,11 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	/*
 	 * Where the staging list was: a move that does not go through gives
 	 * back what it walked, as the list is only walked on.  A direct move
-	 * holding nearly all the free space as its final places walked the
-	 * list to its end looking for blocks for its indirect blocks, failed,
-	 * and left the chunk nothing to stage into though 1,597 listed blocks
-	 * were free (e2fragimg's 32 MiB ext3 1 KiB 95% disk, seed 3: every
-	 * plan with direct moves got stuck; the one without wrote 1.57x).
+	 * holding nearly all the free space as its final places can walk the
+	 * list to its end looking for blocks for its indirect blocks and
+	 * fail; kept walked, the list would leave the chunk nothing to stage
+	 * into though its blocks are free, and the packing would be stuck
+	 * (tests/cli/defrag-nearfull.sh's nf-ext3-1k-95-3).
 	 */
 	size_t next = c->cand_next;
 	blk64_t off = c->cand_off;
@@ -314,8 +314,8 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		if (!ind_known) {
 			/*
 			 * Every indirect block's position in the stream, once:
-			 * a file of 16,384 pieces asked for each piece's share
-			 * walked its whole map 16,384 times.
+			 * asked for each piece's share, a file in many pieces
+			 * would walk its whole map once a piece.
 			 */
 			ret = close_positions(c, f, 0, layout_stream_blocks(
 					c->p->layout, &c->p->layout->files[f]),
@@ -444,9 +444,9 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 /*
  * A direct move is made when it moves at least this many times the
  * blocks it rewrites besides (indirect blocks, extent tree): else the
- * blocks wait for a larger batch or the frontier.  On the near-full test
- * images 8 wrote least or within 0.5% of it, in the fewest moves (4: 37%
- * more moves; 16: up to 11% more written).
+ * blocks wait for a larger batch or the frontier.  A smaller gain makes
+ * many more moves to write hardly less, a larger one writes more (so it
+ * came out on the images of tests/cli/defrag-nearfull.sh).
  */
 #define DIRECT_GAIN	8
 

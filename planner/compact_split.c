@@ -3,19 +3,19 @@
  * place of its own gets one in pieces: the room the packing leaves at the
  * end of each gap, the largest first, as few as hold it.
  *
- * On a disk too full for every file's best (2 GiB near-full ext4 95%:
- * eleven recordings, the three largest fitting only the last zone, which
- * holds two of them), packing zone by zone gives ten recordings their
- * best and the eleventh no place: the frontier stages it out of the way
- * bit by bit (468 pieces from 32), the packing is taken back as leaving a
- * file worse, and the run moves nothing.  Given the ends of three gaps as
- * its final place, it ends in 3 pieces and the ten at best.
+ * On a disk too full for every file's best (say the largest recordings
+ * fit only the last zone, which holds all but one of them), packing zone
+ * by zone gives the others their best and that one no place: the
+ * frontier stages it out of the way bit by bit, into many more pieces,
+ * the packing is taken back as leaving a file worse, and the run moves
+ * nothing.  Given the ends of a few gaps as its final place, it ends in
+ * a few pieces and the others at best (tests/cli/defrag-nearfull.sh's
+ * nf-ext3-4k-95).
  *
  * Packed across zones (a file of best 2 or more: compact.c's must_span),
  * the same happens, and the room is every stretch of a zone no final place
- * takes, the ends the fill point skipped included (e2fragimg's 16 MiB
- * ext4 1 KiB 95% disk: nothing moved; now 2 of 4 recordings at best, the
- * two that fit no zone left 6 -> 2 pieces each).
+ * takes, the ends the fill point skipped included
+ * (tests/cli/defrag-nearfull.sh's nf-ext4-1k-95).
  *
  * A split file's final place is a list of runs (address order, each in
  * one gap, so in one zone) where every other file's is one zonewalk

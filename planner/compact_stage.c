@@ -90,7 +90,7 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 	c->cand_off = 0;
 	/*
 	 * Chunk by chunk, each cell read once: by index (SM_SEG) every
-	 * segment was three lookups, and this walk is made at every step.
+	 * segment would be three lookups, and this walk is made at every step.
 	 */
 	for (k = 0; k < sm->nchunks && !ret; k++) {
 		const struct sm_chunk *ck = &sm->chunk[k];
@@ -111,7 +111,7 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 	/*
 	 * IN came in the map's order: by start, each piece past the last
 	 * (free segments in order, cut in order, none empty).  Highest first
-	 * is that order backwards; it was sorted, 9% of streams3's planning.
+	 * is that order backwards: no sort, and this is made at every step.
 	 */
 	c->cand_out = c->ncand;
 	for (i = nin; i-- > 0 && !ret;)

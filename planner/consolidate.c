@@ -143,10 +143,10 @@ static errcode_t tally_sep(struct consol *c, size_t *n)
  * block there belongs to a settled file with all its blocks there, and
  * they are no more than LIMIT blocks; 0 otherwise.  *COST: their blocks.
  * Their segments are tallied per file in c->sep through a small hash
- * table of the files seen (a count per file of the filesystem was a
- * megabyte of pages at 200,000 files; sorting the segments by file, a
- * twentieth of e2defrag -n's instructions on a kernel-like tree); the
- * order of c->files does not matter (try_join sorts them).
+ * table of the files seen (a count for every file of the filesystem
+ * would be pages touched for a few files; sorting the segments by file,
+ * a sort for each of thousands of joins tried); the order of c->files
+ * does not matter (try_join sorts them).
  */
 static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
 				 blk64_t limit, blk64_t *cost, int *ok)

@@ -395,9 +395,8 @@ static int cmp_sm_seg(const void *a, const void *b)
 /*
  * A move's space-map changes by start, equal starts kept in order: a
  * move of a large part of a fragmented file makes thousands, where
- * glibc's merge sort (a scratch array mapped and unmapped for each, and
- * a call through a pointer per comparison) was a tenth of planning a
- * 16,384-piece recording; lib/radix_sort.h is as stable.
+ * glibc's merge sort maps and unmaps a scratch array for each and calls
+ * through a pointer per comparison; lib/radix_sort.h is as stable.
  */
 static void sort_changes(struct sm_seg *v, size_t n)
 {
@@ -504,17 +503,17 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 /*
  * A file in this many runs or more that has runs of its own takes a move
  * in place (splice_prepare, splice_finish): what the move touches is
- * worked out and written over, the rest of its runs shifted.  It was
- * copied whole into a new array, then compared run by run with the old
- * one, at every move: the cost of a 16,384-piece recording moved a chunk
- * at a time was its pieces times its moves.
+ * worked out and written over, the rest of its runs shifted.  Copied
+ * whole into a new array at every move, then compared run by run with
+ * the old one, a file in many pieces moved a chunk at a time would cost
+ * its pieces times its moves.
  */
 #define SPLICE_MIN	64
 
 /*
  * Room kept for N runs in a spliced array: N rounded up by at most an
  * eighth, so that a move adding or taking a run or two does not resize
- * it each time (each resize of an array this large was an mremap, a TLB
+ * it each time (each resize of an array this large is an mremap, a TLB
  * flush and its pages faulted in again).
  */
 static size_t splice_room(size_t n)
@@ -737,7 +736,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	 * Most files move once: the map is let go, and read again if this one
 	 * moves again, then kept.  Packing a nearly full disk moves some files
 	 * many times (tries taken back and made again): reading a large block
-	 * map at each move took most of such a run.
+	 * map at each move would cost more than the rest of such a run.
 	 */
 	if (more && more->fmap && !(f->own & PS_KEEP_MAP)) {
 		fmap_free(more->fmap);

@@ -100,9 +100,9 @@ static int has_line(const struct planner *p, uint64_t file)
 
 /*
  * The figures the lines need from the states of the files with a line
- * (by state index, in *OUT), and the states given back: at a million
- * files the states of the quarter million files a plan moves are 16 MB,
- * and the lines as many again; together they were the planner's peak.
+ * (by state index, in *OUT), and the states given back: a plan may move
+ * a quarter of a large filesystem's files, and their states and their
+ * lines together would be the planner's peak.
  */
 static errcode_t take_state_figures(struct planner *p, struct state_figures **out)
 {

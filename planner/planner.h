@@ -70,7 +70,7 @@ enum plan_move_kind {
  * the whole stream into one run (most are: a plan moves tens of thousands
  * of files to consolidate free space) keeps no segment, only where the
  * run starts (48 bits, as the planner's space map's blocks): 24 bytes,
- * where a move and its segment took 48.  plan_move_nsegs and
+ * half what a move with a segment of its own takes.  plan_move_nsegs and
  * plan_move_whole_at read it.
  */
 struct plan_move {
@@ -86,6 +86,7 @@ struct plan_move {
 	uint8_t		whole : 1;	/* the whole stream into one run */
 	uint8_t		joining : 1;	/* made to join free runs (consolidate.c) */
 };
+_Static_assert(sizeof(struct plan_move) == 24, "doc/planner.md states 24 bytes a move");
 
 /* Segments of plan->segs MV takes (none for a whole move). */
 static inline uint32_t plan_move_nsegs(const struct plan_move *mv)
@@ -161,8 +162,8 @@ struct plan {
 	/*
 	 * Which layout files have a line, a bit each, and the lines before
 	 * every 64 files: files[] is in layout order, so a file's line is
-	 * found by counting (4 bytes a file of an index took 4 MB at a
-	 * million files, for the quarter of them a plan moves).
+	 * found by counting (an index would be 4 bytes for every file of
+	 * the layout, for the few with a line).
 	 */
 	uint64_t	*line_bits;
 	uint32_t	*line_rank;

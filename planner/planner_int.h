@@ -55,6 +55,7 @@ struct __attribute__((packed)) pfile {
 	uint32_t	st;		/* 1 + index of its struct pstate, or 0 */
 	uint8_t		flags;		/* PF_* */
 };
+_Static_assert(sizeof(struct pfile) == 5, "doc/planner.md states 5 bytes a file");
 
 /* A file's state beyond its flags (none: as the scan found it). */
 enum {
@@ -71,11 +72,11 @@ enum {
 #define PSTATE_BIG16	UINT16_MAX
 
 /*
- * Most states are of files moved once, whole, into one run (consolidation
- * moves hundreds of thousands at 2,000,000 files): kept in 24 bytes,
- * where they took 80, then 48 (22 MB at 2,000,000 files, a seventh of
- * the peak).  What few files have (an extent tree, a map read and kept)
- * is in a struct pstate_more of their own; how often a file moved to
+ * Most states are of files moved once, whole, into one run (to join free
+ * runs, a plan may move a quarter of a large filesystem's files), and the
+ * states are a large part of the planner's peak memory: so a state is 24
+ * bytes, and what few files have beyond that (an extent tree, a map read
+ * and kept) is in a struct pstate_more of their own; how often a file moved to
  * join free runs is the plan's moves' (plan_move.joining).  The plan's
  * lines are made once planning ends (plan_figures.c), from these and the moves.
  */
@@ -98,6 +99,7 @@ struct pstate {
 	uint8_t		own;		/* PS_* */
 	uint8_t		skip;		/* enum skip_reason when its map says so */
 };
+_Static_assert(sizeof(struct pstate) == 24, "doc/planner.md states 24 bytes a state");
 
 /*
  * The rest of a state, for the files that have it: an extent tree (its
@@ -180,7 +182,7 @@ struct planner {
 	uint64_t	nmembers;
 	/*
 	 * (file, its index in members) by file: few next to the files of a
-	 * large filesystem, where an index per file took 4 bytes each.
+	 * large filesystem, where an index per file would take 4 bytes each.
 	 */
 	struct member_key *member_keys;
 	blk64_t		largest_zone;
@@ -205,7 +207,7 @@ struct planner {
 	 * window.c's and compact.c's scratch: a count per space map owner,
 	 * zero between uses; made on first use (planner_owner_count), as
 	 * many plans (moving files only whole, to join free runs) never need
-	 * it, and its pages are a megabyte at 200,000 files.
+	 * it, and its pages are 4 bytes for every file.
 	 */
 	uint32_t	*owner_count;
 	/* filestate.c's scratch: a move's space map changes, kept between moves. */
@@ -213,8 +215,8 @@ struct planner {
 	size_t		changes_cap;
 	/*
 	 * fmap_close.c's scratch (compact_move.c's partial moves), kept
-	 * between moves: made and freed at every move, its arrays were
-	 * mapped and unmapped each time.
+	 * between moves: made and freed at every move, its arrays (over the
+	 * mmap threshold) would be mapped and unmapped each time.
 	 */
 	struct fmap_close close;
 	/*

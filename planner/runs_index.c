@@ -3,9 +3,9 @@
  * move to move of that file.
  *
  * Finding a stream position's run takes its runs' offsets.  Worked out
- * afresh at every move, they made each move of a file cost as much as
- * the file has pieces: a 16,384-piece recording that compaction moves a
- * chunk at a time was summed over thousands of times.  The planner keeps
+ * afresh at every move, they would make each move of a file cost as much
+ * as the file has pieces, and compaction moves a recording in many
+ * pieces a chunk at a time, thousands of moves.  The planner keeps
  * them for one file, the one it moves now (moves of a file come one after
  * another), and a move's commit shifts them where it splices the runs
  * (filestate.c); anything else that changes or frees a file's runs

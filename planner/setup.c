@@ -84,8 +84,8 @@ errcode_t planner_build_space(struct planner *p)
 	copy_n(aux, layout->aux, layout->naux * sizeof(*aux));
 	sort_n(aux, layout->naux, sizeof(*aux), compare_aux_ino);
 	/*
-	 * Room for every run at once: grown by doubling, the array (300,000
-	 * runs at 200,000 files) was copied and paged in again and again.
+	 * Room for every run at once: grown by doubling, the array (more
+	 * runs than files) would be copied and paged in again and again.
 	 */
 	cap = layout->naux + 1;
 	for (i = 0; i < layout->nfiles; i++)

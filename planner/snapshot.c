@@ -19,7 +19,7 @@
  * A light level (psnap_take_light) is for the outermost one, taken
  * before any move, around all of placing: it keeps only which files
  * changed and their flags then, not their states nor the space map's
- * log (7 MB at 200,000 files, paged in for a plan kept nearly always).
+ * log (all of placing's changes, paged in for a plan kept nearly always).
  * It says whether placing gained anything; taking it back is the
  * caller's, by planning again from the start (plan.c).
  */

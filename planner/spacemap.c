@@ -31,10 +31,10 @@
  * a split (every chunk_max / 2 insertions in a chunk at most) rebuilds
  * the Fenwick tree over all the chunks: with chunks of about the cube
  * root of the segments, both cost that per change, instead of the rebuilds
- * growing with the square of the map (at 2,000,000 files).  Chunks are
- * built 31/32 full (the map is most of the planner's memory; at 7/8 it
- * was 1.2 MB more at the peak of a million-file plan, which consolidation
- * reaches with fewer segments than the map started with).
+ * growing with the square of the map.  Chunks are built 31/32 full: the
+ * map is most of the planner's memory, and the planner's peak, at the end
+ * of consolidation, has fewer segments than the map started with, so
+ * room left for growth is mostly never used.
  */
 #define SM_CHUNK_MIN	128
 
@@ -385,9 +385,8 @@ static void shift_left(struct spacemap *sm, size_t k, size_t m)
  * Room in full chunk K, as a B*-tree makes it: half the difference to a
  * neighbour with an eighth of a chunk free; else K and a full neighbour
  * become three chunks two thirds full.  Splitting a full chunk in two
- * left half of every chunk a plan touched empty: the map took a third
- * more than its segments at 2,000,000 files (6,264 chunks of 512 for 2
- * million segments), most of that in pages the heap kept.
+ * would leave half of every chunk a plan touched empty, the map larger
+ * by a good part than its segments, in pages the heap keeps.
  */
 static errcode_t make_room(struct spacemap *sm, size_t k)
 {
@@ -562,8 +561,8 @@ static errcode_t replace(struct spacemap *sm, size_t i, size_t j,
  * same owner (segments are pushed end to end, from the map's first block
  * on: the last one's length is where this starts), else put in the last
  * chunk (a new one when that holds FILL).  The map is written straight
- * into its chunks: no array of all the segments first (a copy of the map,
- * and its pages, at a million files).
+ * into its chunks: no array of all the segments first (a copy of the
+ * whole map, and its pages).
  */
 static errcode_t push(struct spacemap *sm, size_t fill, blk64_t start,
 		      blk64_t len, uint32_t owner)
@@ -610,9 +609,9 @@ static errcode_t push_gap(struct spacemap *sm, size_t fill, blk64_t start,
 
 /*
  * Sort V (N segments) by start, then owner, keeping the order of equal
- * ones: by start in linear time (lib/radix_sort.h; qsort of a few hundred
- * thousand segments was a tenth of planning), then owners put in order
- * among equal starts (few, next to each other).
+ * ones: by start in linear time (lib/radix_sort.h; a comparison sort of
+ * a segment for every file costs a good part of planning), then owners
+ * put in order among equal starts (few, next to each other).
  */
 errcode_t spacemap_sort(struct sm_run *v, size_t n)
 {
@@ -649,7 +648,7 @@ errcode_t spacemap_sort(struct sm_run *v, size_t n)
 /*
  * Give the pages of RUNS[0, N), already in the map, back to the system
  * (*DONE: where the last release ended).  The chunks grow as the runs are
- * read: both whole were the planner's peak at a million files.  Whole
+ * read: both whole would be the planner's peak on a large filesystem.  Whole
  * pages inside the array only, a megabyte or more at a time; nothing
  * reads them again (the caller frees RUNS).
  */
@@ -703,7 +702,7 @@ errcode_t spacemap_build(struct spacemap *sm, blk64_t first, blk64_t end,
 	 * gaps cut by pinned blocks, come from malloc), and a sixteenth more
 	 * for the chunks later changes split.  Sized for the gaps there are:
 	 * files lie mostly end to end, and room for a gap before each run
-	 * was twice what was written, whose huge pages (on the last one
+	 * would be twice what is written, whose huge pages (on the last one
 	 * written, or when khugepaged fills them in) are resident whole.
 	 */
 	for (i = 0, k = 1; i < nruns; pos = runs[i].start + runs[i].len, i++)
@@ -827,9 +826,9 @@ void spacemap_release(struct spacemap *sm, size_t mark)
 	(void)mark;
 	/*
 	 * The log's memory is kept for the next series: given back after
-	 * each (it was, once over 4096 entries), it was paged in again by
-	 * the next, and streams3's 374 series of compaction made that half
-	 * of e2defrag -n's system time.  spacemap_trim gives it back.
+	 * each, it would be paged in again by the next, and packing a
+	 * nearly full disk makes hundreds of series (tries taken back and
+	 * made again).  spacemap_trim gives it back.
 	 */
 	if (sm->marks && !--sm->marks) {
 		sm->nundo = 0;
@@ -966,10 +965,10 @@ errcode_t spacemap_apply(struct spacemap *sm, const struct sm_seg *ch, size_t n)
 	/*
 	 * Each change touches a chunk or two: no pass over the whole map.
 	 * Changes that touch and go to one owner are one change: a move's
-	 * new place comes as one change per old piece (streams3: a thousand
-	 * to a move), and each would replace the growing run and what is
-	 * left of the free one, log both and take the rest out of the free
-	 * index and put it back.  The map is the same either way: giving
+	 * new place comes as one change per old piece (a file in one-block
+	 * pieces: thousands to a move), and each would replace the growing
+	 * run and what is left of the free one, log both and take the rest
+	 * out of the free index and put it back.  The map is the same either way: giving
 	 * [a, b) then [b, c) to one owner is giving it [a, c).
 	 */
 	for (i = 0; i < n && !ret; i++) {

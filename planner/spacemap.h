@@ -30,18 +30,20 @@ struct sm_seg {
 };
 
 /*
- * A segment as the chunks keep it, in 10 bytes where a struct sm_seg takes
- * 24: its length is where the next one starts (the segments cover the
+ * A segment as the chunks keep it, in 10 bytes, well under a struct
+ * sm_seg: its length is where the next one starts (the segments cover the
  * block space end to end), and its start is 48 bits (ext4's block numbers
  * are; spacemap_build refuses a larger block space), packed so that
- * nothing pads it.  The map holds one per file and gap: at a million
- * files this is most of the planner's memory (14 MB in 12-byte cells).
+ * nothing pads it.  The map holds one per file and gap: on a large
+ * filesystem this is most of the planner's memory.
  */
 struct __attribute__((packed)) sm_cell {
 	uint32_t	start_lo;
 	uint16_t	start_hi;
 	uint32_t	owner;
 };
+_Static_assert(sizeof(struct sm_cell) == 10,
+	       "doc/planner.md states 10 bytes a space map cell");
 
 /* Blocks a space map may cover: block numbers of 48 bits. */
 #define SM_BLOCKS_MAX	((blk64_t)1 << 48)
@@ -80,20 +82,23 @@ struct sm_fnode {
 /*
  * What an undoable change replaced (spacemap.c): the segments, in
  * undo_seg, follow those of the changes before it, from where the
- * segments put in their place start.  All of placing is one series on a
- * large map: 12 bytes a change and 8 a segment replaced, where 32 and 24
- * were the planner's peak.
+ * segments put in their place start.  All of placing is one series, so
+ * on a large map the log can be the planner's peak: 12 bytes a change and
+ * 8 a segment replaced.
  */
 struct sm_undo {
 	uint32_t	at;		/* first segment replaced */
 	uint32_t	nnew;		/* segments put there */
 	uint32_t	nold;		/* ... in place of these, in nold sm_undo_segs */
 };
+_Static_assert(sizeof(struct sm_undo) == 12, "spacemap.h states 12 bytes a change");
 
 /* A replaced segment (one longer than 2^32 - 1 blocks in several, joined again). */
 struct sm_undo_seg {
 	uint32_t	len, owner;
 };
+_Static_assert(sizeof(struct sm_undo_seg) == 8,
+	       "spacemap.h states 8 bytes a replaced segment");
 
 /*
  * The segments are kept in chunks of a bounded size, so that a change
@@ -111,8 +116,8 @@ struct spacemap {
 	size_t		chunk_max;	/* segments a chunk holds at most */
 	/*
 	 * Room for the chunks spacemap_build makes, in one block (a malloc
-	 * per chunk was most of the set-up's time in a heap the scan had
-	 * left in pieces): chunk_max segments a slot, slab_used of
+	 * per chunk costs more than the rest of the set-up in a heap the
+	 * scan left in pieces): chunk_max segments a slot, slab_used of
 	 * slab_chunks taken; a slot given back is taken again first.
 	 */
 	struct sm_cell	*slab;
@@ -176,8 +181,8 @@ static inline struct sm_seg spacemap_seg(const struct spacemap *sm, size_t i)
 #define SM_SEG(sm, i)	(spacemap_seg((sm), (i)))
 
 /*
- * A run spacemap_build takes: 16 bytes, where the runs of a million files
- * and the sort's copy of them were the planner's peak in 24.  Shorter than
+ * A run spacemap_build takes: 16 bytes, as the runs of every file and the
+ * sort's copy of them are the planner's peak while the map is built.  Shorter than
  * 2^32 blocks (the caller cuts a longer one: the pieces join again).
  */
 struct sm_run {
@@ -185,6 +190,7 @@ struct sm_run {
 	uint32_t	len;
 	uint32_t	owner;
 };
+_Static_assert(sizeof(struct sm_run) == 16, "spacemap.h states 16 bytes a run");
 
 /* Sort V by start, then owner, stably (in linear time). */
 errcode_t spacemap_sort(struct sm_run *v, size_t n);

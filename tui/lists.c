@@ -29,10 +29,10 @@ static enum tui_action show_and_close(struct tui *t, uint64_t fi)
  * several pieces can lose read time (one piece reads at its ideal), so
  * only those are timed and sorted; the rest follow in inode order, as
  * ties do, and are not listed anywhere: row NLOSSY + K is the K-th file
- * not in LOSSY_BY_FILE, found by a binary search.  At 2,000,000 files a
- * row for every file (8 MB written, its page faults) and a second sort
- * took most of the key's time.  Each row's figures are computed when it
- * is drawn.
+ * not in LOSSY_BY_FILE, found by a binary search: a row for every file
+ * (written in fresh pages, each a page fault) and a second sort would
+ * take most of the key's time on a large filesystem.  Each row's figures
+ * are computed when it is drawn.
  */
 struct loss_row {
 	uint64_t	key;		/* the time lost, worst first: see loss_key */
@@ -268,7 +268,7 @@ static void sets_row(struct tui *t, void *priv, uint64_t i, char *buf, size_t le
 	/*
 	 * As many member paths as the row has room for, and no more than
 	 * fill the screen's width: a set of thousands would otherwise look
-	 * up some 70 paths a row (2 kB of them) where two or three show.
+	 * up dozens of paths a row where two or three show.
 	 */
 	for (m = 0; m < s->members && pos + 1 < len && tui_width(buf) < COLS; m++) {
 		tui_file_path(t, layout->files[layout->set_members[s->first_member + m]].ino,

@@ -690,7 +690,7 @@ static const struct map_key {
 	{ 'm',	"m", "the last search's matches again", key_list },
 	{ 'c',	"c Esc", "clear the highlight and the search", key_clear },
 	{ 27,	NULL, NULL, key_clear },
-	/* 'l' would be the list the issue asks for, but it is also vi's right. */
+	/* 'l' would name the list, but it is also vi's right. */
 	{ 'L',	"L w", "the worst files by lost read time", key_list },
 	{ 'w',	NULL, NULL, key_list },
 	{ 'i',	"i", "the interleave sets", key_list },

@@ -193,7 +193,7 @@ int tui_open_matches(struct tui *t);
 /*
  * The worst files' order for L (the files that lose read time, worst
  * first): reads LAYOUT only, so the names' thread builds it beside the
- * map (at 2,000,000 files it took most of L's 100 ms).
+ * map (on a large filesystem it would take most of the time a key may).
  */
 struct tui_worst;
 errcode_t tui_worst_build(const struct layout *layout, struct tui_worst **ret);
