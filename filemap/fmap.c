@@ -368,8 +368,7 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 	m->ino = ino;
 	m->inode_size = isize > sizeof(struct ext2_inode_large) ?
 		isize : sizeof(struct ext2_inode_large);
-	for (i = 0; i < nruns; i++)
-		total += runs[i].len;
+	total = layout_pieces_blocks(runs, nruns);
 	if (extents) {
 		/* read_extents() over a depth-0 tree of one extent a run. */
 		m->extents = 1;

@@ -26,6 +26,7 @@
 #include "e2frag.h"
 #include "writer.h"
 #include "fmap_err.h"
+#include "array.h"
 
 /* ------------------------------------------------------------------ fmap.c */
 
@@ -218,6 +219,28 @@ struct plan_seg {
  */
 int runs_changes_fit(const struct plan_seg *changes, size_t n, blk64_t total);
 
+/* A growable list of changes (lib/array.h's shape). */
+struct change_vec {
+	struct plan_seg	*v;
+	size_t		n, cap;
+};
+
+static inline int change_vec_add(struct change_vec *a, blk64_t off, blk64_t len,
+				 blk64_t pblk)
+{
+	if (grow_n(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return ENOMEM;
+	a->v[a->n++] = (struct plan_seg){ off, len, pblk };
+	return 0;
+}
+
+static inline void change_vec_free(struct change_vec *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
 /*
  * The runs (stream order, adjacent runs merged) of stream CUR after
  * CHANGES.  *OUT is malloc'd.  *FITS 0 (*OUT NULL) when CHANGES do not
@@ -235,16 +258,15 @@ size_t runs_at(const blk64_t *off, size_t n, blk64_t pos);
 /*
  * runs_apply() for a caller that keeps CUR's offsets (OFF, N+1) from
  * change to change: the runs [*FIRST, *LAST) of CUR that CHANGES touch
- * become *OUT (*NOUT runs, merged among themselves but not yet with the
- * runs either side; *OUT and *CAP a scratch array the caller keeps).
- * Its cost is that of the runs touched, not of the whole stream.  *FITS
- * as runs_apply() says it (*NOUT 0 when not).
+ * become OUT's (merged among themselves but not yet with the runs either
+ * side; OUT is scratch the caller keeps, emptied first).  Its cost is
+ * that of the runs touched, not of the whole stream.  *FITS as
+ * runs_apply() says it (OUT empty when not).
  */
 errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
 			  size_t ncur, const struct plan_seg *changes,
 			  size_t nchanges, size_t *first, size_t *last,
-			  struct layout_piece **out, size_t *nout, size_t *cap,
-			  int *fits);
+			  struct piece_vec *out, int *fits);
 /*
  * The runs of RUNS (N, merged) once runs_splice() puts SPAN (NSPAN, from
  * runs_apply_span) in place of [FIRST, LAST): runs_apply()'s count.

@@ -54,12 +54,7 @@ static int tcursor_next(struct tcursor *c, blk64_t want, blk64_t *pblk,
 
 static blk64_t target_blocks(const struct target *t)
 {
-	blk64_t n = 0;
-	size_t i;
-
-	for (i = 0; i < t->nruns; i++)
-		n += t->runs[i].len;
-	return n;
+	return layout_pieces_blocks(t->runs, t->nruns);
 }
 
 uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents)

@@ -14,20 +14,14 @@
 #include "compare.h"
 #include "lower_bound.h"
 
-static errcode_t push(struct layout_piece **out, size_t *n, size_t *cap,
-		      blk64_t start, blk64_t len)
+/* Append LEN blocks at START to OUT, joined to its last run when they continue it. */
+static errcode_t push(struct piece_vec *out, blk64_t start, blk64_t len)
 {
-	if (!len)
-		return 0;
-	if (*n && (*out)[*n - 1].start + (*out)[*n - 1].len == start) {
-		(*out)[*n - 1].len += len;
+	if (out->n && out->v[out->n - 1].start + out->v[out->n - 1].len == start) {
+		out->v[out->n - 1].len += len;
 		return 0;
 	}
-	if (grow_n(out, cap, *n + 1, sizeof(**out)))
-		return ENOMEM;
-	(*out)[*n].start = start;
-	(*out)[(*n)++].len = len;
-	return 0;
+	return piece_vec_add(out, start, start + len);
 }
 
 int runs_changes_fit(const struct plan_seg *ch, size_t nch, blk64_t total)
@@ -45,14 +39,12 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 		     const struct plan_seg *ch, size_t nch,
 		     struct layout_piece **out, size_t *nout, int *fits)
 {
-	struct layout_piece *o = NULL;
-	size_t n = 0, cap = 0, i, j = 0;
-	blk64_t off = 0, total = 0;
+	struct piece_vec o = { 0 };
+	size_t i, j = 0;
+	blk64_t off = 0;
 	errcode_t ret = 0;
 
-	for (i = 0; i < ncur; i++)
-		total += cur[i].len;
-	*fits = runs_changes_fit(ch, nch, total);
+	*fits = runs_changes_fit(ch, nch, layout_pieces_blocks(cur, ncur));
 	if (!*fits) {
 		*out = NULL;
 		*nout = 0;
@@ -68,24 +60,22 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 				blk64_t stop = ch[j].off + ch[j].len < end ?
 					ch[j].off + ch[j].len : end;
 
-				ret = push(&o, &n, &cap, ch[j].pblk + (pos - ch[j].off),
-					   stop - pos);
+				ret = push(&o, ch[j].pblk + (pos - ch[j].off), stop - pos);
 				pos = stop;
 			} else {
 				blk64_t stop = j < nch && ch[j].off < end ? ch[j].off : end;
 
-				ret = push(&o, &n, &cap, cur[i].start + (pos - off),
-					   stop - pos);
+				ret = push(&o, cur[i].start + (pos - off), stop - pos);
 				pos = stop;
 			}
 		}
 	}
 	if (ret) {
-		free(o);
+		piece_vec_free(&o);
 		return ret;
 	}
-	*out = o;
-	*nout = n;
+	*out = o.v;
+	*nout = o.n;
 	return 0;
 }
 
@@ -105,14 +95,13 @@ size_t runs_at(const blk64_t *off, size_t n, blk64_t pos)
 
 errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
 			  size_t ncur, const struct plan_seg *ch, size_t nch,
-			  size_t *first, size_t *last,
-			  struct layout_piece **out, size_t *nout, size_t *cap,
+			  size_t *first, size_t *last, struct piece_vec *out,
 			  int *fits)
 {
-	size_t i, j = 0, n = 0;
+	size_t i, j = 0;
 	errcode_t ret = 0;
 
-	*nout = 0;
+	out->n = 0;
 	*first = *last = 0;
 	*fits = runs_changes_fit(ch, nch, off[ncur]);
 	if (!*fits || !nch)
@@ -132,17 +121,14 @@ errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
 			if (j < nch && ch[j].off <= pos) {
 				stop = ch[j].off + ch[j].len < end ?
 					ch[j].off + ch[j].len : end;
-				ret = push(out, &n, cap, ch[j].pblk + (pos - ch[j].off),
-					   stop - pos);
+				ret = push(out, ch[j].pblk + (pos - ch[j].off), stop - pos);
 			} else {
 				stop = j < nch && ch[j].off < end ? ch[j].off : end;
-				ret = push(out, &n, cap, cur[i].start + (pos - off[i]),
-					   stop - pos);
+				ret = push(out, cur[i].start + (pos - off[i]), stop - pos);
 			}
 			pos = stop;
 		}
 	}
-	*nout = n;
 	return ret;
 }
 
@@ -220,19 +206,18 @@ void runs_splice(struct layout_piece *runs, size_t n, size_t first, size_t last,
 errcode_t runs_of_fmap(const struct fmap *m, struct layout_piece **out,
 		       size_t *nout)
 {
-	struct layout_piece *o = NULL;
-	size_t n = 0, cap = 0;
+	struct piece_vec o = { 0 };
 	uint32_t i;
 	errcode_t ret = 0;
 
 	for (i = 0; i < m->nitems && !ret; i++)
-		ret = push(&o, &n, &cap, m->items[i].pblk, m->items[i].len);
+		ret = push(&o, m->items[i].pblk, m->items[i].len);
 	if (ret) {
-		free(o);
+		piece_vec_free(&o);
 		return ret;
 	}
-	*out = o;
-	*nout = n;
+	*out = o.v;
+	*nout = o.n;
 	return 0;
 }
 

@@ -38,8 +38,7 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
 	blk64_t moff = 0, have = 0;
 	errcode_t ret;
 
-	for (mi = 0; mi < nmeta; mi++)
-		have += meta[mi].len;
+	have = layout_pieces_blocks(meta, nmeta);
 	*fits = need <= have;
 	if (!*fits)
 		return 0;

@@ -117,4 +117,53 @@ static inline void sort_n_r(void *base, size_t n, size_t size,
 		qsort_r(base, n, size, cmp, arg);
 }
 
+/*
+ * Growable arrays: N elements in use of CAP at V (NULL while empty).  The
+ * one shape of every list the libraries above lib/ build a piece at a
+ * time, so that a function takes one argument where it took the array,
+ * its count and its room.  Zeroed to start; *_free gives the room back.
+ */
+struct piece_vec {
+	struct layout_piece *v;
+	size_t		n, cap;
+};
+
+struct blk_vec {
+	blk64_t		*v;
+	size_t		n, cap;
+};
+
+/* Append the run [START, END) (nothing when END <= START); 0 or ENOMEM. */
+static inline int piece_vec_add(struct piece_vec *a, blk64_t start, blk64_t end)
+{
+	if (end <= start)
+		return 0;
+	if (grow_n(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return ENOMEM;
+	a->v[a->n++] = (struct layout_piece){ start, end - start };
+	return 0;
+}
+
+static inline int blk_vec_add(struct blk_vec *a, blk64_t blk)
+{
+	if (grow_n(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return ENOMEM;
+	a->v[a->n++] = blk;
+	return 0;
+}
+
+static inline void piece_vec_free(struct piece_vec *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+static inline void blk_vec_free(struct blk_vec *a)
+{
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
 #endif /* LIB_ARRAY_H */

@@ -130,6 +130,17 @@ struct layout_piece {
 	blk64_t	len;
 };
 
+/* Blocks the N runs of P hold together. */
+static inline blk64_t layout_pieces_blocks(const struct layout_piece *p, size_t n)
+{
+	blk64_t blocks = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		blocks += p[i].len;
+	return blocks;
+}
+
 /*
  * One inode that owns blocks.  Kept small (24 bytes): a scan holds one per
  * file, and every program must stay within a few times e2fsck's memory.

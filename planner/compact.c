@@ -961,9 +961,9 @@ out:
 	free(c.need);
 	free(c.cross);
 	free(c.gaps);
-	free(c.cand);
+	piece_vec_free(&c.cand);
 	free(c.res);
-	free(c.want);
-	free(c.held);
+	blk_vec_free(&c.want);
+	piece_vec_free(&c.held);
 	return ret;
 }

@@ -55,9 +55,9 @@ static errcode_t holes_left(struct compact *c, int all, struct hole **out,
 			    size_t *nout)
 {
 	struct planner *p = c->p;
-	struct layout_piece *taken = NULL;
+	struct piece_vec taken = { 0 };
 	struct hole *h = NULL;
-	size_t nt = 0, tcap = 0, n = 0, hcap = 0, i, t = 0;
+	size_t n = 0, hcap = 0, i, t = 0;
 	uint64_t f;
 	errcode_t ret = 0;
 
@@ -71,11 +71,11 @@ static errcode_t holes_left(struct compact *c, int all, struct hole **out,
 			b = compact_fin(c, f, off, &left);
 			if (!left || left > need - off)
 				left = need - off;
-			ret = stage_push_piece(&taken, &nt, &tcap, b, b + left);
+			ret = piece_vec_add(&taken, b, b + left);
 			off += left;
 		}
 	}
-	sort_n(taken, nt, sizeof(*taken), cmp_piece_start);
+	sort_n(taken.v, taken.n, sizeof(*taken.v), cmp_piece_start);
 	for (i = 0; i < c->ngaps && !ret; i++) {
 		const struct gap *g = &c->gaps[i];
 		blk64_t off = 0;
@@ -88,20 +88,20 @@ static errcode_t holes_left(struct compact *c, int all, struct hole **out,
 			e = s + left;
 			off += left;
 			/* This zone's stretch of the gap less what stays taken. */
-			while (t < nt && taken[t].start + taken[t].len <= s)
+			while (t < taken.n && taken.v[t].start + taken.v[t].len <= s)
 				t++;
 			while (s < e && !ret) {
 				blk64_t he = e;
 				size_t k = t;
 
-				while (k < nt && taken[k].start + taken[k].len <= s)
+				while (k < taken.n && taken.v[k].start + taken.v[k].len <= s)
 					k++;
-				if (k < nt && taken[k].start <= s) {
-					s = taken[k].start + taken[k].len;
+				if (k < taken.n && taken.v[k].start <= s) {
+					s = taken.v[k].start + taken.v[k].len;
 					continue;
 				}
-				if (k < nt && taken[k].start < he)
-					he = taken[k].start;
+				if (k < taken.n && taken.v[k].start < he)
+					he = taken.v[k].start;
 				if (grow_n(&h, &hcap, n + 1, sizeof(*h))) {
 					ret = ENOMEM;
 					break;
@@ -111,7 +111,7 @@ static errcode_t holes_left(struct compact *c, int all, struct hole **out,
 			}
 		}
 	}
-	free(taken);
+	piece_vec_free(&taken);
 	if (ret) {
 		free(h);
 		return ret;

@@ -2,8 +2,8 @@
  * compact_int.h --- what the files of compaction (compact.c,
  * compact_stage.c, compact_move.c) share.
  */
-#ifndef DEFRAG_COMPACT_INT_H
-#define DEFRAG_COMPACT_INT_H
+#ifndef PLANNER_COMPACT_INT_H
+#define PLANNER_COMPACT_INT_H
 
 #include "planner_int.h"
 
@@ -44,18 +44,16 @@ struct compact {
 					 * (pack's retry_across) */
 	struct reserved	*res;		/* reserved slots */
 	size_t		nres, res_cap;
-	blk64_t		*want;		/* slots to reserve after the move at hand */
-	size_t		nwant, want_cap;
-	struct layout_piece *held;	/* final places the move at hand takes directly */
-	size_t		nheld, held_cap;
+	struct blk_vec	want;		/* slots to reserve after the move at hand */
+	struct piece_vec held;		/* final places the move at hand takes directly */
 	blk64_t		chunk_start;	/* the chunk at hand */
 	struct gap	*gaps;
 	size_t		ngaps;
 	struct csplit	*splits;	/* files whose final place is in pieces */
 	size_t		nsplits, splits_cap;
 	/* Staging candidates for the chunk at hand: free runs, best first. */
-	struct layout_piece *cand;
-	size_t		ncand, cand_cap, cand_next;
+	struct piece_vec cand;
+	size_t		cand_next;
 	size_t		cand_out;	/* the first cand_out are where free space stays */
 	blk64_t		cand_off;
 };
@@ -87,16 +85,14 @@ static inline blk64_t compact_fin(const struct compact *c, uint32_t f,
 
 /* Stream position of BLK in F's final place (zonewalk_off's answer). */
 blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk);
-/* Positions [S, E) of F as changes to their final blocks, one per zone (a split
- * file: one per run), appended. */
+/*
+ * Positions [S, E) of F as changes to their final blocks, one per zone (a
+ * split file: one per run), appended to OUT.
+ */
 errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
-		       blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap);
+		       blk64_t e, struct change_vec *out);
 
 /* compact_stage.c */
-errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
-			   blk64_t a, blk64_t b);
-errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
-			 blk64_t off, blk64_t len, blk64_t pblk);
 /* List the free runs outside [LO, HI) to stage into, best first. */
 errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi);
 /*
@@ -111,15 +107,16 @@ int stage_whole(struct compact *c, blk64_t len, blk64_t *at);
  */
 errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 		       struct layout_piece **out, size_t *nout);
-/* Take LEN staging blocks into *OUT (from index *NOUT); -1: too few. */
-int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
-	       size_t *nout, size_t *cap);
-/* Split positions leaving [LO, HI) into direct moves (*CH) and the rest. */
+/* Take LEN staging blocks, appended to OUT as runs; -1: too few. */
+int stage_take(struct compact *c, blk64_t len, struct piece_vec *out);
+/*
+ * Split LEN positions of F from SO on, leaving [LO, HI), into direct moves
+ * to their free final places (appended to MOVES, the places held) and
+ * the rest (appended to REST).
+ */
 errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 			     blk64_t len, blk64_t lo, blk64_t hi,
-			     struct plan_seg **ch, size_t *nch, size_t *chcap,
-			     struct plan_seg **rest, size_t *nrest,
-			     size_t *restcap);
+			     struct change_vec *moves, struct change_vec *rest);
 /* Mark the held final places with OWNER; give them back (and forget them). */
 errcode_t stage_hold(struct compact *c, uint32_t owner);
 errcode_t stage_release(struct compact *c);
@@ -196,4 +193,4 @@ struct hole {
  */
 errcode_t choles_room(struct compact *c, struct hole **out, size_t *nout);
 
-#endif /* DEFRAG_COMPACT_INT_H */
+#endif /* PLANNER_COMPACT_INT_H */

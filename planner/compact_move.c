@@ -125,9 +125,9 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 				  enum plan_move_kind kind, struct plan_seg *ch0,
 				  size_t nch0, blk64_t tree_at, int *ok)
 {
-	struct layout_piece *meta = NULL;
+	struct piece_vec meta = { 0 };
 	struct plan_seg *ch = NULL;
-	size_t nmeta = 0, cap = 0, nch = 0;
+	size_t nch = 0;
 	/*
 	 * Where the staging list was: a move that does not go through gives
 	 * back what it walked, as the list is only walked on.  A direct move
@@ -147,7 +147,7 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	*ok = 0;
 	ret = close_changes(c, f, ch0, nch0, close_stage, &alloc, &ch, &nch);
 	if (ret == E2F_ERR_NO_SPACE) {
-		c->nwant = 0;
+		c->want.n = 0;
 		c->cand_next = next;
 		c->cand_off = off;
 		return 0;
@@ -157,15 +157,15 @@ static errcode_t commit_with_tree(struct compact *c, uint32_t f,
 	if (ret)
 		goto out;
 	if (need && tree_at) {
-		ret = stage_push_piece(&meta, &nmeta, &cap, tree_at, tree_at + need);
+		ret = piece_vec_add(&meta, tree_at, tree_at + need);
 		if (ret)
 			goto out;
-	} else if (need && stage_take(c, need, &meta, &nmeta, &cap)) {
+	} else if (need && stage_take(c, need, &meta)) {
 		goto out;
 	}
 	ret = stage_release(c);
 	if (!ret)
-		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta, nmeta,
+		ret = planner_commit_changes(c->p, f, kind, ch, nch, meta.v, meta.n,
 					     &done);
 	if (!ret && !done)
 		goto out;
@@ -180,8 +180,8 @@ out:
 		c->cand_next = next;
 		c->cand_off = off;
 	}
-	c->nwant = 0;
-	free(meta);
+	c->want.n = 0;
+	piece_vec_free(&meta);
 	free(ch);
 	return ret;
 }
@@ -196,8 +196,9 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 {
 	const struct layout_piece *cur;
 	struct layout_piece sole;
-	struct layout_piece *runs = NULL, *meta = NULL;
-	size_t nruns = 0, nmeta = 0, cap = 0;
+	struct layout_piece *runs = NULL;
+	struct piece_vec meta = { 0 };
+	size_t nruns = 0;
 	uint32_t ncur, need = 0;
 	errcode_t ret;
 
@@ -232,11 +233,11 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 		size_t k;
 
 		for (k = 0; !ret && k < nruns; k++)
-			ret = stage_push_piece(&c->held, &c->nheld, &c->held_cap,
-					       runs[k].start, runs[k].start + runs[k].len);
+			ret = piece_vec_add(&c->held, runs[k].start,
+					    runs[k].start + runs[k].len);
 		if (!ret)
 			ret = stage_hold(c, SM_RESERVED);
-		if (!ret && stage_take(c, need, &meta, &nmeta, &cap)) {
+		if (!ret && stage_take(c, need, &meta)) {
 			ret = stage_release(c);
 			goto out;
 		}
@@ -245,10 +246,10 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 		if (ret)
 			goto out;
 	}
-	ret = planner_commit(c->p, f, MOVE_STAGE, runs, nruns, meta, nmeta, done);
+	ret = planner_commit(c->p, f, MOVE_STAGE, runs, nruns, meta.v, meta.n, done);
 out:
 	free(runs);
-	free(meta);
+	piece_vec_free(&meta);
 	return ret;
 }
 
@@ -258,9 +259,9 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 {
 	const struct layout_piece *cur, *meta;
 	struct layout_piece sole;
-	struct plan_seg *ch = NULL, *rest = NULL;
-	struct layout_piece *st = NULL;
-	size_t nch = 0, chcap = 0, nrest = 0, restcap = 0, stcap = 0, k, j, nind = 0;
+	struct change_vec ch = { 0 }, rest = { 0 };
+	struct piece_vec st = { 0 };
+	size_t k, j, nind = 0;
 	uint32_t ncur, nmeta, i;
 	blk64_t off = 0, left, *ind = NULL;
 	int meta_inside = 0, done, ind_known = 0;
@@ -303,7 +304,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		if (!(c->member[f] == 1 && compact_fin(c, f, off, &left) == cur[i].start &&
 		      left >= cur[i].len)) {
 			ret = stage_split_direct(c, f, off + (a - cur[i].start), b - a, lo, hi,
-					   &ch, &nch, &chcap, &rest, &nrest, &restcap);
+						 &ch, &rest);
 			continue;
 		}
 		/*
@@ -327,44 +328,44 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		to = lower_bound(from, nind, blk_before, ind,
 				 &(blk64_t){ off + (b - cur[i].start) });
 		for (k = from; !ret && k < to; k++)
-			ret = stage_push_seg(&rest, &nrest, &restcap, ind[k], 1, 0);
+			ret = change_vec_add(&rest, ind[k], 1, 0);
 	}
 	/* Hold the direct places first, so that staging does not hand them out too. */
 	if (!ret)
 		ret = stage_hold(c, SM_RESERVED);
-	for (j = 0; !ret && j < nrest; j++) {
-		blk64_t so = rest[j].off;
+	for (j = 0; !ret && j < rest.n; j++) {
+		blk64_t so = rest.v[j].off;
 
-		if (stage_take(c, rest[j].len, &st, &(size_t){ 0 }, &stcap)) {
+		st.n = 0;
+		if (stage_take(c, rest.v[j].len, &st)) {
 			*ok = 0;
 			break;
 		}
-		/* stage_take appended from index 0: walk what it gave. */
-		for (k = 0; !ret && so < rest[j].off + rest[j].len; k++) {
-			ret = stage_push_seg(&ch, &nch, &chcap, so, st[k].len, st[k].start);
-			so += st[k].len;
+		for (k = 0; !ret && so < rest.v[j].off + rest.v[j].len; k++) {
+			ret = change_vec_add(&ch, so, st.v[k].len, st.v[k].start);
+			so += st.v[k].len;
 		}
 	}
 	if (ret || !*ok)
 		goto out;
-	sort_n(ch, nch, sizeof(*ch), plan_seg_cmp_off);
+	sort_n(ch.v, ch.n, sizeof(*ch.v), plan_seg_cmp_off);
 	meta = planner_meta(c->p, f, &nmeta);
 	for (i = 0; i < nmeta; i++)
 		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)
 			meta_inside = 1;
-	if (nch || meta_inside)
-		ret = commit_with_tree(c, f, MOVE_STAGE, ch, nch, 0, ok);
+	if (ch.n || meta_inside)
+		ret = commit_with_tree(c, f, MOVE_STAGE, ch.v, ch.n, 0, ok);
 out:
-	if (c->nheld) {
+	if (c->held.n) {
 		errcode_t r2 = stage_release(c);
 
 		if (!ret)
 			ret = r2;
 	}
 	free(ind);
-	free(ch);
-	free(rest);
-	free(st);
+	change_vec_free(&ch);
+	change_vec_free(&rest);
+	piece_vec_free(&st);
 	return ret;
 }
 
@@ -379,9 +380,9 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	/* The stream positions whose final places lie in [LO, HI). */
 	blk64_t s = compact_off(c, f, lo);
 	blk64_t e = compact_off(c, f, hi);
-	struct plan_seg *ch = NULL;
+	struct change_vec ch = { 0 };
 	blk64_t *inc = NULL;
-	size_t ninc = 0, nch = 0, cap = 0, k;
+	size_t ninc = 0, k;
 	errcode_t ret;
 
 	*ok = 1;
@@ -396,7 +397,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		/* Its last part: everything to its final place, reserved slots too. */
 		ret = stage_unreserve(c, f);
 		if (!ret)
-			ret = compact_segs(c, f, 0, n, &ch, &nch, &cap);
+			ret = compact_segs(c, f, 0, n, &ch);
 		/* Its tree right after it, unless that runs into the next zone. */
 		if (!ret && c->need[f] > n) {
 			need = c->need[f] - n;
@@ -405,8 +406,8 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			tree = at;
 		}
 		if (!ret)
-			ret = commit_with_tree(c, f, MOVE_PLACE, ch, nch, tree, ok);
-		free(ch);
+			ret = commit_with_tree(c, f, MOVE_PLACE, ch.v, ch.n, tree, ok);
+		change_vec_free(&ch);
 		return ret;
 	}
 	/*
@@ -420,7 +421,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		blk64_t stop = k < ninc ? inc[k] : e;
 
 		if (stop > s)
-			ret = compact_segs(c, f, s, stop, &ch, &nch, &cap);
+			ret = compact_segs(c, f, s, stop, &ch);
 		if (!ret && k < ninc) {
 			if (stage_want_slot(c, compact_fin(c, f, inc[k], NULL)))
 				ret = ENOMEM;
@@ -428,9 +429,9 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		}
 	}
 	if (!ret)
-		ret = commit_with_tree(c, f, MOVE_FILL, ch, nch, 0, ok);
-	c->nwant = 0;
-	free(ch);
+		ret = commit_with_tree(c, f, MOVE_FILL, ch.v, ch.n, 0, ok);
+	c->want.n = 0;
+	change_vec_free(&ch);
 	free(inc);
 	return ret;
 }
@@ -452,8 +453,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 
 static errcode_t direct_push(struct compact *c, blk64_t so, blk64_t len,
 			     blk64_t fin, const blk64_t *ind, size_t nind,
-			     size_t *k, struct plan_seg **ch, size_t *nch,
-			     size_t *cap)
+			     size_t *k, struct change_vec *ch)
 {
 	errcode_t ret = 0;
 
@@ -465,10 +465,9 @@ static errcode_t direct_push(struct compact *c, blk64_t so, blk64_t len,
 		if (*k < nind && ind[*k] < so + len)
 			n = ind[*k] - so;
 		if (n) {
-			ret = stage_push_seg(ch, nch, cap, so, n, fin);
+			ret = change_vec_add(ch, so, n, fin);
 			if (!ret)
-				ret = stage_push_piece(&c->held, &c->nheld, &c->held_cap,
-						       fin, fin + n);
+				ret = piece_vec_add(&c->held, fin, fin + n);
 		}
 		if (n < len) {		/* skip the indirect block */
 			n++;
@@ -512,9 +511,9 @@ errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved)
 	const struct spacemap *sm = &c->p->sm;
 	const struct layout_piece *cur;
 	struct layout_piece sole;
-	struct plan_seg *ch = NULL;
+	struct change_vec ch = { 0 };
 	blk64_t *ind = NULL, off = 0, n;
-	size_t nch = 0, cap = 0, nind = 0, k = 0, j;
+	size_t nind = 0, k = 0, j;
 	uint32_t ncur, i;
 	int ok = 1;
 	errcode_t ret;
@@ -539,38 +538,37 @@ errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved)
 			if (g->start + g->len - fin < m)
 				m = g->start + g->len - fin;
 			if (fin != b && g->owner == SM_FREE)
-				ret = direct_push(c, o, m, fin, ind, nind, &k, &ch, &nch,
-						  &cap);
+				ret = direct_push(c, o, m, fin, ind, nind, &k, &ch);
 			o += m;
 			b += m;
 		}
 	}
-	for (j = 0; j < nch; j++)
-		*moved += ch[j].len;
+	for (j = 0; j < ch.n; j++)
+		*moved += ch.v[j].len;
 	/*
 	 * Each such move rewrites the indirect blocks mapping what it moves
 	 * (or the extent tree): worth it only for enough blocks at once.
 	 */
-	if (!ret && nch) {
+	if (!ret && ch.n) {
 		uint32_t extra = 0;
 
-		ret = direct_extra(c, f, ch, nch, &extra);
+		ret = direct_extra(c, f, ch.v, ch.n, &extra);
 		if (!ret && *moved < DIRECT_GAIN * (blk64_t)extra)
-			nch = *moved = 0;
+			ch.n = *moved = 0;
 	}
-	if (!ret && nch)
+	if (!ret && ch.n)
 		ret = stage_hold(c, SM_RESERVED);
-	if (!ret && nch)
-		ret = commit_with_tree(c, f, MOVE_FILL, ch, nch, 0, &ok);
+	if (!ret && ch.n)
+		ret = commit_with_tree(c, f, MOVE_FILL, ch.v, ch.n, 0, &ok);
 	if (!ok)
 		*moved = 0;
-	if (c->nheld) {
+	if (c->held.n) {
 		errcode_t r2 = stage_release(c);
 
 		if (!ret)
 			ret = r2;
 	}
-	free(ch);
+	change_vec_free(&ch);
 	free(ind);
 	return ret;
 }

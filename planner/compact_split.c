@@ -79,7 +79,7 @@ blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk)
 }
 
 errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
-		       blk64_t e, struct plan_seg **ch, size_t *nch, size_t *cap)
+		       blk64_t e, struct change_vec *out)
 {
 	const struct csplit *sp = c->nsplits ? csplit_of(c, f) : NULL;
 
@@ -88,9 +88,8 @@ errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
 			zonewalk_blk(c->p, c->final[f], s, &left);
 		blk64_t n = left && left < e - s ? left : e - s;
 
-		if (grow_n(ch, cap, *nch + 1, sizeof(**ch)))
+		if (change_vec_add(out, s, n, b))
 			return ENOMEM;
-		(*ch)[(*nch)++] = (struct plan_seg){ s, n, b };
 		s += n;
 	}
 	return 0;

@@ -13,17 +13,6 @@
 #include "compare.h"
 #include "lower_bound.h"
 
-errcode_t stage_push_piece(struct layout_piece **arr, size_t *n, size_t *cap,
-			    blk64_t a, blk64_t b)
-{
-	if (b <= a)
-		return 0;
-	if (grow_n(arr, cap, *n + 1, sizeof(**arr)))
-		return ENOMEM;
-	(*arr)[(*n)++] = (struct layout_piece){ a, b - a };
-	return 0;
-}
-
 static int gap_ends_at_or_before(const void *gaps, uint64_t i, const void *blk)
 {
 	const struct gap *g = &((const struct gap *)gaps)[i];
@@ -39,7 +28,7 @@ static size_t gap_at(const struct compact *c, blk64_t blk)
 
 /* Sort [A, B) into where free space stays (*OUT) and packed areas (*IN). */
 static errcode_t split_packed(struct compact *c, blk64_t a, blk64_t b,
-			      struct layout_piece **in, size_t *nin, size_t *incap)
+			      struct piece_vec *in)
 {
 	size_t g = gap_at(c, a);
 	errcode_t ret = 0;
@@ -48,24 +37,22 @@ static errcode_t split_packed(struct compact *c, blk64_t a, blk64_t b,
 		blk64_t ps, pe;
 
 		if (g >= c->ngaps || c->gaps[g].start >= b)
-			return stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, a, b);
+			return piece_vec_add(&c->cand, a, b);
 		ps = c->gaps[g].start;
 		pe = ps + c->gaps[g].used;
 		if (a < ps) {
-			ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, a,
-					 ps < b ? ps : b);
+			ret = piece_vec_add(&c->cand, a, ps < b ? ps : b);
 			a = ps;
 			continue;
 		}
 		if (a < pe) {
-			ret = stage_push_piece(in, nin, incap, a, pe < b ? pe : b);
+			ret = piece_vec_add(in, a, pe < b ? pe : b);
 			a = pe;
 		}
 		if (a < b) {
 			blk64_t ge = c->gaps[g].start + c->gaps[g].len;
 
-			ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, a,
-					 ge < b ? ge : b);
+			ret = piece_vec_add(&c->cand, a, ge < b ? ge : b);
 			a = ge;
 		}
 		g++;
@@ -81,11 +68,11 @@ static errcode_t split_packed(struct compact *c, blk64_t a, blk64_t b,
 errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 {
 	const struct spacemap *sm = &c->p->sm;
-	struct layout_piece *in = NULL;
-	size_t nin = 0, incap = 0, i, k, o;
+	struct piece_vec in = { 0 };
+	size_t i, k, o;
 	errcode_t ret = 0;
 
-	c->ncand = 0;
+	c->cand.n = 0;
 	c->cand_next = 0;
 	c->cand_off = 0;
 	/*
@@ -102,10 +89,9 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 				continue;
 			s = sm_cell_start(&ck->seg[o]);
 			e = spacemap_next_start(sm, k, o);
-			ret = split_packed(c, s, e < lo ? e : (s < lo ? lo : s), &in, &nin,
-					   &incap);
+			ret = split_packed(c, s, e < lo ? e : (s < lo ? lo : s), &in);
 			if (!ret)
-				ret = split_packed(c, s > hi ? s : hi, e, &in, &nin, &incap);
+				ret = split_packed(c, s > hi ? s : hi, e, &in);
 		}
 	}
 	/*
@@ -113,11 +99,10 @@ errcode_t stage_gather(struct compact *c, blk64_t lo, blk64_t hi)
 	 * (free segments in order, cut in order, none empty).  Highest first
 	 * is that order backwards: no sort, and this is made at every step.
 	 */
-	c->cand_out = c->ncand;
-	for (i = nin; i-- > 0 && !ret;)
-		ret = stage_push_piece(&c->cand, &c->ncand, &c->cand_cap, in[i].start,
-				 in[i].start + in[i].len);
-	free(in);
+	c->cand_out = c->cand.n;
+	for (i = in.n; i-- > 0 && !ret;)
+		ret = piece_vec_add(&c->cand, in.v[i].start, in.v[i].start + in.v[i].len);
+	piece_vec_free(&in);
 	return ret;
 }
 
@@ -129,7 +114,7 @@ int stage_whole(struct compact *c, blk64_t len, blk64_t *at)
 	int found = 0;
 
 	for (i = 0; i < c->cand_out; i++) {
-		const struct layout_piece *r = &c->cand[i];
+		const struct layout_piece *r = &c->cand.v[i];
 		size_t g = spacemap_find(sm, r->start);
 		blk64_t s = r->start, l;
 
@@ -167,14 +152,15 @@ errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
 	}
 	/* What is still free of the runs where free space stays. */
 	for (i = 0; i < c->cand_out; i++) {
-		size_t g = spacemap_find(sm, c->cand[i].start);
+		const struct layout_piece *r = &c->cand.v[i];
+		size_t g = spacemap_find(sm, r->start);
 		blk64_t l;
 
 		if (SM_SEG(sm, g).owner != SM_FREE)
 			continue;
-		l = SM_SEG(sm, g).start + SM_SEG(sm, g).len - c->cand[i].start;
-		f[nf].start = c->cand[i].start;
-		f[nf++].len = l < c->cand[i].len ? l : c->cand[i].len;
+		l = SM_SEG(sm, g).start + SM_SEG(sm, g).len - r->start;
+		f[nf].start = r->start;
+		f[nf++].len = l < r->len ? l : r->len;
 	}
 	sort_n(f, nf, sizeof(*f), runs_cmp_len_desc);
 	for (i = 0, k = 0; left && i < nf && k < max_runs; i++) {
@@ -205,8 +191,7 @@ errcode_t stage_fewest(struct compact *c, blk64_t len, uint32_t max_runs,
  * too few.  The candidates were listed when the chunk began; blocks taken
  * since by a direct move to a final place are skipped.
  */
-int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
-			size_t *nout, size_t *cap)
+int stage_take(struct compact *c, blk64_t len, struct piece_vec *out)
 {
 	const struct spacemap *sm = &c->p->sm;
 
@@ -216,18 +201,18 @@ int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 		const struct sm_seg *g = &gv;
 		blk64_t n, at;
 
-		if (c->cand_next >= c->ncand)
+		if (c->cand_next >= c->cand.n)
 			return -1;
-		r = &c->cand[c->cand_next];
+		r = &c->cand.v[c->cand_next];
 		at = r->start + c->cand_off;
 		n = r->len - c->cand_off < len ? r->len - c->cand_off : len;
 		gv = SM_SEG(sm, spacemap_find(sm, at));
 		if (g->start + g->len - at < n)
 			n = g->start + g->len - at;
 		if (g->owner == SM_FREE) {
-			if (*nout && (*out)[*nout - 1].start + (*out)[*nout - 1].len == at)
-				(*out)[*nout - 1].len += n;
-			else if (stage_push_piece(out, nout, cap, at, at + n))
+			if (out->n && out->v[out->n - 1].start + out->v[out->n - 1].len == at)
+				out->v[out->n - 1].len += n;
+			else if (piece_vec_add(out, at, at + n))
 				return -1;
 			len -= n;
 		}
@@ -240,15 +225,6 @@ int stage_take(struct compact *c, blk64_t len, struct layout_piece **out,
 	return 0;
 }
 
-errcode_t stage_push_seg(struct plan_seg **ch, size_t *n, size_t *cap,
-			  blk64_t off, blk64_t len, blk64_t pblk)
-{
-	if (grow_n(ch, cap, *n + 1, sizeof(**ch)))
-		return ENOMEM;
-	(*ch)[(*n)++] = (struct plan_seg){ off, len, pblk };
-	return 0;
-}
-
 
 /* Mark the held final places (c->held) as taken, or give them back. */
 errcode_t stage_hold(struct compact *c, uint32_t owner)
@@ -257,15 +233,15 @@ errcode_t stage_hold(struct compact *c, uint32_t owner)
 	size_t i;
 	errcode_t ret;
 
-	if (!c->nheld)
+	if (!c->held.n)
 		return 0;
-	ch = malloc(c->nheld * sizeof(*ch));
+	ch = malloc(c->held.n * sizeof(*ch));
 	if (!ch)
 		return ENOMEM;
-	sort_n(c->held, c->nheld, sizeof(*c->held), compare_piece_start);
-	for (i = 0; i < c->nheld; i++)
-		ch[i] = (struct sm_seg){ c->held[i].start, c->held[i].len, owner };
-	ret = spacemap_apply(&c->p->sm, ch, c->nheld);
+	sort_n(c->held.v, c->held.n, sizeof(*c->held.v), compare_piece_start);
+	for (i = 0; i < c->held.n; i++)
+		ch[i] = (struct sm_seg){ c->held.v[i].start, c->held.v[i].len, owner };
+	ret = spacemap_apply(&c->p->sm, ch, c->held.n);
 	free(ch);
 	return ret;
 }
@@ -275,19 +251,18 @@ errcode_t stage_release(struct compact *c)
 {
 	errcode_t ret = stage_hold(c, SM_FREE);
 
-	c->nheld = 0;
+	c->held.n = 0;
 	return ret;
 }
 
 /*
  * Where LEN stream positions of F from SO on go when they leave [LO, HI):
  * their final places where those are free (they never move again), to
- * *CH, held; what remains, to *REST for staging.
+ * MOVES, held; what remains, to REST for staging.
  */
 errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
-			      blk64_t len, blk64_t lo, blk64_t hi,
-			      struct plan_seg **ch, size_t *nch, size_t *chcap,
-			      struct plan_seg **rest, size_t *nrest, size_t *restcap)
+			     blk64_t len, blk64_t lo, blk64_t hi,
+			     struct change_vec *moves, struct change_vec *rest)
 {
 	const struct spacemap *sm = &c->p->sm;
 	errcode_t ret = 0;
@@ -318,12 +293,11 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 			}
 		}
 		if (direct) {
-			ret = stage_push_seg(ch, nch, chcap, so, n, fin);
+			ret = change_vec_add(moves, so, n, fin);
 			if (!ret)
-				ret = stage_push_piece(&c->held, &c->nheld, &c->held_cap, fin,
-						 fin + n);
+				ret = piece_vec_add(&c->held, fin, fin + n);
 		} else {
-			ret = stage_push_seg(rest, nrest, restcap, so, n, 0);
+			ret = change_vec_add(rest, so, n, 0);
 		}
 		so += n;
 		len -= n;
@@ -333,10 +307,7 @@ errcode_t stage_split_direct(struct compact *c, uint32_t f, blk64_t so,
 
 errcode_t stage_want_slot(struct compact *c, blk64_t blk)
 {
-	if (grow_n(&c->want, &c->want_cap, c->nwant + 1, sizeof(*c->want)))
-		return ENOMEM;
-	c->want[c->nwant++] = blk;
-	return 0;
+	return blk_vec_add(&c->want, blk);
 }
 
 /*
@@ -346,14 +317,13 @@ errcode_t stage_want_slot(struct compact *c, blk64_t blk)
  */
 int stage_mapping(struct compact *c, uint32_t f, blk64_t pos, blk64_t *pblk)
 {
-	struct layout_piece *one = NULL;
-	size_t n = 0, cap = 0;
+	struct piece_vec one = { 0 };
 	int ret;
 
-	ret = stage_take(c, 1, &one, &n, &cap);
+	ret = stage_take(c, 1, &one);
 	if (!ret)
-		*pblk = one[0].start;
-	free(one);
+		*pblk = one.v[0].start;
+	piece_vec_free(&one);
 	/*
 	 * A final place behind the chunk would be taken as free space; one
 	 * inside it is the fill's to deal with.
@@ -369,15 +339,15 @@ errcode_t stage_reserve_wanted(struct compact *c, uint32_t f)
 	size_t i;
 	errcode_t ret = 0;
 
-	for (i = 0; i < c->nwant && !ret; i++) {
-		if (!spacemap_is(&c->p->sm, c->want[i], 1, SM_FREE))
+	for (i = 0; i < c->want.n && !ret; i++) {
+		if (!spacemap_is(&c->p->sm, c->want.v[i], 1, SM_FREE))
 			continue;	/* taken by its own block: nothing to keep */
 		if (grow_n(&c->res, &c->res_cap, c->nres + 1, sizeof(*c->res)))
 			return ENOMEM;
-		c->res[c->nres++] = (struct reserved){ f, c->want[i] };
-		ret = spacemap_assign(&c->p->sm, c->want[i], 1, SM_RESERVED);
+		c->res[c->nres++] = (struct reserved){ f, c->want.v[i] };
+		ret = spacemap_assign(&c->p->sm, c->want.v[i], 1, SM_RESERVED);
 	}
-	c->nwant = 0;
+	c->want.n = 0;
 	return ret;
 }
 

@@ -419,7 +419,7 @@ static void sort_changes(struct sm_seg *v, size_t n)
  * differ are released and gained, all old tree blocks released and the
  * new ones gained.  Every gained block must be free now: *FITS 0 when
  * one is not, or OLD and NEW differ in length, or a block is both left
- * and taken.  *OUT is the planner's scratch (p->changes, where each move
+ * and taken.  *OUT is the planner's scratch (p->commit.changes, where each move
  * made and freed an array of its own), good until the next move.
  */
 static errcode_t move_changes(struct planner *p, uint32_t file,
@@ -447,10 +447,10 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 			if (!spacemap_is(&p->sm, y, len, SM_FREE))
 				*fits = 0;
 			else
-				ret = grow_n(&p->changes, &p->changes_cap, n + 2,
-					     sizeof(*p->changes));
+				ret = grow_n(&p->commit.changes, &p->commit.changes_cap, n + 2,
+					     sizeof(*p->commit.changes));
 			if (!ret && *fits) {
-				struct sm_seg *ch = p->changes;
+				struct sm_seg *ch = p->commit.changes;
 
 				ch[n++] = (struct sm_seg){ x, len, SM_FREE };
 				ch[n++] = (struct sm_seg){ y, len, SM_FILE0 + file };
@@ -471,31 +471,31 @@ static errcode_t move_changes(struct planner *p, uint32_t file,
 	if (!ret && *fits && (i < nold || j < nnew))
 		*fits = 0;	/* lengths differ */
 	for (k = 0; k < nom && !ret && *fits; k++) {
-		ret = grow_n(&p->changes, &p->changes_cap, n + 1, sizeof(*p->changes));
+		ret = grow_n(&p->commit.changes, &p->commit.changes_cap, n + 1, sizeof(*p->commit.changes));
 		if (!ret)
-			p->changes[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
+			p->commit.changes[n++] = (struct sm_seg){ om[k].start, om[k].len, SM_FREE };
 	}
 	for (k = 0; k < nmeta && !ret && *fits; k++) {
 		if (!spacemap_is(&p->sm, meta[k].start, meta[k].len, SM_FREE))
 			*fits = 0;
 		else
-			ret = grow_n(&p->changes, &p->changes_cap, n + 1,
-				     sizeof(*p->changes));
+			ret = grow_n(&p->commit.changes, &p->commit.changes_cap, n + 1,
+				     sizeof(*p->commit.changes));
 		if (!ret && *fits) {
-			p->changes[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
+			p->commit.changes[n++] = (struct sm_seg){ meta[k].start, meta[k].len,
 							   SM_FILE0 + file };
 			*copy += meta[k].len;
 		}
 	}
 	if (ret || !*fits)
 		return ret;
-	sort_changes(p->changes, n);
+	sort_changes(p->commit.changes, n);
 	for (i = 1; i < n; i++)
-		if (p->changes[i - 1].start + p->changes[i - 1].len > p->changes[i].start) {
+		if (p->commit.changes[i - 1].start + p->commit.changes[i - 1].len > p->commit.changes[i].start) {
 			*fits = 0;	/* a block both left and taken */
 			return 0;
 		}
-	*out = p->changes;
+	*out = p->commit.changes;
 	*nout = n;
 	return 0;
 }
@@ -527,14 +527,13 @@ static size_t splice_room(size_t n)
 
 struct splice {
 	size_t		first, last;	/* the runs the move touches */
-	size_t		nspan;		/* the runs they become: p->span */
 	size_t		count;		/* the file's runs after the move */
-	int		offsets;	/* p->ro_off is kept for the file */
+	int		offsets;	/* the runs index's offsets are kept for the file */
 };
 
 /*
  * The runs SEGS make of F's (FILE's, own, at least SPLICE_MIN) runs where
- * they touch them, into p->span, and room for the result in F's array
+ * they touch them, into p->commit.span, and room for the result in F's array
  * (and in the offsets kept): nothing fails after this but what the
  * caller checks.  The runs themselves stay as they are.  *FITS 0
  * (nothing done) when SEGS do not fit F's stream.
@@ -551,28 +550,27 @@ static errcode_t splice_prepare(struct planner *p, uint32_t file,
 	ret = planner_run_offsets(p, file, f->runs, f->nruns, &off);
 	if (!ret)
 		ret = runs_apply_span(f->runs, off, f->nruns, segs, nsegs, &sp->first,
-				      &sp->last, &p->span, &sp->nspan, &p->span_cap,
-				      fits);
+				      &sp->last, &p->commit.span, fits);
 	if (ret || !*fits)
 		return ret;
 	sp->count = f->nruns;
-	if (sp->nspan)
+	if (p->commit.span.n)
 		sp->count = runs_spliced_count(f->runs, f->nruns, sp->first, sp->last,
-					       p->span, sp->nspan);
+					       p->commit.span.v, p->commit.span.n);
 	if (sp->count > f->nruns) {
 		struct layout_piece *more = realloc(f->runs, splice_room(sp->count) *
 						    sizeof(*more));
 
 		if (!more)
 			return ENOMEM;
-		if (p->ro_runs == f->runs)
-			p->ro_runs = more;	/* the same runs, moved */
+		if (p->runs_index.runs == f->runs)
+			p->runs_index.runs = more;	/* the same runs, moved */
 		f->runs = more;
 	}
 	/* planner_run_offsets kept them: at SPLICE_MIN runs it keeps them all. */
-	sp->offsets = p->ro_valid && p->ro_file == file && p->ro_runs == f->runs &&
-		      p->ro_n == f->nruns &&
-		      !grow_n(&p->ro_off, &p->ro_cap, sp->count + 1, sizeof(*p->ro_off));
+	sp->offsets = runs_index_holds(&p->runs_index, file, f->runs, f->nruns) &&
+		      !grow_n(&p->runs_index.off, &p->runs_index.cap, sp->count + 1,
+			      sizeof(*p->runs_index.off));
 	return 0;
 }
 
@@ -582,9 +580,9 @@ static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
 {
 	if (!sp->offsets)
 		planner_run_offsets_forget(p);
-	if (sp->nspan)
-		runs_splice(f->runs, f->nruns, sp->first, sp->last, p->span, sp->nspan,
-			    sp->offsets ? p->ro_off : NULL);
+	if (p->commit.span.n)
+		runs_splice(f->runs, f->nruns, sp->first, sp->last, p->commit.span.v,
+			    p->commit.span.n, sp->offsets ? p->runs_index.off : NULL);
 	if (sp->count == 1) {
 		blk64_t start = f->runs[0].start;
 
@@ -603,9 +601,9 @@ static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
 			f->runs = fit;
 	}
 	if (sp->offsets) {
-		p->ro_file = file;
-		p->ro_runs = f->runs;
-		p->ro_n = (uint32_t)sp->count;
+		p->runs_index.file = file;
+		p->runs_index.runs = f->runs;
+		p->runs_index.n = (uint32_t)sp->count;
 	}
 }
 
@@ -645,7 +643,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		nnew = sp.count;
 		/* (F's runs, perhaps moved to more room: not OLD any more) */
 		ret = move_changes(p, file, f->runs + sp.first, sp.last - sp.first,
-				   p->span, sp.nspan, meta, nmeta, &ch, &nch, &copy,
+				   p->commit.span.v, p->commit.span.n, meta, nmeta, &ch, &nch, &copy,
 				   &fits);
 	} else {
 		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew, &fits);

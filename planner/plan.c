@@ -678,7 +678,7 @@ out:
 	free(p.members);
 	free(p.member_keys);
 	free(p.owner_count);
-	free(p.changes);
+	free(p.commit.changes);
 	fmap_close_free(&p.close);
 	planner_run_offsets_free(&p);
 	while (p.snap)

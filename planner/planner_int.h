@@ -161,6 +161,38 @@ struct member_key {
 	uint32_t	file, at;
 };
 
+/*
+ * runs_index.c: the stream offsets of one file's runs (N of them, at
+ * RUNS: the file's array, compared by address), kept between its moves
+ * while VALID, and shifted in place by a commit that splices its runs
+ * (filestate.c).
+ */
+struct runs_index {
+	blk64_t		*off;		/* N + 1 of them; room for CAP */
+	size_t		cap;
+	const struct layout_piece *runs;
+	uint32_t	file, n;
+	int		valid;
+};
+
+/* Whether X holds the offsets of FILE's runs RUNS (N of them). */
+static inline int runs_index_holds(const struct runs_index *x, uint32_t file,
+				   const struct layout_piece *runs, uint32_t n)
+{
+	return x->valid && x->file == file && x->runs == runs && x->n == n;
+}
+
+/*
+ * filestate.c's scratch for planner_commit, kept between moves: the space
+ * map changes of a move, and the runs a move makes of the stretch of a
+ * file it touches (runs_apply_span).
+ */
+struct commit_scratch {
+	struct sm_seg	*changes;
+	size_t		changes_cap;
+	struct piece_vec span;
+};
+
 struct planner {
 	struct layout	*layout;
 	ext2_filsys	fs;
@@ -210,27 +242,14 @@ struct planner {
 	 * it, and its pages are 4 bytes for every file.
 	 */
 	uint32_t	*owner_count;
-	/* filestate.c's scratch: a move's space map changes, kept between moves. */
-	struct sm_seg	*changes;
-	size_t		changes_cap;
+	struct commit_scratch commit;	/* filestate.c's, kept between moves */
 	/*
 	 * fmap_close.c's scratch (compact_move.c's partial moves), kept
 	 * between moves: made and freed at every move, its arrays (over the
 	 * mmap threshold) would be mapped and unmapped each time.
 	 */
 	struct fmap_close close;
-	/*
-	 * runs_index.c: the stream offsets of one file's runs (RO_N of them,
-	 * at RO_RUNS), kept between its moves while RO_VALID; and the runs a
-	 * move makes of the stretch it touches (filestate.c's scratch).
-	 */
-	blk64_t		*ro_off;
-	size_t		ro_cap;
-	const struct layout_piece *ro_runs;
-	uint32_t	ro_file, ro_n;
-	int		ro_valid;
-	struct layout_piece *span;
-	size_t		span_cap;
+	struct runs_index runs_index;	/* runs_index.c's: one file's run offsets */
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
 };
@@ -290,12 +309,10 @@ const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
 {
 	const struct layout_piece *meta;
-	uint32_t i, nmeta, n = 0;
+	uint32_t nmeta;
 
 	meta = planner_meta(p, file, &nmeta);
-	for (i = 0; i < nmeta; i++)
-		n += meta[i].len;
-	return n;
+	return (uint32_t)layout_pieces_blocks(meta, nmeta);
 }
 
 /*

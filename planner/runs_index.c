@@ -12,6 +12,7 @@
  * forgets them.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "planner_int.h"
 #include "array.h"
@@ -23,38 +24,35 @@ errcode_t planner_run_offsets(struct planner *p, uint32_t file,
 			      const struct layout_piece *runs, uint32_t n,
 			      const blk64_t **off)
 {
-	if (p->ro_valid && p->ro_file == file && p->ro_runs == runs &&
-	    p->ro_n == n) {
-		*off = p->ro_off;
+	struct runs_index *x = &p->runs_index;
+
+	if (runs_index_holds(x, file, runs, n)) {
+		*off = x->off;
 		return 0;
 	}
-	p->ro_valid = 0;
-	if (grow_n(&p->ro_off, &p->ro_cap, (size_t)n + 1, sizeof(*p->ro_off)))
+	x->valid = 0;
+	if (grow_n(&x->off, &x->cap, (size_t)n + 1, sizeof(*x->off)))
 		return ENOMEM;
-	runs_offsets(runs, n, p->ro_off);
+	runs_offsets(runs, n, x->off);
 	/* (One run is the caller's SOLE, on its stack: never kept.) */
 	if (n >= RUNS_INDEX_MIN) {
-		p->ro_valid = 1;
-		p->ro_file = file;
-		p->ro_runs = runs;
-		p->ro_n = n;
+		x->valid = 1;
+		x->file = file;
+		x->runs = runs;
+		x->n = n;
 	}
-	*off = p->ro_off;
+	*off = x->off;
 	return 0;
 }
 
 void planner_run_offsets_forget(struct planner *p)
 {
-	p->ro_valid = 0;
+	p->runs_index.valid = 0;
 }
 
 void planner_run_offsets_free(struct planner *p)
 {
-	free(p->ro_off);
-	p->ro_off = NULL;
-	p->ro_cap = 0;
-	p->ro_valid = 0;
-	free(p->span);
-	p->span = NULL;
-	p->span_cap = 0;
+	free(p->runs_index.off);
+	memset(&p->runs_index, 0, sizeof(p->runs_index));
+	piece_vec_free(&p->commit.span);
 }

@@ -52,8 +52,7 @@ static errcode_t free_outside(const struct planner *p, blk64_t limit,
 
 /* Take LEN blocks from the stretches F (cursor *FI, *FO) as changes from stream OFF. */
 static int take_segs(const struct layout_piece *f, size_t nf, size_t *fi,
-		     blk64_t *fo, blk64_t off, blk64_t len,
-		     struct plan_seg **segs, size_t *nsegs, size_t *cap)
+		     blk64_t *fo, blk64_t off, blk64_t len, struct change_vec *out)
 {
 	while (len) {
 		blk64_t n;
@@ -62,10 +61,11 @@ static int take_segs(const struct layout_piece *f, size_t nf, size_t *fi,
 			(*fi)++;
 			*fo = 0;
 		}
-		if (*fi >= nf || grow_n(segs, cap, *nsegs + 1, sizeof(**segs)))
+		if (*fi >= nf)
 			return -1;
 		n = f[*fi].len - *fo < len ? f[*fi].len - *fo : len;
-		(*segs)[(*nsegs)++] = (struct plan_seg){ off, n, f[*fi].start + *fo };
+		if (change_vec_add(out, off, n, f[*fi].start + *fo))
+			return -1;
 		*fo += n;
 		off += n;
 		len -= n;
@@ -78,8 +78,8 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 {
 	const struct layout_piece *cur, *meta;
 	struct layout_piece sole, *f = NULL, *after = NULL, *tree = NULL;
-	struct plan_seg *segs = NULL;
-	size_t nf = 0, fi = 0, nsegs = 0, cap = 0, nafter = 0, next = 0, ntree = 0;
+	struct change_vec segs = { 0 };
+	size_t nf = 0, fi = 0, nafter = 0, next = 0, ntree = 0;
 	blk64_t fo = 0, off = 0;
 	uint32_t ncur, nmeta, need, i;
 	int tree_inside = 0, fits;
@@ -105,16 +105,16 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 			cur[i].start + cur[i].len : hi;
 
 		if (a < b && take_segs(f, nf, &fi, &fo, off + (a - cur[i].start),
-				       b - a, &segs, &nsegs, &cap))
+				       b - a, &segs))
 			goto out;	/* no room outside */
 	}
-	if (!nsegs && !tree_inside) {
+	if (!segs.n && !tree_inside) {
 		*ok = 1;	/* nothing of it in the way */
 		goto out;
 	}
-	sort_n(segs, nsegs, sizeof(*segs), plan_seg_cmp_off);
+	sort_n(segs.v, segs.n, sizeof(*segs.v), plan_seg_cmp_off);
 	/* Its tree is rebuilt by the move: in the room left outside. */
-	ret = runs_apply(cur, ncur, segs, nsegs, &after, &nafter, &fits);
+	ret = runs_apply(cur, ncur, segs.v, segs.n, &after, &nafter, &fits);
 	if (!ret && !fits)
 		ret = PLAN_ERR_BUG;	/* SEGS are its own stretches, in order */
 	if (ret)
@@ -128,31 +128,31 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 		goto out;
 	need = mapbuild_tree_blocks(p->fs, next);
 	if (need) {
-		struct plan_seg *ts = NULL;
-		size_t nts = 0, tcap = 0, k;
+		struct change_vec ts = { 0 };
+		size_t k;
 
 		/* A separate cursor would do as well: the tree takes what is left. */
-		if (take_segs(f, nf, &fi, &fo, 0, need, &ts, &nts, &tcap)) {
-			free(ts);
+		if (take_segs(f, nf, &fi, &fo, 0, need, &ts)) {
+			change_vec_free(&ts);
 			goto out;
 		}
-		tree = malloc(nts * sizeof(*tree));
+		tree = malloc(ts.n * sizeof(*tree));
 		if (!tree) {
-			free(ts);
+			change_vec_free(&ts);
 			ret = ENOMEM;
 			goto out;
 		}
-		for (k = 0; k < nts; k++)
-			tree[k] = (struct layout_piece){ ts[k].pblk, ts[k].len };
-		ntree = nts;
-		free(ts);
+		for (k = 0; k < ts.n; k++)
+			tree[k] = (struct layout_piece){ ts.v[k].pblk, ts.v[k].len };
+		ntree = ts.n;
+		change_vec_free(&ts);
 	}
-	ret = planner_commit_changes(p, file, MOVE_STAGE, segs, nsegs, tree, ntree,
+	ret = planner_commit_changes(p, file, MOVE_STAGE, segs.v, segs.n, tree, ntree,
 				     ok);
 out:
 	free(f);
 	free(after);
 	free(tree);
-	free(segs);
+	change_vec_free(&segs);
 	return ret;
 }

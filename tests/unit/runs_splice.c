@@ -73,17 +73,17 @@ static size_t make_changes(const struct layout_piece *r, size_t n, blk64_t total
 
 int main(void)
 {
-	struct layout_piece cur[MAXRUNS], work[2 * MAXRUNS], *full, *span = NULL;
+	struct layout_piece cur[MAXRUNS], work[2 * MAXRUNS], *full;
+	struct piece_vec span = { 0 };
 	struct plan_seg ch[8];
 	blk64_t off[2 * MAXRUNS + 1], want[2 * MAXRUNS + 1];
 	long bad = 0, badoff = 0, cases = 0, refused = 0;
-	size_t cap = 0;
 	int t;
 
 	tap_plan(3);
 	for (t = 0; t < 200000; t++) {
 		size_t n = 1 + rnd() % (t % 10 ? 12 : MAXRUNS), nch, nfull, first, last,
-		       nspan, count;
+		       count;
 		blk64_t total = make_runs(cur, n);
 		errcode_t a, b;
 		int fa, fb;
@@ -91,8 +91,7 @@ int main(void)
 		nch = make_changes(cur, n, total, ch);
 		a = runs_apply(cur, n, ch, nch, &full, &nfull, &fa);
 		runs_offsets(cur, n, off);
-		b = runs_apply_span(cur, off, n, ch, nch, &first, &last, &span, &nspan,
-				    &cap, &fb);
+		b = runs_apply_span(cur, off, n, ch, nch, &first, &last, &span, &fb);
 		if (a || b || !fa || !fb) {
 			bad += a != b || fa != fb;
 			if (!a && fa)
@@ -100,9 +99,9 @@ int main(void)
 			continue;
 		}
 		cases++;
-		count = runs_spliced_count(cur, n, first, last, span, nspan);
+		count = runs_spliced_count(cur, n, first, last, span.v, span.n);
 		memcpy(work, cur, n * sizeof(*cur));
-		runs_splice(work, n, first, last, span, nspan, off);
+		runs_splice(work, n, first, last, span.v, span.n, off);
 		if (count != nfull || memcmp(work, full, nfull * sizeof(*full))) {
 			if (!bad)
 				fprintf(stderr, "# case %d: %zu runs, %zu changes: %zu runs, want %zu\n",
@@ -118,18 +117,18 @@ int main(void)
 	{
 		blk64_t total = make_runs(cur, 10);
 		struct plan_seg past = { total - 1, 2, 5 };
-		size_t first, last, nspan, nfull;
+		size_t first, last, nfull;
 		int fa = 1, fb = 1;
 
 		runs_offsets(cur, 10, off);
 		refused = !runs_apply(cur, 10, &past, 1, &full, &nfull, &fa) && !fa &&
 			  !runs_apply_span(cur, off, 10, &past, 1, &first, &last, &span,
-					   &nspan, &cap, &fb) && !fb;
+					   &fb) && !fb;
 	}
 	tap_ok(!bad, "runs spliced in place are runs_apply's (%ld cases, %ld wrong)",
 	       cases, bad);
 	tap_ok(!badoff, "offsets shifted in place are the new runs' (%ld wrong)", badoff);
 	tap_ok(refused, "a change past the end is refused by both");
-	free(span);
+	piece_vec_free(&span);
 	return tap_done();
 }
