@@ -96,8 +96,9 @@ static int parse_value(const struct modelopt *o, const char *arg, double *v)
 
 	if (o->kind == MODELOPT_NUMBER)
 		return util_parse_double(arg, o->min, o->max, v) ? -1 : 0;
-	if (util_parse_size(arg, &bytes) || (double)bytes < o->min ||
-	    (double)bytes > o->max)
+	/* In bytes: a double would round 2^60 + 1 down to the bound. */
+	if (util_parse_size(arg, &bytes) || bytes < (uint64_t)o->min ||
+	    bytes > (uint64_t)o->max)
 		return -1;
 	*v = (double)bytes;
 	return 0;
