@@ -16,13 +16,12 @@
  *   blocks, and past any single disk.  Only e2frag took it before, up
  *   to what 64 bits hold.
  */
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "modelopt.h"
 
-const struct modelopt modelopt_table[MODELOPT_COUNT] = {
+const struct modelopt modelopt_table[] = {
 	{ "rpm", "N", offsetof(struct readmodel, rpm), MODELOPT_NUMBER,
 	  1e-3, 1e9, "spindle speed" },
 	{ "mbps", "N", offsetof(struct readmodel, mbps), MODELOPT_NUMBER,
@@ -34,6 +33,8 @@ const struct modelopt modelopt_table[MODELOPT_COUNT] = {
 	{ "disk-size", "SIZE", offsetof(struct readmodel, disk_bytes), MODELOPT_SIZE,
 	  1, 0x1p60, "capacity the seeks span, at least the filesystem" },
 };
+_Static_assert(sizeof(modelopt_table) / sizeof(*modelopt_table) == MODELOPT_COUNT,
+	       "modelopt_table has MODELOPT_COUNT entries");
 
 void modelopt_long_options(const struct option *own, struct option *out)
 {

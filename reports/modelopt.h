@@ -43,7 +43,8 @@ enum {
 	MODELOPT_VAL = 0x1000,
 };
 
-extern const struct modelopt modelopt_table[MODELOPT_COUNT];
+/* MODELOPT_COUNT entries (modelopt.c asserts it). */
+extern const struct modelopt modelopt_table[];
 
 /*
  * Into OUT: a program's getopt_long options OWN (ending in a zero entry),
