@@ -18,6 +18,7 @@
 #include "color.h"
 #include "report.h"
 #include "progress.h"
+#include "modelopt.h"
 #include "svg.h"
 
 enum {
@@ -25,11 +26,12 @@ enum {
 };
 
 enum {
-	OPT_NOHEADINGS = 256, OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_DISK_SIZE,
-	OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT, OPT_THRESHOLD, OPT_COLOR,
+	OPT_NOHEADINGS = 256, OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT, OPT_THRESHOLD,
+	OPT_COLOR,
 };
 
-static const struct option long_options[] = {
+/* e2frag's own; the read model's follow (modelopt_long_options). */
+static const struct option own_options[] = {
 	{ "json",	   no_argument,	      NULL, 'J' },
 	{ "list",	   no_argument,	      NULL, 'l' },
 	{ "output",	   required_argument, NULL, 'o' },
@@ -41,11 +43,6 @@ static const struct option long_options[] = {
 	{ "free",	   no_argument,	      NULL, 'F' },
 	{ "interleave",	   no_argument,	      NULL, 'i' },
 	{ "threshold",	   required_argument, NULL, OPT_THRESHOLD },
-	{ "rpm",	   required_argument, NULL, OPT_RPM },
-	{ "mbps",	   required_argument, NULL, OPT_MBPS },
-	{ "seek-ms",	   required_argument, NULL, OPT_SEEK },
-	{ "track-seek-ms", required_argument, NULL, OPT_TRACK_SEEK },
-	{ "disk-size",	   required_argument, NULL, OPT_DISK_SIZE },
 	{ "list-columns",  no_argument,	      NULL, OPT_LIST_COLUMNS },
 	{ "svg",	   required_argument, NULL, OPT_SVG },
 	{ "highlight",	   required_argument, NULL, OPT_HIGHLIGHT },
@@ -55,16 +52,6 @@ static const struct option long_options[] = {
 	{ "help",	   no_argument,	      NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-
-static const char *option_name(int val)
-{
-	const struct option *o;
-
-	for (o = long_options; o->name; o++)
-		if (o->val == val)
-			return o->name;
-	return "?";
-}
 
 static void usage(FILE *out, const char *prog)
 {
@@ -97,13 +84,9 @@ static void usage(FILE *out, const char *prog)
 "  -P, --pairs             the file table alone, as KEY=\"value\" pairs\n"
 "      --noheadings        no header line\n"
 "      --list-columns      list the columns and exit\n"
-"\n"
-"Read model (a 7200 rpm SATA disk by default):\n"
-"      --rpm N             spindle speed (7200)\n"
-"      --mbps N            sustained transfer rate, MB/s (120)\n"
-"      --seek-ms MS        average seek time (8.5)\n"
-"      --track-seek-ms MS  track-to-track seek time (1.0)\n"
-"      --disk-size SIZE    capacity the seeks span (1T, at least the filesystem)\n"
+"\n", prog);
+	modelopt_usage(out);
+	fputs(
 "\n"
 "  -v, --verbose           report progress and unreadable inodes\n"
 "  -V, --version           print the version and exit\n"
@@ -113,13 +96,7 @@ static void usage(FILE *out, const char *prog)
 "unformatted (bytes, seconds, ratios).\n"
 "\n"
 "Exit status: 0 layout is fine, 1 defragmentation recommended,\n"
-"8 operational error, 16 usage error.\n", prog);
-}
-
-/* A number option: MIN or more (no option wants more than 1e15). */
-static int parse_double(const char *s, double min, double *out)
-{
-	return util_parse_double(s, min, 1e15, out) ? -1 : 0;
+"8 operational error, 16 usage error.\n", out);
 }
 
 /* Options that are not the report's: gathered here, checked, then used. */
@@ -128,20 +105,27 @@ struct cli {
 	struct layout_opts	scan;
 	int			json;			/* -J */
 	const char		*svg, *highlight;	/* --svg, --highlight */
-	uint64_t		disk_size;
 	enum color_mode		color;
 };
 
 static int parse_args(int argc, char **argv, struct cli *c)
 {
 	const char *prog = c->report.program;
+	struct option long_options[sizeof(own_options) / sizeof(*own_options) +
+				   MODELOPT_COUNT];
 	int opt, cols[64], ncols;
 	const char *bad;
 	size_t badlen;
 	uint64_t n;
 
+	modelopt_long_options(own_options, long_options);
 	while ((opt = getopt_long(argc, argv, "Jjlo:rPnN:gFit:vVh", long_options,
 				  NULL)) != -1) {
+		if (modelopt_owns(opt)) {
+			if (modelopt_parse(prog, opt, optarg, &c->scan.model))
+				return -1;
+			continue;
+		}
 		switch (opt) {
 		case 'j':	/* the old spelling: still JSON, nothing else */
 		case 'J': c->json = 1; break;
@@ -195,37 +179,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				"filesystem type): write --threshold %s\n", prog, optarg);
 			return -1;
 		case OPT_THRESHOLD:
-			if (parse_double(optarg, 0, &c->report.threshold) ||
-			    c->report.threshold > 100) {
+			if (util_parse_double(optarg, 0, 100, &c->report.threshold)) {
 				fprintf(stderr, "%s: --threshold wants a score from 0 to 100, not '%s'\n",
 					prog, optarg);
 				return -1;
 			}
-			break;
-		case OPT_RPM:
-		case OPT_MBPS:
-		case OPT_SEEK:
-		case OPT_TRACK_SEEK: {
-			double *field = opt == OPT_RPM ? &c->scan.model.rpm :
-				opt == OPT_MBPS ? &c->scan.model.mbps :
-				opt == OPT_SEEK ? &c->scan.model.seek_ms :
-				&c->scan.model.track_seek_ms;
-
-			if (parse_double(optarg, opt == OPT_TRACK_SEEK || opt == OPT_SEEK ?
-					 0 : 1e-3, field)) {
-				fprintf(stderr, "%s: --%s wants a positive number, not '%s'\n",
-					prog, option_name(opt), optarg);
-				return -1;
-			}
-			break;
-		}
-		case OPT_DISK_SIZE:
-			if (util_parse_size(optarg, &c->disk_size) || !c->disk_size) {
-				fprintf(stderr, "%s: --disk-size wants a size such as 2T, not '%s'\n",
-					prog, optarg);
-				return -1;
-			}
-			c->scan.model.disk_bytes = c->disk_size;
 			break;
 		case OPT_LIST_COLUMNS:
 			table_list_columns(stdout);
@@ -253,11 +211,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			return -1;
 		}
 	}
-	if (c->scan.model.seek_ms < c->scan.model.track_seek_ms) {
-		fprintf(stderr, "%s: the average seek cannot be shorter than the track-to-track seek\n",
-			prog);
+	if (modelopt_check(prog, &c->scan.model))
 		return -1;
-	}
 	if (c->json && c->report.format != TABLE_ALIGNED) {
 		fprintf(stderr, "%s: --json and --%s are mutually exclusive\n", prog,
 			c->report.format == TABLE_RAW ? "raw" : "pairs");

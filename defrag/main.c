@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "svg.h"
+#include "modelopt.h"
 #include "damage.h"
 #include "report.h"
 #include "writer.h"
@@ -36,12 +37,13 @@ enum {
 
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
-	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER, OPT_PACK,
+	OPT_BUFFER, OPT_PACK,
 	OPT_SVG_BEFORE, OPT_SVG_AFTER,
 	OPT_VERIFY,
 };
 
-static const struct option long_options[] = {
+/* e2defrag's own; the read model's follow (modelopt_long_options). */
+static const struct option own_options[] = {
 	{ "dry-run",	     no_argument,	NULL, 'n' },
 	{ "json",	     no_argument,	NULL, 'J' },
 	{ "progress",	     no_argument,	NULL, 'p' },
@@ -52,10 +54,6 @@ static const struct option long_options[] = {
 	{ "newer-than",	     required_argument, NULL, OPT_NEWER_THAN },
 	{ "interleaved-only", no_argument,	NULL, OPT_INTERLEAVED_ONLY },
 	{ "max-time",	     required_argument, NULL, OPT_MAX_TIME },
-	{ "rpm",	     required_argument, NULL, OPT_RPM },
-	{ "mbps",	     required_argument, NULL, OPT_MBPS },
-	{ "seek-ms",	     required_argument, NULL, OPT_SEEK },
-	{ "track-seek-ms",   required_argument, NULL, OPT_TRACK_SEEK },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
 	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
@@ -105,9 +103,9 @@ static void usage(FILE *out, const char *prog)
 "      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
 "      --verify            read every copy back from the disk (not the\n"
 "                          cache) before switching the file to it\n"
-"\n"
-"Read model for the scores (7200 rpm SATA disk by default):\n"
-"      --rpm N, --mbps N, --seek-ms MS, --track-seek-ms MS\n"
+"\n", prog);
+	modelopt_usage(out);
+	fputs(
 "\n"
 "  -V, --version           print the version and exit\n"
 "  -h, --help              print this help and exit\n"
@@ -117,7 +115,7 @@ static void usage(FILE *out, const char *prog)
 "Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
 "best layout, 4 some files failed to move, 8 operational error or refusal\n"
 "(mounted, needs recovery, errors, not clean, orphans, unsupported feature),\n"
-"16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", prog);
+"16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", out);
 }
 
 static void on_signal(int sig)
@@ -192,11 +190,19 @@ struct cli {
 
 static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 {
+	struct option long_options[sizeof(own_options) / sizeof(*own_options) +
+				   MODELOPT_COUNT];
 	int opt;
 	double d;
 
+	modelopt_long_options(own_options, long_options);
 	while ((opt = getopt_long(argc, argv, "nJjpC:z:fvVh", long_options,
 				  NULL)) != -1) {
+		if (modelopt_owns(opt)) {
+			if (modelopt_parse(prog, opt, optarg, &c->model))
+				return -1;
+			continue;
+		}
 		switch (opt) {
 		case 'n': c->dry_run = 1; break;
 		case 'j':	/* the old spelling: still JSON, nothing else */
@@ -243,22 +249,6 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 				return -1;
 			}
 			break;
-		case OPT_RPM:
-		case OPT_MBPS:
-		case OPT_SEEK:
-		case OPT_TRACK_SEEK: {
-			double *field = opt == OPT_RPM ? &c->model.rpm :
-				opt == OPT_MBPS ? &c->model.mbps :
-				opt == OPT_SEEK ? &c->model.seek_ms : &c->model.track_seek_ms;
-
-			if (util_parse_double(optarg, opt == OPT_RPM || opt == OPT_MBPS ? 1e-3 : 0,
-					 1e9, field)) {
-				fprintf(stderr, "%s: %s wants a positive number, not '%s'\n",
-					prog, argv[optind - 1], optarg);
-				return -1;
-			}
-			break;
-		}
 		case OPT_VERIFY:
 			c->verify = 1;
 			break;
@@ -290,11 +280,8 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			return -1;
 		}
 	}
-	if (c->model.seek_ms < c->model.track_seek_ms) {
-		fprintf(stderr, "%s: the average seek cannot be shorter than the track-to-track seek\n",
-			prog);
+	if (modelopt_check(prog, &c->model))
 		return -1;
-	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no filesystem given\n", prog);
 		fprintf(stderr, "Try '%s --help' for more information.\n", prog);

@@ -53,3 +53,50 @@ clash=$(awk '{ if ($1 in long && long[$1] != $2) print $1 ": " long[$1] " (" pro
 [ -z "$clash" ] || fail "a letter with two meanings: $clash"
 note "$(cut -d' ' -f1 "$T/letters" | sort -u | wc -l) short options, one meaning each"
 note "$checked programs' help, man pages and completions agree"
+
+# The read model's options are one table (reports/modelopt.c) for e2frag
+# and e2defrag: their --help paragraphs are the same lines, their man
+# pages the same text (kept twice, marked by roff comments), and each
+# option's default in --help is the one the pages state.
+if [ -x "$top_builddir/analyze/e2frag" ] && [ -x "$top_builddir/defrag/e2defrag" ]; then
+	for name in e2frag e2defrag; do
+		"$name" --help | sed -n '/^Read model/,/^$/p' > "$T/model.help.$name"
+		[ "$(grep -c -- '^ *--' "$T/model.help.$name")" -ge 5 ] ||
+			fail "$name --help has no read model paragraph of 5 options"
+		awk '/^\.\\" The read model.s options/ { on = 1 } on { print }
+		     /^\.\\" End of the read model.s options/ { on = 0 }' \
+			"$top_builddir/man/$name.8" > "$T/model.man.$name"
+		grep -q '^\.\\" End of the read model' "$T/model.man.$name" ||
+			fail "$name.8 has no marked read model options"
+	done
+	diff "$T/model.help.e2frag" "$T/model.help.e2defrag" ||
+		fail "e2frag and e2defrag --help say different things about the read model's options"
+	diff "$T/model.man.e2frag" "$T/model.man.e2defrag" ||
+		fail "e2frag(8) and e2defrag(8) say different things about the read model's options"
+	python3 - "$T/model.help.e2frag" "$T/model.man.e2frag" <<'PY' || exit 1
+import re, sys
+helped = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"^ +--([a-z-]+) [A-Z]+ +.*\(([^()]*)\)$", line)
+    if m:
+        helped[m.group(1)] = m.group(2)
+# Items of the page: ".BI \-\-NAME ..." and the text up to the next .TP.
+items, name = {}, None
+for line in open(sys.argv[2]):
+    line = line.rstrip("\n").replace("\\-", "-")
+    m = re.match(r'^\.BI --([a-z-]+) ', line)
+    if m:
+        name = m.group(1)
+        items[name] = ""
+    elif line.startswith(".TP") or line.startswith('.\\"'):
+        name = None
+    elif name:
+        items[name] += " " + re.sub(r"^\.[A-Z]+ ", "", line)
+if sorted(helped) != sorted(items):
+    sys.exit("FAIL: read model options in --help %s, in the page %s" % (sorted(helped), sorted(items)))
+for opt, default in helped.items():
+    if "(default %s" % default not in re.sub(r"\s+", " ", items[opt]):
+        sys.exit("FAIL: --%s: --help's default is %s, the page says: %s" % (opt, default, items[opt]))
+print("# %d read model options: one --help paragraph, one man page text, the same defaults" % len(helped))
+PY
+fi
