@@ -88,7 +88,8 @@ static void usage(FILE *out, const char *prog)
 "                          (2024-05-01, '2024-05-01 20:00', @EPOCH) or a\n"
 "                          duration ago (90s, 30m, 12h, 7d, 2w)\n"
 "      --interleaved-only  only files interleaved with others\n"
-"      --max-time SECONDS  stop cleanly, between files, after SECONDS\n"
+"      --max-time TIME     stop cleanly, between files, after TIME: seconds,\n"
+"                          or with a unit (90s, 30m, 1.5h)\n"
 "\n"
 "Run:\n"
 "  -n, --dry-run           print the plan, write nothing\n"
@@ -112,7 +113,7 @@ static void usage(FILE *out, const char *prog)
 "  -V, --version           print the version and exit\n"
 "  -h, --help              print this help and exit\n"
 "\n"
-"Times are in seconds.\n"
+"Times are printed in seconds.\n"
 "\n"
 "Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
 "best layout, 4 some files failed to move, 8 operational error or refusal\n"
@@ -177,6 +178,34 @@ static int parse_when(const char *s, time_t now, int64_t *out)
 	return -1;
 }
 
+/*
+ * --max-time: seconds, or a number with a unit (90s, 30m, 1.5h), the
+ * durations e2defrag-offline takes in its --max-time and config file.
+ */
+static int parse_duration(const char *s, double *seconds)
+{
+	char *end;
+	double n, unit;
+
+	errno = 0;
+	n = strtod(s, &end);
+	if (errno || end == s || !(n >= 0))
+		return -1;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		unit = 1;
+	else if (!strcmp(end, "m"))
+		unit = 60;
+	else if (!strcmp(end, "h"))
+		unit = 3600;
+	else
+		return -1;
+	/* (Infinity fails too.) */
+	if (!(n * unit <= 1e9))
+		return -1;
+	*seconds = n * unit;
+	return 0;
+}
+
 struct cli {
 	struct select_opts sel;
 	struct readmodel model;
@@ -237,8 +266,8 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 		case OPT_INTERLEAVED_ONLY: c->sel.interleaved_only = 1; break;
 		case OPT_PACK: c->pack = 1; break;
 		case OPT_MAX_TIME:
-			if (util_parse_double(optarg, 0, 1e9, &c->max_time)) {
-				fprintf(stderr, "%s: --max-time wants seconds, not '%s'\n",
+			if (parse_duration(optarg, &c->max_time)) {
+				fprintf(stderr, "%s: --max-time wants a duration: seconds, or a number with the unit s, m or h (90, 90s, 30m, 1.5h), not '%s'\n",
 					prog, optarg);
 				return -1;
 			}
