@@ -92,7 +92,8 @@ static void usage(FILE *out, const char *prog)
 "                          or with a unit (90s, 30m, 1.5h)\n"
 "\n"
 "Run:\n"
-"  -n, --dry-run           print the plan, write nothing\n"
+"  -n, --dry-run           print the plan, write nothing (reads a mounted\n"
+"                          filesystem too, as it is on the disk)\n"
 "  -J, --json              print the plan or the result as JSON\n"
 "  -p, --progress          progress bar on stderr even when not a terminal\n"
 "  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD\n"
@@ -389,6 +390,49 @@ static int refused(const struct cli *c, const char *prog, int flags)
 	return ret || damaged ? EXIT_OPERATIONAL : 0;
 }
 
+/*
+ * A dry run may read a mounted filesystem (e2defrag-offline asks it
+ * whether a maintenance window is worth having): opened read-only, as
+ * e2frag opens one, and planned from what is on the disk, which the
+ * kernel may have changed since.  What being mounted explains (needs
+ * recovery, not clean, orphans, not checked) is let pass, since a run
+ * comes only after the unmount and e2fsck -f; what makes the plan
+ * untrustworthy or any run impossible is refused as before: errors
+ * recorded, an external journal, an unsupported feature.  The journal's
+ * own checks (switch_check) wait for the run.
+ */
+static errcode_t open_mounted(const struct cli *c, const char *prog,
+			      ext2_filsys *fs, struct fsopen_info *info)
+{
+	struct fsopen_info after_fsck;
+	errcode_t ret;
+
+	ret = fsopen_open(c->spec, 0, NULL, fs, info);
+	if (ret)
+		return ret;
+	if (!(info->mount_flags & EXT2_MF_MOUNTED) ||
+	    (info->mount_flags & EXT2_MF_SWAP)) {
+		/* Unmounted or a swap device meanwhile: refuse as before. */
+		ret = E2F_ERR_MOUNTED;
+		goto fail;
+	}
+	fprintf(stderr, "%s: warning: %s is mounted%s%s; planning from what is on the disk, which may be stale (a run would refuse it)\n",
+		prog, info->device, info->mount_point[0] ? " on " : "",
+		info->mount_point);
+	after_fsck = *info;
+	after_fsck.mount_flags = 0;
+	after_fsck.needs_recovery = 0;
+	after_fsck.not_clean = 0;
+	ret = fsopen_write_refusal(*fs, &after_fsck, FSOPEN_FORCE);
+	if (ret == E2F_ERR_ORPHANS)
+		ret = 0;
+	if (!ret)
+		return 0;
+fail:
+	ext2fs_close_free(fs);
+	return ret;
+}
+
 /* Per file: did all its moves go through? */
 static uint8_t *file_results(const struct plan *plan, const struct run_state *st)
 {
@@ -460,7 +504,7 @@ static int run(struct cli *c, const char *prog)
 	io_manager io = NULL;
 	FILE *out = c->json ? stderr : stdout;	/* human notes when JSON owns stdout */
 	const char *bad_path;
-	int flags = FSOPEN_WRITE, status = EXIT_OPERATIONAL;
+	int flags = FSOPEN_WRITE, status = EXIT_OPERATIONAL, mounted = 0;
 	errcode_t ret;
 
 	memset(&sel, 0, sizeof(sel));
@@ -497,6 +541,11 @@ static int run(struct cli *c, const char *prog)
 	}
 	install_signals();
 	ret = fsopen_open(c->spec, flags, io, &fs, &info);
+	if (ret == E2F_ERR_MOUNTED && c->dry_run) {
+		fsopen_close(NULL, &info);
+		ret = open_mounted(c, prog, &fs, &info);
+		mounted = !ret;
+	}
 	/* Builds for the power-cut tests log the writes (--enable-iolog). */
 	if (!ret && (fs->flags & EXT2_FLAG_RW)) {
 		ret = iolog_attach_env(fs);
@@ -511,7 +560,7 @@ static int run(struct cli *c, const char *prog)
 		return EXIT_OPERATIONAL;
 	}
 	/* The journal's refusals too, before any work: -n refuses the same way. */
-	ret = switch_check(fs);
+	ret = mounted ? 0 : switch_check(fs);
 	if (ret) {
 		open_error(prog, c->spec, ret, &info);
 		goto out;
