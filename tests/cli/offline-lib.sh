@@ -2,7 +2,8 @@
 # run): root and loop devices or skip (77); an image attached with losetup
 # (as a disk is: it stays when unmounted) and mounted on $MNT; a cleanup
 # that always unmounts and detaches; a config file ($CONF) naming the
-# e2defrag of the build tree.
+# e2defrag of the build tree; helpers to tell whether the filesystem was
+# ever unmounted and to take programs off e2defrag-offline's PATH.
 . "$top_srcdir/tests/lib/common.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "not root"
@@ -31,6 +32,22 @@ attach() {
 
 # mounted_as: what is mounted on $MNT, "SOURCE FSTYPE OPTIONS" (empty: none).
 mounted_as() { findmnt -n -o SOURCE,FSTYPE,OPTIONS --mountpoint "$MNT"; }
+# mount_id: the kernel's ID of the mount on $MNT, which an unmount and a
+# mount again change: "never unmounted" is the same ID before and after.
+mount_id() { findmnt -n -o ID --mountpoint "$MNT"; }
+
+# path_without DIR PROG...: DIR holds links to every program
+# e2defrag-offline may run but the PROGs, to be its PATH (set in $CONF).
+path_without() {
+	dir=$1; shift
+	mkdir -p "$dir" || fail "mkdir $dir"
+	for p in cat grep readlink sed tail tr stat sync logger fuser findmnt \
+		 mount umount e2fsck systemctl sh; do
+		case " $* " in *" $p "*) continue ;; esac
+		w=$(command -v "$p") || continue
+		ln -sf "$w" "$dir/$p"
+	done
+}
 
 CONF=$T/offline.conf
 printf 'e2defrag=%s\n' "$top_builddir/defrag/e2defrag" > "$CONF"

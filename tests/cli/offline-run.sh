@@ -28,6 +28,7 @@ cat > "$T/systemctl" <<EOS
 #!/bin/sh
 echo "\$* mounted=\$(findmnt -n -o TARGET --mountpoint '$MNT')" >> '$T/systemctl.log'
 case \$1 in
+is-system-running) echo running ;;
 is-active) kill -0 $holder 2>/dev/null ;;
 stop) kill $holder; while [ -n "\$(ls /proc/$holder/fd 2>/dev/null)" ]; do sleep 0.05; done ;;
 esac
@@ -41,6 +42,8 @@ cat "$T/out"
 holder=
 [ "$(mounted_as)" = "$before" ] || fail "mounted as '$(mounted_as)', was '$before'"
 cat > "$T/want.log" <<EOS
+--version mounted=$MNT
+is-system-running mounted=$MNT
 is-active --quiet recorder.service mounted=$MNT
 stop recorder.service mounted=$MNT
 start recorder.service mounted=$MNT
