@@ -181,16 +181,19 @@ static int parse_when(const char *s, time_t now, int64_t *out)
 
 /*
  * --max-time: seconds, or a number with a unit (90s, 30m, 1.5h), the
- * durations e2defrag-offline takes in its --max-time and config file.
+ * durations e2defrag-offline takes in its --max-time and config file:
+ * digits and a decimal point only, which its shell checks as well (no
+ * sign, exponent, hexadecimal or infinity, which strtod would take).
  */
 static int parse_duration(const char *s, double *seconds)
 {
+	size_t digits = strspn(s, "0123456789.");
 	char *end;
 	double n, unit;
 
 	errno = 0;
 	n = strtod(s, &end);
-	if (errno || end == s || !(n >= 0))
+	if (errno || end == s || end != s + digits || !(n >= 0))
 		return -1;
 	if (!strcmp(end, "") || !strcmp(end, "s"))
 		unit = 1;

@@ -12,7 +12,7 @@ expect_rc 0 e2defrag --version
 grep -q "^e2defrag " "$T/out" || fail "--version"
 expect_rc 16 e2defrag
 for args in "--bogus" "-x" "--min-score 101" "--min-score x" "--newer-than yesterday" \
-	    "--newer-than 5y" "--max-time -1" "--max-time 1x" "--max-time 1h30m" "-C notanumber" "-C 99" "--buffer 1" \
+	    "--newer-than 5y" "--max-time -1" "--max-time 1x" "--max-time 1h30m" "--max-time 1e3" "--max-time +5" "--max-time 0x10" "--max-time inf" "-C notanumber" "-C 99" "--buffer 1" \
 	    "--rpm 0" "--seek-ms 0.1 --track-seek-ms 2" "-z"; do
 	expect_rc 16 e2defrag $args "$T/fs.img"
 	[ "$(wc -l < "$T/out")" -le 2 ] || { cat "$T/out"; fail "'$args': more than a short message"; }
