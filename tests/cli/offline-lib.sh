@@ -32,9 +32,12 @@ attach() {
 
 # mounted_as: what is mounted on $MNT, "SOURCE FSTYPE OPTIONS" (empty: none).
 mounted_as() { findmnt -n -o SOURCE,FSTYPE,OPTIONS --mountpoint "$MNT"; }
-# mount_id: the kernel's ID of the mount on $MNT, which an unmount and a
-# mount again change: "never unmounted" is the same ID before and after.
-mount_id() { findmnt -n -o ID --mountpoint "$MNT"; }
+# mounted_at: when the filesystem on $LOOP was last mounted, per its
+# superblock (dumpe2fs, to the second).  An unmount and a mount again
+# change it if a second has passed: "never unmounted" is the same time
+# before and after, a second or more after the last mount (settle).
+mounted_at() { dumpe2fs -h "$LOOP" 2>/dev/null | sed -n 's/^Last mount time: *//p'; }
+settle() { sleep 1.1; }
 
 # path_without DIR PROG...: DIR holds links to every program
 # e2defrag-offline may run but the PROGs, to be its PATH (set in $CONF).

@@ -49,7 +49,9 @@ stop recorder.service mounted=$MNT
 start recorder.service mounted=$MNT
 EOS
 diff "$T/want.log" "$T/systemctl.log" || fail "systemctl calls"
-for step in "stopping recorder.service" "unmounting $MNT" "checking $LOOP" \
+for step in "asking what a run would do: e2defrag -n $LOOP -v" \
+	    "a run would bring 3 files to their best layout" \
+	    "stopping recorder.service" "unmounting $MNT" "checking $LOOP" \
 	    "defragmenting $LOOP: e2defrag --max-time 60" "e2defrag exited 0" \
 	    "mounted $LOOP on $MNT again" "started recorder.service again"; do
 	grep -qF "e2defrag-offline: $step" "$T/out" || fail "step not logged: $step"
