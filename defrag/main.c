@@ -86,10 +86,12 @@ static void usage(FILE *out, const char *prog)
 "                          (2024-05-01, '2024-05-01 20:00', @EPOCH) or a\n"
 "                          duration ago (90s, 30m, 12h, 7d, 2w)\n"
 "      --interleaved-only  only files interleaved with others\n"
-"      --max-time SECONDS  stop cleanly, between files, after SECONDS\n"
+"      --max-time TIME     stop cleanly, between files, after TIME: seconds,\n"
+"                          or with a unit (90s, 30m, 1.5h)\n"
 "\n"
 "Run:\n"
-"  -n, --dry-run           print the plan, write nothing\n"
+"  -n, --dry-run           print the plan, write nothing (reads a mounted\n"
+"                          filesystem too, as it is on the disk)\n"
 "  -J, --json              print the plan or the result as JSON\n"
 "  -p, --progress          progress bar on stderr even when not a terminal\n"
 "  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD\n"
@@ -110,7 +112,7 @@ static void usage(FILE *out, const char *prog)
 "  -V, --version           print the version and exit\n"
 "  -h, --help              print this help and exit\n"
 "\n"
-"Times are in seconds.\n"
+"Times are printed in seconds.\n"
 "\n"
 "Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
 "best layout, 4 some files failed to move, 8 operational error or refusal\n"
@@ -173,6 +175,37 @@ static int parse_when(const char *s, time_t now, int64_t *out)
 		}
 	}
 	return -1;
+}
+
+/*
+ * --max-time: seconds, or a number with a unit (90s, 30m, 1.5h), the
+ * durations e2defrag-offline takes in its --max-time and config file:
+ * digits and a decimal point only, which its shell checks as well (no
+ * sign, exponent, hexadecimal or infinity, which strtod would take).
+ */
+static int parse_duration(const char *s, double *seconds)
+{
+	size_t digits = strspn(s, "0123456789.");
+	char *end;
+	double n, unit;
+
+	errno = 0;
+	n = strtod(s, &end);
+	if (errno || end == s || end != s + digits || !(n >= 0))
+		return -1;
+	if (!strcmp(end, "") || !strcmp(end, "s"))
+		unit = 1;
+	else if (!strcmp(end, "m"))
+		unit = 60;
+	else if (!strcmp(end, "h"))
+		unit = 3600;
+	else
+		return -1;
+	/* (Infinity fails too.) */
+	if (!(n * unit <= 1e9))
+		return -1;
+	*seconds = n * unit;
+	return 0;
 }
 
 struct cli {
@@ -243,8 +276,8 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 		case OPT_INTERLEAVED_ONLY: c->sel.interleaved_only = 1; break;
 		case OPT_PACK: c->pack = 1; break;
 		case OPT_MAX_TIME:
-			if (util_parse_double(optarg, 0, 1e9, &c->max_time)) {
-				fprintf(stderr, "%s: --max-time wants seconds, not '%s'\n",
+			if (parse_duration(optarg, &c->max_time)) {
+				fprintf(stderr, "%s: --max-time wants a duration: seconds, or a number with the unit s, m or h (90, 90s, 30m, 1.5h), not '%s'\n",
 					prog, optarg);
 				return -1;
 			}
@@ -347,6 +380,49 @@ static int refused(const struct cli *c, const char *prog, int flags)
 	return ret || damaged ? EXIT_OPERATIONAL : 0;
 }
 
+/*
+ * A dry run may read a mounted filesystem (e2defrag-offline asks it
+ * whether a maintenance window is worth having): opened read-only, as
+ * e2frag opens one, and planned from what is on the disk, which the
+ * kernel may have changed since.  What being mounted explains (needs
+ * recovery, not clean, orphans, not checked) is let pass, since a run
+ * comes only after the unmount and e2fsck -f; what makes the plan
+ * untrustworthy or any run impossible is refused as before: errors
+ * recorded, an external journal, an unsupported feature.  The journal's
+ * own checks (switch_check) wait for the run.
+ */
+static errcode_t open_mounted(const struct cli *c, const char *prog,
+			      ext2_filsys *fs, struct fsopen_info *info)
+{
+	struct fsopen_info after_fsck;
+	errcode_t ret;
+
+	ret = fsopen_open(c->spec, 0, NULL, fs, info);
+	if (ret)
+		return ret;
+	if (!(info->mount_flags & EXT2_MF_MOUNTED) ||
+	    (info->mount_flags & EXT2_MF_SWAP)) {
+		/* Unmounted or a swap device meanwhile: refuse as before. */
+		ret = E2F_ERR_MOUNTED;
+		goto fail;
+	}
+	fprintf(stderr, "%s: warning: %s is mounted%s%s; planning from what is on the disk, which may be stale (a run would refuse it)\n",
+		prog, info->device, info->mount_point[0] ? " on " : "",
+		info->mount_point);
+	after_fsck = *info;
+	after_fsck.mount_flags = 0;
+	after_fsck.needs_recovery = 0;
+	after_fsck.not_clean = 0;
+	ret = fsopen_write_refusal(*fs, &after_fsck, FSOPEN_FORCE);
+	if (ret == E2F_ERR_ORPHANS)
+		ret = 0;
+	if (!ret)
+		return 0;
+fail:
+	ext2fs_close_free(fs);
+	return ret;
+}
+
 /* Per file: did all its moves go through? */
 static uint8_t *file_results(const struct plan *plan, const struct run_state *st)
 {
@@ -419,7 +495,7 @@ static int run(struct cli *c, const char *prog)
 	io_manager io = NULL;
 	FILE *out = c->json ? stderr : stdout;	/* human notes when JSON owns stdout */
 	const char *bad_path;
-	int flags = FSOPEN_WRITE, status = EXIT_OPERATIONAL;
+	int flags = FSOPEN_WRITE, status = EXIT_OPERATIONAL, mounted = 0;
 	errcode_t ret;
 
 	memset(&sel, 0, sizeof(sel));
@@ -456,6 +532,11 @@ static int run(struct cli *c, const char *prog)
 	}
 	install_signals();
 	ret = fsopen_open(c->spec, flags, io, &fs, &info);
+	if (ret == E2F_ERR_MOUNTED && c->dry_run) {
+		fsopen_close(NULL, &info);
+		ret = open_mounted(c, prog, &fs, &info);
+		mounted = !ret;
+	}
 	/* Builds for the power-cut tests log the writes (--enable-iolog). */
 	if (!ret && (fs->flags & EXT2_FLAG_RW)) {
 		ret = iolog_attach_env(fs);
@@ -470,7 +551,7 @@ static int run(struct cli *c, const char *prog)
 		return EXIT_OPERATIONAL;
 	}
 	/* The journal's refusals too, before any work: -n refuses the same way. */
-	ret = switch_check(fs);
+	ret = mounted ? 0 : switch_check(fs);
 	if (ret) {
 		open_error(prog, c->spec, ret, &info);
 		goto out;

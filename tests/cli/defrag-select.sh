@@ -1,7 +1,7 @@
 #!/bin/sh
 # Selection: PATH arguments (a file, a tree), --interleaved-only,
-# --newer-than, --min-score and --max-time move exactly the files they
-# say, per debugfs's block lists and e2frag's scores.
+# --newer-than, --min-score and --max-time (0, 0h, 1h) move exactly the
+# files they say, per debugfs's block lists and e2frag's scores.
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 
 small_image "$T/base.img" ext4
@@ -59,4 +59,11 @@ run time '--max-time 0'
 [ "$(cat "$T/time.rc")" -eq 1 ] || { cat "$T/time.out"; fail "--max-time 0 exited $(cat "$T/time.rc")"; }
 grep -q "max-time" "$T/time.out" || fail "--max-time not reported"
 kept time /rec/a; kept time /frag
+# With a unit: 0h is 0 as well; 1h is time enough for everything.
+run time0h '--max-time 0h'
+[ "$(cat "$T/time0h.rc")" -eq 1 ] || { cat "$T/time0h.out"; fail "--max-time 0h exited $(cat "$T/time0h.rc")"; }
+kept time0h /rec/a; kept time0h /frag
+run time1h '--max-time 1h'
+[ "$(cat "$T/time1h.rc")" -eq 0 ] || { cat "$T/time1h.out"; fail "--max-time 1h exited $(cat "$T/time1h.rc")"; }
+moved time1h /rec/a; moved time1h /rec/b; moved time1h /frag
 exit 0

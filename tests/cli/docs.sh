@@ -1,10 +1,32 @@
 #!/bin/sh
 # Every program's --help and its man page name the same long options, the
-# man page formats without warnings, and the bash completion parses and
-# offers every long option --help lists.
+# man page formats without warnings (also with the configuration
+# directory of a deep build tree, 200 characters, in place of this
+# build's), and the bash completion parses and offers every long option
+# --help lists.
 . "$top_srcdir/tests/lib/common.sh"
 
 checked=0
+# The configuration directory the man pages name (e2defrag-offline's
+# --help says where its file is), and a page with a directory of 200
+# characters in its place.
+confdir=$("$top_builddir/misc/e2defrag-offline" --help 2>/dev/null |
+	sed -n 's|.*Defaults come from \(/.*\)/e2defrag-offline\.conf\.$|\1|p')
+[ -n "$confdir" ] || fail "e2defrag-offline --help does not say where its configuration file is"
+longdir=$(printf '/%s/%s/%s' "$(printf 'p%.0s' $(seq 1 66))" \
+	"$(printf 'q%.0s' $(seq 1 66))" "$(printf 'r%.0s' $(seq 1 65))")
+[ ${#longdir} -eq 200 ] || fail "the long directory has ${#longdir} characters"
+long_page() {
+	awk -v old="$confdir/" -v new="$longdir/" '{
+		out = ""
+		while ((i = index($0, old)) > 0) {
+			out = out substr($0, 1, i - 1) new
+			$0 = substr($0, i + length(old))
+		}
+		print out $0
+	}' "$1"
+}
+long_checked=0
 # The man pages are made from man/*.in in the build tree (version, date).
 for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
 	    tui/e2fragmap:man/e2fragmap.1 images/e2fragimg:man/e2fragimg.1 \
@@ -24,6 +46,14 @@ for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
 	[ -z "$extra" ] || fail "$name: options in its man page but not in --help: $extra"
 	warnings=$(MANWIDTH=80 man --warnings -l "$page" 2>&1 >/dev/null)
 	[ -z "$warnings" ] || fail "$name: man page warnings: $warnings"
+	# The same with the configuration directory a packager's deep build
+	# tree gives (make distcheck installs under it): 200 characters.
+	if [ -n "$confdir" ] && grep -qF "$confdir/" "$page"; then
+		long_page "$page" > "$T/long.page"
+		warnings=$(MANWIDTH=80 man --warnings -l "$T/long.page" 2>&1 >/dev/null)
+		[ -z "$warnings" ] || fail "$name: man page warnings with a sysconfdir of 200 characters: $warnings"
+		long_checked=$((long_checked + 1))
+	fi
 	if [ -f "$top_srcdir/completion/$name" ]; then
 		bash -n "$top_srcdir/completion/$name" || fail "$name: completion does not parse"
 		# Every option --help lists (in its table: the lines that start
@@ -37,6 +67,7 @@ for prog in analyze/e2frag:man/e2frag.8 defrag/e2defrag:man/e2defrag.8 \
 	checked=$((checked + 1))
 done
 [ "$checked" -ge 1 ] || fail "no program checked"
+[ "$long_checked" -ge 1 ] || fail "no man page names $confdir"
 
 # One letter, one meaning across the suite: a short option that two
 # programs' --help pair with different long options is a defect (e2frag
@@ -53,6 +84,7 @@ clash=$(awk '{ if ($1 in long && long[$1] != $2) print $1 ": " long[$1] " (" pro
 [ -z "$clash" ] || fail "a letter with two meanings: $clash"
 note "$(cut -d' ' -f1 "$T/letters" | sort -u | wc -l) short options, one meaning each"
 note "$checked programs' help, man pages and completions agree"
+note "$long_checked man page formats without warnings with a sysconfdir of 200 characters"
 
 # The read model's options are one table (reports/modelopt.c) for e2frag
 # and e2defrag: their --help paragraphs are the same lines, their man

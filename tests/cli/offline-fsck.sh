@@ -1,8 +1,9 @@
 #!/bin/sh
 # e2defrag-offline on a filesystem that e2fsck -f -p cannot repair (two
-# files claiming the same block): it does not defragment (a stand-in
-# e2defrag would leave a mark), mounts the filesystem again from the same
-# device with the same options, and exits 8.
+# files claiming the same block): e2defrag -n refuses it mounted, so the
+# window goes ahead; it does not defragment (a stand-in e2defrag would
+# leave a mark), mounts the filesystem again from the same device with the
+# same options, and exits 8.
 . "$top_srcdir/tests/cli/offline-lib.sh"
 
 mkfs_img "$T/fs.img" ext2 1024 4M
@@ -17,7 +18,13 @@ run_status e2fsck -fn "$T/fs.img"
 
 attach "$T/fs.img" noatime,nodiratime
 before=$(mounted_as)
-printf '#!/bin/sh\ntouch %s/defrag-ran\n' "$T" > "$T/e2defrag"
+# The stand-in answers -V, and -n with the real e2defrag's dry run (which
+# refuses the damaged filesystem: the window goes ahead).
+cat > "$T/e2defrag" <<EOS
+#!/bin/sh
+case \$1 in -V|-n) exec '$top_builddir/defrag/e2defrag' "\$@" ;; esac
+touch '$T/defrag-ran'
+EOS
 chmod +x "$T/e2defrag"
 echo "e2defrag=$T/e2defrag" >> "$CONF"
 

@@ -28,6 +28,7 @@ cat > "$T/systemctl" <<EOS
 #!/bin/sh
 echo "\$* mounted=\$(findmnt -n -o TARGET --mountpoint '$MNT')" >> '$T/systemctl.log'
 case \$1 in
+is-system-running) echo running ;;
 is-active) kill -0 $holder 2>/dev/null ;;
 stop) kill $holder; while [ -n "\$(ls /proc/$holder/fd 2>/dev/null)" ]; do sleep 0.05; done ;;
 esac
@@ -41,12 +42,16 @@ cat "$T/out"
 holder=
 [ "$(mounted_as)" = "$before" ] || fail "mounted as '$(mounted_as)', was '$before'"
 cat > "$T/want.log" <<EOS
+--version mounted=$MNT
+is-system-running mounted=$MNT
 is-active --quiet recorder.service mounted=$MNT
 stop recorder.service mounted=$MNT
 start recorder.service mounted=$MNT
 EOS
 diff "$T/want.log" "$T/systemctl.log" || fail "systemctl calls"
-for step in "stopping recorder.service" "unmounting $MNT" "checking $LOOP" \
+for step in "asking what a run would do: e2defrag -n $LOOP -v" \
+	    "a run would bring 3 files to their best layout" \
+	    "stopping recorder.service" "unmounting $MNT" "checking $LOOP" \
 	    "defragmenting $LOOP: e2defrag --max-time 60" "e2defrag exited 0" \
 	    "mounted $LOOP on $MNT again" "started recorder.service again"; do
 	grep -qF "e2defrag-offline: $step" "$T/out" || fail "step not logged: $step"
