@@ -39,7 +39,8 @@ whole disk, as on a recorder).  The head starts at offset 0.
 Blocks are classed from dumpe2fs and debugfs: super (superblocks,
 descriptors, reserved GDT), bitmap, itable, journal, data (everything
 else: file data, mapping blocks, directories).  The scan and planning
-are the I/O before the first write.  A move, for the per-move figures,
+are the I/O before the move phase: e2defrag -C FD's first "2 ..." line
+in the trace (--progress-fd FD), else the first write.  A move, for the per-move figures,
 runs from the I/O after the last move's final flush through its own
 data flush (the first flush that writes data blocks) to the last flush
 before the next data flush (segment_moves).
@@ -134,14 +135,17 @@ class Geometry:
         return CLASSES[self.cls[b]] if b < self.blocks else "data"
 
 
-def parse_trace(path, image):
+def parse_trace(path, image, progress_fd=-1):
     """The image's I/O, in order: (op, fd_direct, offset, length) with op
-    read, write, flush; and the counts of every traced call."""
+    read, write, flush, or move (where e2defrag's -C PROGRESS_FD says the
+    move phase begins: a line "2 DONE TOTAL"); and the counts of every
+    traced call."""
     base = os.path.basename(image)
     fds = {}            # fd -> [position, direct]
     events = []
     calls = {}
     pending = {}        # pid -> text of an unfinished call
+    moving = False
     line_re = re.compile(r"^(\d+)\s+(.*)$")
     call_re = re.compile(r"^(\w+)\((.*)\)\s+=\s+(-?\d+|\?)")
     for raw in open(path, errors="replace"):
@@ -182,6 +186,11 @@ def parse_trace(path, image):
             continue
         if name in ("dup", "dup2", "dup3") and fd in fds:
             fds[ret] = list(fds[fd])
+            continue
+        if fd == progress_fd and name == "write" and '"2 ' in args:
+            if not moving:
+                events.append(("move", False, 0, 0))
+                moving = True
             continue
         if fd not in fds:
             continue
@@ -332,13 +341,22 @@ def segment_moves(flush_log):
     return moves
 
 
+def move_start(events):
+    """Where the move phase begins: the progress mark, else the first write."""
+    for kind in ("move", "write"):
+        i = next((i for i, e in enumerate(events) if e[0] == kind), None)
+        if i is not None:
+            return i
+    return len(events)
+
+
 def move_io(events, flush_log, segs, geo):
     """Each move's I/O: all its reads, its reads of data-class blocks (the
     blocks it releases: its sources and old mapping blocks) and its
     data-class writes (its new blocks), as [a, b) byte ranges."""
     out = []
     for a, b in segs:
-        start = flush_log[a - 1]["event"] + 1 if a else 0
+        start = flush_log[a - 1]["event"] + 1 if a else move_start(events)
         reads, dreads, dwrites = [], [], []
         for op, _, off, length in events[start:flush_log[b]["event"] + 1]:
             if op == "read":
@@ -381,7 +399,7 @@ def cost_trace(events, disk, geo, size, log=None):
     """Today's cost of EVENTS, with the flushes' log for the analysis."""
     m = Model(disk, geo, size)
     m.log = log
-    first_write = next((i for i, e in enumerate(events) if e[0] == "write"), len(events))
+    first_write = move_start(events)
     scan_t = None
     flush_log = []
     pending_reads = []
@@ -393,6 +411,8 @@ def cost_trace(events, disk, geo, size, log=None):
             log.write("%d %.6f flush\n" % (i, m.t))
         if i == first_write:
             scan_t = m.t
+        if op == "move":
+            continue
         if op == "read":
             m.read(off, length, direct)
             pending_reads.append((off, length))
@@ -426,6 +446,8 @@ def main():
     ap.add_argument("--track-seek-ms", type=float, default=1.0)
     ap.add_argument("--disk-size", type=float, default=0,
                     help="bytes the seek curve spans (default: the image's size)")
+    ap.add_argument("--progress-fd", type=int, default=-1,
+                    help="the fd of e2defrag's -C: its move phase starts the moves")
     ap.add_argument("--log", help="write every disk access to this file: "
                     "event, time before it, read|write, class, offset, bytes, jump seconds")
     ap.add_argument("--moves", help="write each move's I/O to this JSON file")
@@ -435,7 +457,7 @@ def main():
     size = geo.blocks * geo.bs
     disk = Disk(o.rpm, o.mbps, o.seek_ms, o.track_seek_ms,
                 o.disk_size or max(size, os.path.getsize(o.image)))
-    events, calls = parse_trace(o.trace, o.traced or o.image)
+    events, calls = parse_trace(o.trace, o.traced or o.image, o.progress_fd)
     log = open(o.log, "w") if o.log else None
     m, scan_t, flush_log, tail = cost_trace(events, disk, geo, size, log)
     if log:

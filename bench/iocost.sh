@@ -33,10 +33,11 @@
 #               the holes of deleted recordings (bench/kernel-aged.sh)
 #   recordings  kernel-written, recordings larger than the free space,
 #               ext3 2 GiB 92% full (bench/kernel-nearfull.sh's nearfull)
-#   img-nearfull img-streams img-tree img-aged
+#   img-nearfull img-streams img-tree img-aged img-ktree
 #               e2fragimg's workloads, ext4 (nearfull 2 GiB 90%, streams
 #               4 x 200 MiB round robin on 2 GiB, tree of 24,353 files,
-#               aged 2 GiB)
+#               aged 2 GiB) and its model of kmanifest (kernel-tree, ext3,
+#               25,000 files)
 #
 # Images are built once into DIR (BENCH_DIR, default $TMPDIR/iocost) as
 # NAME.orig and used again by later runs (REBUILD=1 builds them anew);
@@ -48,7 +49,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BENCH_DIR:-${TMPDIR:-/tmp}/iocost}
 PATH=$top/defrag:$top/analyze:$top/images:$PATH:/sbin:/usr/sbin
 export PATH LC_ALL=C
-disks=${*:-"ktree kmanifest pvr recordings img-nearfull img-streams img-tree img-aged"}
+disks=${*:-"ktree kmanifest pvr recordings img-nearfull img-streams img-tree img-aged img-ktree"}
 syscalls=openat,open,close,dup,dup2,dup3,lseek,read,write,pread64,pwrite64
 syscalls=$syscalls,preadv,pwritev,preadv2,pwritev2,fsync,fdatasync,sync,syncfs
 syscalls=$syscalls,sync_file_range,fadvise64,readahead,ioctl,fallocate
@@ -93,6 +94,8 @@ build() {
 		nice e2fragimg -q -w tree -t ext4 -S 1 "$orig" ;;
 	img-aged)
 		nice e2fragimg -q -w aged -t ext4 -s 2G -S 1 "$orig" ;;
+	img-ktree)
+		nice e2fragimg -q -w kernel-tree -t ext3 --files 25000 -S 1 "$orig" ;;
 	*)
 		echo "iocost: no disk named $1" >&2
 		exit 16 ;;
@@ -105,13 +108,14 @@ measure() {
 	name=$1 orig=$dir/$1.orig img=$dir/run.img
 	cp --sparse=always "$orig" "$img"
 	# -f: the kernel's images were mounted since their last check.
-	nice strace -f -qq -s 0 -e trace=$syscalls -o "$dir/$name.strace" \
-		e2defrag -f -J "$img" > "$dir/$name.json" 2> "$dir/$name.err" || true
+	# -C 9: the progress lines mark where the move phase starts.
+	nice strace -f -qq -s 8 -e trace=$syscalls -o "$dir/$name.strace" \
+		e2defrag -f -J -C 9 "$img" > "$dir/$name.json" 2> "$dir/$name.err" 9> /dev/null || true
 	e2fsck -fn "$img" > /dev/null 2>&1 || echo "$name: e2fsck -fn NOT CLEAN after the run"
 	moves=
 	[ -z "${KEEP_TRACE:-}" ] || moves="--moves $dir/$name.moves.json"
 	# shellcheck disable=SC2086
-	nice python3 "$top/bench/iocost.py" --traced "$img" --result "$dir/$name.json" \
+	nice python3 "$top/bench/iocost.py" --traced "$img" --progress-fd 9 --result "$dir/$name.json" \
 		$moves "$dir/$name.strace" "$orig" > "$dir/$name.cost.json"
 	[ -n "${KEEP_TRACE:-}" ] || rm -f "$dir/$name.strace"
 
@@ -148,8 +152,10 @@ MiB = 2 ** 20
 w = c["bytes_written"] or 0
 rate = "%.2f s / %.2f s: %.2fx" % (c["wall_seconds"], c["dd_seconds"],
                                    c["dd_seconds"] / c["wall_seconds"]) if w else "-"
-print("| %s (%s %.0f GiB) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | |" % (
-    name, fs["type"], fs["blocks"] * fs["block_size"] / 2**30,
+size = fs["blocks"] * fs["block_size"]
+size = "%.0f GiB" % (size / 2**30) if size >= 2**30 else "%.0f MiB" % (size / MiB)
+print("| %s (%s %s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | |" % (
+    name, fs["type"], size,
     format(c["moves"], ","), format(c["forced_reuses"], ","), format(c["flushes"], ","),
     "%.1f" % c["flushes_per_32mib"] if w else "-",
     "%.0f MiB" % (c["disk_bytes_read"] / MiB), "%.0f MiB" % (w / MiB),
