@@ -355,8 +355,9 @@ def move_io(events, flush_log, segs, geo):
     blocks it releases: its sources and old mapping blocks) and its
     data-class writes (its new blocks), as [a, b) byte ranges."""
     out = []
+    first = move_start(events)
     for a, b in segs:
-        start = flush_log[a - 1]["event"] + 1 if a else move_start(events)
+        start = max(flush_log[a - 1]["event"] + 1 if a else 0, first)
         reads, dreads, dwrites = [], [], []
         for op, _, off, length in events[start:flush_log[b]["event"] + 1]:
             if op == "read":
