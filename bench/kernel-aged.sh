@@ -16,6 +16,9 @@
 # byte-identical, written / needing a move, free space, rate against dd).
 # The copy's files are then compared with the sums taken before.
 #
+# BUILD_ONLY=1 stops after the kernel has written the images and leaves
+# them as DIR/kernel/aged-TYPE-BLOCKSIZE.img (bench/iocost.sh).
+#
 # Root only (loop mounts); run from the build tree after make.  Needs about
 # 6 GiB under DIR.
 set -eu
@@ -112,6 +115,7 @@ for t in $types; do
 	imgs="$imgs $img"
 done
 
+[ -z "${BUILD_ONLY:-}" ] || exit 0
 NEARFULL_IMAGES=$imgs E2DEFRAG_OPTS=-f KEEP=1 sh "$top/bench/defrag.sh" "$dir/runs"
 
 for t in $types; do

@@ -17,6 +17,8 @@
 #
 # Root only (loop mounts); run from the build tree after make.  CASES may
 # list "WORKLOAD TYPE BLOCKSIZE SIZE FILL" lines instead of the defaults.
+# BUILD_ONLY=1 only builds: the kernel's image of each case is left as
+# DIR/CASE.kernel.img, with no figures (bench/iocost.sh).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-${BENCH_DIR:-${TMPDIR:-/tmp}/kernel-nearfull}}
@@ -106,6 +108,10 @@ echo "$cases" | while read -r w t bs size fill; do
 	fi
 	umount "$mnt"
 	e2fsck -fn "$kern" > /dev/null 2>&1 || echo "$name: kernel image not clean per e2fsck -fn"
+	if [ -n "${BUILD_ONLY:-}" ]; then
+		rm -f "$model" "$model.json"
+		continue
+	fi
 	printf '%-30s model  %s\n' "$name" "$(figures "$model")"
 	printf '%-30s kernel %s\n' "" "$(figures "$kern")"
 	[ -n "${KEEP:-}" ] || rm -f "$model" "$kern" "$model".*.json "$kern".*.json
