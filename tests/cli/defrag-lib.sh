@@ -7,6 +7,8 @@ set -u
 : "${top_builddir:?run through make check}"
 export LC_ALL=C
 ORACLE="python3 $top_srcdir/tests/cli/defrag-oracle.py"
+# avoidable IMG: files in more pieces than their best, per the oracle.
+. "$top_srcdir/tests/lib/best.sh"
 
 for tool in mke2fs debugfs e2fsck python3 cmp; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
