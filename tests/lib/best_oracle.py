@@ -25,8 +25,8 @@ The definitions are doc/design.md's and e2frag(8)'s:
 Usage:
   best_oracle.py zones IMAGE          "start length" of every zone
   best_oracle.py files IMAGE          JSON {ino: {path, type, pieces,
-                                      stream, best}} of every reachable
-                                      inode that owns blocks
+                                      stream, blocks, best}} of every
+                                      reachable inode that owns blocks
   best_oracle.py left IMAGE           the files in more pieces than their
                                       best, "path pieces best" a line, then
                                       "# N avoidably fragmented"
@@ -138,15 +138,16 @@ class Best:
 
 
 def files(image):
-    """{ino: {path, type, pieces, stream, best}} for every reachable inode
-    with blocks (tests/lib/oracle.py's layout, plus stream and best)."""
+    """{ino: {path, type, pieces, stream, blocks, best}} for every reachable
+    inode with blocks (tests/lib/oracle.py's layout: blocks counts the
+    extent tree blocks too; plus stream and best)."""
     best = Best(zones(image))
     result = {}
     for ino, f in oracle.layout(image).items():
         stream = sum(n for _, n in f["runs"])
         result[ino] = {"path": f["path"], "type": f["type"],
                        "pieces": f["pieces"], "stream": stream,
-                       "best": best(stream)}
+                       "blocks": f["blocks"], "best": best(stream)}
     return result
 
 
