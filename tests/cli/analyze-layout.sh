@@ -1,6 +1,7 @@
 #!/bin/sh
 # e2frag's per-file pieces, extents, blocks and paths equal what debugfs
-# lists, and its count of fragmented files smaller than a block group
+# lists, its best what tests/lib/best_oracle.py works out from dumpe2fs
+# and debugfs, and its count of fragmented files smaller than a block group
 # equals e2fsck's "non-contiguous" count, on ext2/ext3/ext4 images with
 # 1 KiB and 4 KiB blocks holding IND/DIND/TIND maps, holes, extent trees
 # of depth >= 1, fragmented files and a file larger than a group.
@@ -29,6 +30,9 @@ for type in ext2 ext3 ext4; do
 		$ORACLE compare "$img" "$T/report.json" > "$T/cmp" ||
 			{ cat "$T/cmp"; fail "$type/$bs: e2frag and debugfs disagree"; }
 		note "$type/$bs: $(tail -1 "$T/cmp")"
+		python3 "$top_srcdir/tests/lib/best_oracle.py" check "$img" "$T/report.json" > "$T/best" ||
+			{ cat "$T/best"; fail "$type/$bs: e2frag's best disagrees with the oracle"; }
+		note "$type/$bs: best: $(tail -1 "$T/best")"
 
 		# e2fsck's non-contiguous files and directories.
 		e2fsck -fnv "$img" > "$T/fsck.v" 2>&1

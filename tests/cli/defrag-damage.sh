@@ -12,24 +12,6 @@
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 . "$top_srcdir/tests/lib/invert.sh"
 
-# damaged NAME PATTERN IMG: IMG is refused as damaged, PATTERN in the line.
-damaged() {
-	name=$1 pattern=$2 img=$3
-	# e2fsck -n exits 0 on a bad descriptor checksum, but says so.
-	if e2fsck -fn "$img" > "$T/fsck.out" 2>&1 && ! grep -qE '\? no$|IGNORED' "$T/fsck.out"; then
-		cat "$T/fsck.out"; fail "$name: e2fsck -fn finds the image clean: the test did not damage it"
-	fi
-	cp "$img" "$T/orig.img"
-	for opt in "" -n -f -v; do
-		expect_rc 8 e2defrag $opt "$img"
-		[ "$(wc -l < "$T/out")" -eq 1 ] || { cat "$T/out"; fail "$name: e2defrag $opt said more than one line"; }
-		grep -q "^e2defrag: $img: .*$pattern.*; run e2fsck -f first\. Nothing was changed\.$" "$T/out" ||
-			{ cat "$T/out"; fail "$name: e2defrag $opt: no '$pattern ... run e2fsck -f first'"; }
-		cmp -s "$img" "$T/orig.img" || fail "$name: e2defrag $opt changed the image"
-	done
-	echo "# $name: $(sed "s|$img|IMG|" "$T/out")"
-}
-
 # A block of /frag also given to /other: owned twice.
 small_image "$T/base3.img" ext3
 small_image "$T/base4.img" ext4

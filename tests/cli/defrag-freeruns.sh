@@ -8,7 +8,8 @@
 # pieces and the run exits 1.  Before place.c's partial windows, the
 # pieces it left behind cut the free space from 1 run into 5 (19 MiB
 # written) and 23 (21 MiB).  Oracles: e2freefrag, e2fsck -fn, the
-# manifest's checksums and debugfs's stat fields; the e2defrag wrapper of
+# manifest's checksums and debugfs's stat fields, best per
+# tests/lib/best_oracle.py (dumpe2fs and debugfs); the e2defrag wrapper of
 # defrag-lib.sh runs it a second time on a copy and requires the image
 # byte-identical (cmp).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
@@ -24,8 +25,8 @@ for total in 19M 21M; do
 	runs0=$1
 	allowed=$(groups "$img")
 	[ "$runs0" -le "$allowed" ] || allowed=$runs0
-	frag0=$(e2frag_field "$img" avoidably_fragmented_files)
-	[ "$frag0" -eq 4 ] || fail "$total: 4 interleaved recordings expected, e2frag finds $frag0 avoidably fragmented"
+	frag0=$(avoidable "$img")
+	[ "$frag0" -eq 4 ] || fail "$total: 4 interleaved recordings expected, the oracle finds $frag0 avoidably fragmented: $(avoidable_list)"
 	snapshot "$img" "$T/before.json"
 	e2defrag --json "$img" > "$T/run.json" 2> "$T/run.err"
 	rc=$?
@@ -38,8 +39,8 @@ for total in 19M 21M; do
 	[ "$1" -le "$allowed" ] ||
 		fail "$total: free space in $runs0 runs before, $1 after (e2freefrag; $(groups "$img") block groups)"
 	# The recordings gained: at most the one without room is left short of best.
-	frag=$(e2frag_field "$img" avoidably_fragmented_files)
-	[ "$frag" -le 1 ] || fail "$total: $frag recordings still avoidably fragmented"
+	frag=$(avoidable "$img")
+	[ "$frag" -le 1 ] || fail "$total: $frag recordings still avoidably fragmented: $(avoidable_list)"
 	echo "# --total $total: exit $rc, free runs $runs0 -> $1, $frag of 4 short of best"
 done
 exit 0

@@ -7,6 +7,8 @@ set -u
 : "${top_builddir:?run through make check}"
 export LC_ALL=C
 ORACLE="python3 $top_srcdir/tests/cli/defrag-oracle.py"
+# avoidable IMG: files in more pieces than their best, per the oracle.
+. "$top_srcdir/tests/lib/best.sh"
 
 for tool in mke2fs debugfs e2fsck python3 cmp; do
 	command -v "$tool" >/dev/null 2>&1 || { echo "skip: $tool not found"; exit 77; }
@@ -249,6 +251,47 @@ expect_rc() {
 	"$@" > "$T/out" 2>&1
 	got=$?
 	[ "$got" -eq "$want" ] || { cat "$T/out" >&2; fail "'$*' exited $got, expected $want"; }
+}
+
+# refused NAME REGEX IMG: e2defrag, -n, -f and -v each exit 8 on IMG with
+# one line on its output that matches REGEX (grep, the whole line), and
+# leave IMG byte for byte as it was (cmp).
+refused() {
+	_name=$1 _re=$2 _img=$3
+	cp "$_img" "$T/orig.img"
+	for opt in "" -n -f -v; do
+		expect_rc 8 e2defrag $opt "$_img"
+		[ "$(wc -l < "$T/out")" -eq 1 ] || { cat "$T/out"; fail "$_name: e2defrag $opt said more than one line"; }
+		grep -q "$_re" "$T/out" || { cat "$T/out"; fail "$_name: e2defrag $opt: its line does not match '$_re'"; }
+		cmp -s "$_img" "$T/orig.img" || fail "$_name: e2defrag $opt changed the image"
+	done
+	echo "# $_name: $(sed "s|$_img|IMG|" "$T/out")"
+}
+
+# fsck_damaged NAME IMG [REGEX]: e2fsck -fn calls IMG damaged (and says
+# something matching REGEX, grep -E), the oracle that the test damaged it.
+fsck_damaged() {
+	# e2fsck -n exits 0 on a bad descriptor checksum, but says so.
+	if e2fsck -fn "$2" > "$T/fsck.out" 2>&1 && ! grep -qE '\? no$|IGNORED' "$T/fsck.out"; then
+		cat "$T/fsck.out"; fail "$1: e2fsck -fn finds the image clean: the test did not damage it"
+	fi
+	[ -z "${3:-}" ] || grep -qE "$3" "$T/fsck.out" ||
+		{ cat "$T/fsck.out"; fail "$1: e2fsck -fn does not say '$3': the test damaged something else"; }
+}
+
+# damaged NAME PATTERN IMG: e2fsck -fn calls IMG damaged, and e2defrag
+# refuses it (refused) with one line naming PATTERN and saying to run e2fsck.
+damaged() {
+	fsck_damaged "$1" "$3"
+	refused "$1" "^e2defrag: $3: .*$2.*; run e2fsck -f first\. Nothing was changed\.\$" "$3"
+}
+
+# damaged_exactly NAME WHAT IMG [FSCK-REGEX]: the same, WHAT the whole
+# problem named (no other found: no "and N more"), and e2fsck -fn saying
+# FSCK-REGEX.
+damaged_exactly() {
+	fsck_damaged "$1" "$3" "${4:-}"
+	refused "$1" "^e2defrag: $3: $2; run e2fsck -f first\. Nothing was changed\.\$" "$3"
 }
 
 # free_blocks IMG: free blocks, per dumpe2fs.

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """defrag-nearfull.py --- oracles of tests/cli/defrag-nearfull.sh, from
-dumpe2fs and debugfs (through defrag-oracle.py), never from e2defrag.
+dumpe2fs and debugfs (through defrag-oracle.py and tests/lib/best_oracle.py:
+the zones, every file's pieces and best), never from e2defrag; e2frag
+--json gives only which files interleave.
 
-  selected FRAG_JSON     the files e2defrag selects by default (e2frag
-                         --json before the run: pieces > best, or
-                         interleaved with others): "path blocks best" lines
+  selected IMG FRAG_JSON the files e2defrag selects by default: pieces >
+                         best (the oracle's), or interleaved with others
+                         (e2frag --json before the run): "path blocks best"
+                         lines
   room IMG FRAG_JSON     "room" when the promise's condition holds, else
                          "no-room: WHY" (see zone_room() below)
   strict-room IMG FRAG_JSON  the same with every unselected file left where
                          it is (room() below): "room" means no file need
                          even move out of the way
-  layout IMG FRAG_JSON   per debugfs block lists: the files whose pieces
-                         exceed e2frag's best ("path pieces best" lines),
-                         and any file whose pieces e2frag counts otherwise
-                         than debugfs ("mismatch path e2frag debugfs")
+  layout IMG FRAG_JSON   per the oracle: the files whose pieces exceed
+                         their best ("path pieces best" lines), and any
+                         file whose pieces or best e2frag counts otherwise
+                         ("mismatch path e2frag oracle", "mismatch path
+                         best e2frag oracle")
   second IMG             the second-longest free run in blocks (dumpe2fs):
                          the longest a file can use besides the longest
   most IMG FRAG_JSON     how many selected files zone_room's packing puts
@@ -25,7 +29,6 @@ dumpe2fs and debugfs (through defrag-oracle.py), never from e2defrag.
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -33,37 +36,32 @@ _spec = importlib.util.spec_from_file_location(
     "oracle", os.path.join(os.path.dirname(os.path.abspath(__file__)), "defrag-oracle.py"))
 oracle = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(oracle)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import best_oracle  # noqa: E402
 
 
-def selected(frag):
-    """Files a default run selects: avoidably fragmented or interleaved."""
+def selected(img, frag):
+    """Files a default run selects: avoidably fragmented (per the oracle)
+    or interleaved (per e2frag): [{path, blocks, best}]."""
+    inter = {f["ino"] for f in frag["files"] if f.get("interleaved_with")}
     out = []
-    for f in frag["files"]:
-        if f["type"] not in ("file", "dir"):
+    for ino, f in sorted(best_oracle.files(img).items()):
+        if f["type"] not in ("f", "d"):
             continue
-        if f["pieces"] > f["best"] or f.get("interleaved_with"):
-            out.append(f)
+        if f["pieces"] > f["best"] or ino in inter:
+            out.append({"path": f["path"], "blocks": f["blocks"], "best": f["best"]})
     return out
 
 
 def fixed_blocks(img):
-    """Blocks of the fixed metadata: dumpe2fs' per-group tables, and the
-    resize inode's and the journal's blocks (debugfs)."""
-    text = subprocess.run(["dumpe2fs", img], capture_output=True, text=True,
-                          check=False).stdout
+    """Blocks of the fixed metadata (tests/lib/best_oracle.py: dumpe2fs'
+    per-group tables, the MMP block, every reserved inode's blocks), the
+    block count and the first block."""
+    first, last, runs = best_oracle.fixed_runs(img)
     fixed = set()
-    pat = re.compile(r"(?:superblock at|Group descriptors at|Reserved GDT blocks at|"
-                     r"Block bitmap at|Inode bitmap at|Inode table at) (\d+)(?:-(\d+))?")
-    for m in pat.finditer(text):
-        a = int(m.group(1))
-        b = int(m.group(2)) if m.group(2) else a
+    for a, b in runs:
         fixed.update(range(a, b + 1))
-    out = oracle.debugfs(img, ["stat <7>", "stat <8>"])
-    for k in out:
-        for _, a, b in oracle.block_list(out[k]):
-            fixed.update(range(a, b + 1))
-    h = dict(l.split(":", 1) for l in text.splitlines() if ":" in l and not l.startswith(" "))
-    return fixed, int(h["Block count"]), int(h["First block"])
+    return fixed, last + 1, first
 
 
 def owners(img):
@@ -99,7 +97,7 @@ def zone_fit(img, frag):
     place, all can be at their best, so exit 1 breaks the promise.
     Returns (verdict, files placed at best), a file that fits nowhere
     skipped for the count."""
-    sel = selected(frag)
+    sel = selected(img, frag)
     fixed, count, first = fixed_blocks(img)
     own = owners(img)
     selpaths = {f["path"] for f in sel}
@@ -173,7 +171,7 @@ def room(img, frag):
     holds, e2defrag needs no other file moved to put all of them at their
     best, so exit 1 would break the promise; when it does not, exit 1 is
     allowed (the run may still do better by moving others)."""
-    sel = selected(frag)
+    sel = selected(img, frag)
     fixed, count, first = fixed_blocks(img)
     own = owners(img)
     selpaths = {f["path"] for f in sel}
@@ -245,16 +243,20 @@ def room(img, frag):
 
 
 def layout(img, frag):
-    deb = oracle.pieces(img)
+    got = {f["path"]: f for f in frag["files"]}
     lines = []
-    for f in frag["files"]:
-        if f["type"] not in ("file", "dir"):
+    for _, w in sorted(best_oracle.files(img).items()):
+        if w["type"] not in ("f", "d"):
             continue
-        d = deb.get(f["path"])
-        if d is not None and d != f["pieces"]:
-            lines.append("mismatch %s %d %d" % (f["path"], f["pieces"], d))
-        if d is not None and d > f["best"]:
-            lines.append("%s %d %d" % (f["path"], d, f["best"]))
+        g = got.get(w["path"])
+        if g is None:
+            lines.append("mismatch %s not-listed %d" % (w["path"], w["pieces"]))
+        elif g["pieces"] != w["pieces"]:
+            lines.append("mismatch %s %d %d" % (w["path"], g["pieces"], w["pieces"]))
+        elif g["best"] != w["best"]:
+            lines.append("mismatch %s best %d %d" % (w["path"], g["best"], w["best"]))
+        if w["pieces"] > w["best"]:
+            lines.append("%s %d %d" % (w["path"], w["pieces"], w["best"]))
     return lines
 
 
@@ -285,7 +287,7 @@ def free_runs(img):
 def main():
     cmd = sys.argv[1]
     if cmd == "selected":
-        for f in selected(json.load(open(sys.argv[2]))):
+        for f in selected(sys.argv[2], json.load(open(sys.argv[3]))):
             print(f["path"], f["blocks"], f["best"])
     elif cmd == "room":
         print(zone_room(sys.argv[2], json.load(open(sys.argv[3]))))

@@ -7,8 +7,17 @@ read with debugfs alone (never with e2frag/e2defrag code).
                          block list, checksum and block count), the sha256
                          of its contents (regular files, slow symlinks) or
                          its entries (directories)
+  files IMG              JSON on stdout: what a user finds, the part of a
+                         snapshot no move or power cut may change: every
+                         path with its inode, and per inode its type,
+                         permission bits, owner, group, project, link
+                         count, size (not a directory's: e2fsck -fy may
+                         compact it), symlink target, extended attributes
+                         (debugfs stat) and the sha256 of its contents or
+                         its entries, as snapshot (timestamps left out: a
+                         mount may touch them)
   compare A B            exit 1 (naming the differences) unless two
-                         snapshots are the same
+                         snapshots (or two files outputs) are the same
   pieces IMG             JSON on stdout: {path: pieces} for every regular
                          file and directory, pieces counted from the block
                          list debugfs stat prints (doc/design.md: runs of
@@ -150,6 +159,39 @@ def snapshot(img):
     return {"paths": {p: v[0] for p, v in sorted(paths.items())}, "inodes": inodes}
 
 
+def user_view(stat_lines):
+    """The fields of a debugfs stat a user sees: {name: value}."""
+    text = "\n".join(stat_lines)
+    view = {}
+    for key, pat in (("type", r"Type: (\S+)"), ("mode", r"Mode:\s+(\d+)"),
+                     ("user", r"User:\s+(\d+)"), ("group", r"Group:\s+(\d+)"),
+                     ("project", r"Project:\s+(\d+)"), ("size", r"Size: (\d+)"),
+                     ("links", r"^Links: (\d+)"),
+                     ("target", r"^Fast link dest: (.*)$")):
+        m = re.search(pat, text, re.M)
+        if m:
+            view[key] = m.group(1)
+    xattrs, on = [], False
+    for line in stat_lines:
+        if line.startswith("Extended attributes:"):
+            on = True
+        elif on and line.startswith("  "):
+            xattrs.append(line.strip())
+        else:
+            on = False
+    view["xattrs"] = sorted(xattrs)
+    return view
+
+
+def files(img):
+    snap = snapshot(img)
+    for rec in snap["inodes"].values():
+        rec.update(user_view(rec.pop("stat")))
+        if rec.get("type") == "directory":
+            del rec["size"]     # e2fsck -fy may compact it (Pass 3A)
+    return snap
+
+
 def compare(a, b):
     with open(a) as f:
         x = json.load(f)
@@ -187,6 +229,9 @@ def main():
     cmd = sys.argv[1]
     if cmd == "snapshot":
         json.dump(snapshot(sys.argv[2]), sys.stdout, indent=1, sort_keys=True)
+        return 0
+    if cmd == "files":
+        json.dump(files(sys.argv[2]), sys.stdout, indent=1, sort_keys=True)
         return 0
     if cmd == "compare":
         return compare(sys.argv[2], sys.argv[3])

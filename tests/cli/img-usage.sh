@@ -70,11 +70,17 @@ expect 8 --workload streams --size 8M --total 64M full.img
 grep -q -- '--size' err || fail "no hint to give a larger --size"
 [ -e full.img ] || [ -e full.img.json ] && fail "a failed build left its image behind"
 
-# Interrupted, it removes what it was writing and exits 32.
+# Interrupted, it removes what it was writing and exits 32.  The signal
+# goes once the build has written into the image (blocks allocated to
+# it): by then the handler is in place and knows the file, whatever the
+# machine's load (a fixed sleep once killed it before that: exit 143).
 e2fragimg -q --workload streams --total 2G big.img &
 pid=$!
-sleep 0.3
-kill -TERM "$pid"
+while [ "$(stat -c %b big.img 2>/dev/null || echo 0)" -eq 0 ]; do
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.05
+done
+kill -TERM "$pid" || fail "interrupted: the build ended before it wrote into big.img"
 wait "$pid"
 rc=$?
 [ "$rc" -eq 32 ] || fail "interrupted: exit $rc, want 32"

@@ -7,7 +7,10 @@
 # 5 prefixes and torn writes (2 on ext2, where only data blocks change in
 # more than one sector, 12 on ext4: a block written in part, 512-byte
 # sectors old and new mixed, over the kinds of block a tear can leave
-# neither old nor new), each.  Then two controls that must be caught: a run that clobbers an
+# neither old nor new), each.  The streams carry what a move must keep
+# whole (extras below): an owner, a mode, attributes in a block, a hard
+# link, and symlinks fast and slow beside them; the harness compares all
+# of it after every cut.  Then two controls that must be caught: a run that clobbers an
 # inode table block, and a superblock write that a tear leaves with a bad
 # checksum.
 . "$top_srcdir/tests/crash/lib.sh"
@@ -16,6 +19,26 @@ need_iolog
 mkwork
 
 total_n=0 total_l=0 total_c=0
+
+# extras IMG: on the streams /s0 /s1 /s2, an owner and group, a mode,
+# extended attributes (a small one and one of 600 bytes), a second name;
+# and a fast and a slow symlink.
+extras() {
+	python3 -c 'print("v" * 600, end="")' > "$WORK/xattr"
+	{
+		echo "sif s0 uid 1001"
+		echo "sif s0 gid 2002"
+		echo "sif s1 mode 0100600"
+		echo "ea_set s1 user.note hello"
+		echo "ea_set -f $WORK/xattr s2 user.big"
+		echo "ln s2 s2.link"
+		echo "sif s2 links_count 2"
+		echo "symlink fast s0"
+		echo "symlink slow /$(printf 'x%.0s' $(seq 1 120))"
+	} > "$WORK/extras.cmds"
+	dbg "$1" "$WORK/extras.cmds"
+	clean "$1" || { cat "$WORK/fsck.out"; fail "extras: not clean"; }
+}
 sweep() {
 	name=$1 img=$2 random=$3 torn=$4
 	[ -n "$(fragmented_files "$img")" ] || fail "$name: no fragmented file to move"
@@ -54,12 +77,14 @@ sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag l
 img=$WORK/ext2.img
 mkimg "$img" 4096 -t ext2 -b 1024
 make_streams "$img" 3 40 "$WORK"
+extras "$img"
 sweep ext2-streams "$img" 24 2
 
 img=$WORK/ext4.img
 mkimg "$img" 8192 -t ext4 -b 1024
 make_streams "$img" 3 40 "$WORK"
 make_sparse "$img" sparse 6 "$WORK"
+extras "$img"
 sweep ext4-streams "$img" 20 12
 grep -q 'torn cuts.* tree [1-9]' "$WORK/sweep.out" ||
 	fail "ext4: no torn write of a new extent tree block"

@@ -20,8 +20,10 @@
 # epoch as in a random subset).  A journal's log area is filled with old
 # bytes first (age_journal), as a used journal's is, so that a tear shows.
 # Each is recovered as a user would (e2fsck -fy) and checked:
-#   1. nothing lost: every regular file there before the run is there with
-#      the same path, size and sha256 (debugfs rdump);
+#   1. nothing lost: every path there before the run is there, the same
+#      inode with the same type, permission bits, owner, group, link
+#      count, size, contents (sha256), symlink target and extended
+#      attributes (lib.sh's snapshot, from debugfs);
 #   2. with a journal, replaying the journal alone (e2fsck -E journal_only)
 #      finds no corrupt transaction and leaves a filesystem e2fsck -fn
 #      finds clean;
@@ -29,7 +31,9 @@
 #      with metadata_csum, a block bitmap checksum: see fsck_only_leaks).
 # Prints "NAME: torn cuts T: KIND N, ..." and "NAME: cut points N, data
 # lost L, not clean after replay C" (and the failing cuts on stderr);
-# exits 0 when L and C are 0.
+# exits 0 when L and C are 0.  A step of the harness itself that fails
+# (iolog_replay, a copy, the snapshot) ends it with exit 99 and no
+# summary: a cut that was never made is no cut that passed.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/crash/lib.sh"
 need e2fsck debugfs dumpe2fs iolog_replay sha256sum cmp
 need_iolog
@@ -52,7 +56,14 @@ image=$1 workload=$2
 : "${name:=$(basename "$image")}"
 mkwork
 
-cp --sparse=always "$image" "$WORK/base.img"
+# harness WHAT: a step of the harness failed: say so, exit 99.
+harness() {
+	echo "$name: $1 failed: the sweep is void" >&2
+	echo "$name: $1 failed: the sweep is void"
+	exit 99
+}
+
+cp --sparse=always "$image" "$WORK/base.img" || harness "copying $image"
 # Start from what e2fsck calls clean, so that what it finds after a cut
 # is the run's doing (generated images may hold things it would optimize).
 e2fsck -fy "$WORK/base.img" > "$WORK/base.out" 2>&1
@@ -62,14 +73,14 @@ journalled=no
 dumpe2fs -h "$WORK/base.img" 2>/dev/null | grep -q '^Filesystem features:.*has_journal' &&
 	journalled=yes
 if [ $journalled = yes ]; then
-	age_journal "$WORK/base.img" "$seed"
+	age_journal "$WORK/base.img" "$seed" || harness "age_journal"
 	e2fsck -fn "$WORK/base.img" > "$WORK/base.out" 2>&1 ||
 		{ cat "$WORK/base.out"; echo "$name: not clean after age_journal"; exit 99; }
 fi
 snapshot "$WORK/base.img" "$WORK/before"
 
 # The run.
-cp --sparse=always "$WORK/base.img" "$WORK/run.img"
+cp --sparse=always "$WORK/base.img" "$WORK/run.img" || harness "copying the image"
 ( export IMAGE="$WORK/run.img" E2FRAG_IOLOG="$WORK/run.log"; sh -c "$workload" ) \
 	> "$WORK/run.out" 2>&1
 rc=$?
@@ -78,12 +89,12 @@ rc=$?
 
 # The log must account for every byte the run changed.  Replaying it
 # whole also lists the writes a tear could leave neither old nor new.
-iolog_replay info "$WORK/run.log" > "$WORK/info"
-cp --sparse=always "$WORK/base.img" "$WORK/full.img"
-iolog_replay tears "$WORK/run.log" "$WORK/full.img" > "$WORK/tears"
+iolog_replay info "$WORK/run.log" > "$WORK/info" || harness "iolog_replay info"
+cp --sparse=always "$WORK/base.img" "$WORK/full.img" || harness "copying the image"
+iolog_replay tears "$WORK/run.log" "$WORK/full.img" > "$WORK/tears" || harness "iolog_replay tears"
 cmp -s "$WORK/full.img" "$WORK/run.img" ||
 	{ echo "$name: replaying the whole log does not give the image after the run"; exit 99; }
-tear_kinds "$WORK/base.img" "$WORK/run.img" "$WORK/tears" > "$WORK/tears.kind"
+tear_kinds "$WORK/base.img" "$WORK/run.img" "$WORK/tears" > "$WORK/tears.kind" || harness "tear_kinds"
 
 # Cut points: EPOCH MODE ARG [SEED KIND].  Torn cuts take the kinds of
 # block in turn, a random write of each kind each time.
@@ -116,7 +127,8 @@ awk -v random="$random" -v prefix="$prefix" -v torn="$torn" -v seed="$seed" -v e
 			j = int(rand() * nk[k])
 			print we[k, j], "torn", wi[k, j], int(rand() * 2147483647), k
 		}
-	}' "$WORK/tears.kind" "$WORK/info" > "$WORK/cuts"
+	}' "$WORK/tears.kind" "$WORK/info" > "$WORK/cuts" || harness "listing the cut points"
+[ -s "$WORK/cuts" ] || harness "listing the cut points"
 
 # fsck_only_leaks OUT: e2fsck -fy output that fixed nothing but blocks
 # marked in use that nothing uses (leaked) and free counts, and the space
@@ -155,25 +167,27 @@ fsck_only_leaks() {
 cuts=0 lost=0 unclean=0
 while read -r epoch mode arg tseed kind; do
 	cuts=$((cuts + 1))
-	cp --sparse=always "$WORK/base.img" "$WORK/cut.img"
+	cp --sparse=always "$WORK/base.img" "$WORK/cut.img" || harness "copying the image"
 	if [ "$mode" = torn ]; then
 		what="cut $epoch torn $arg $tseed ($kind)"
-		iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" torn "$arg" "$tseed"
+		iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" torn "$arg" "$tseed" ||
+			harness "$what: iolog_replay apply (exit $?)"
 	else
 		what="cut $epoch $mode $arg"
-		iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" "$mode" $([ "$mode" = all ] || echo "$arg")
+		iolog_replay apply "$WORK/run.log" "$WORK/cut.img" "$epoch" "$mode" $([ "$mode" = all ] || echo "$arg") ||
+			harness "$what: iolog_replay apply (exit $?)"
 	fi
-	cp --sparse=always "$WORK/cut.img" "$WORK/user.img"
+	cp --sparse=always "$WORK/cut.img" "$WORK/user.img" || harness "copying the cut image"
 	e2fsck -fy "$WORK/user.img" > "$WORK/user.out" 2>&1
 	urc=$?
 	snapshot "$WORK/user.img" "$WORK/after"
 	if [ $urc -gt 1 ] || ! cmp -s "$WORK/before" "$WORK/after"; then
 		lost=$((lost + 1))
 		echo "$name: $what: data lost (e2fsck -fy exit $urc)" >&2
-		diff "$WORK/before" "$WORK/after" | head -5 >&2
+		snapshot_diff "$WORK/before" "$WORK/after" | head -5 >&2
 	fi
 	if [ $journalled = yes ]; then
-		cp --sparse=always "$WORK/cut.img" "$WORK/jo.img"
+		cp --sparse=always "$WORK/cut.img" "$WORK/jo.img" || harness "copying the cut image"
 		# A transaction whose commit block fails its checksum is not
 		# replayed, and recovery says it was corrupt: a torn commit
 		# the writer could have avoided (writer/journal.c).

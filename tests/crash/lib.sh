@@ -131,15 +131,28 @@ EOF
 	dbg "$img" "$dir/aged.cmds"
 }
 
-# snapshot IMG OUT: every regular file's path, size and sha256, read back
-# with debugfs rdump.
+# snapshot IMG OUT: what a user finds on IMG, per debugfs (the files
+# view of tests/cli/defrag-oracle.py): every path with its inode, and per
+# inode its type, permission bits, owner, group, project, link count,
+# size (not a directory's), symlink target, extended attributes, and the
+# sha256 of its contents (regular files, slow symlinks) or its entries
+# (directories).
+# Two snapshots are the same file byte for byte when all that is.
 snapshot() {
-	local sdir
-	sdir=$(mktemp -d "$WORK/rd.XXXXXX")
-	debugfs -R "rdump / $sdir" "$1" >/dev/null 2>&1
-	( cd "$sdir" && find . -type f -printf '%p %s\n' | sort &&
-	  find . -type f -print0 | sort -z | xargs -0 -r sha256sum ) > "$2"
-	rm -rf "$sdir"
+	python3 "${top_srcdir:-$(dirname "$0")/../..}/tests/cli/defrag-oracle.py" files "$1" > "$2" ||
+		fail "snapshot of $1"
+}
+
+# snapshot_sha SNAPSHOT PATH: the sha256 of PATH's contents in SNAPSHOT.
+snapshot_sha() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(j["inodes"][str(j["paths"][sys.argv[2]])].get("sha256", ""))' "$1" "$2"
+}
+
+# snapshot_diff A B: what differs between two snapshots, one a line.
+snapshot_diff() {
+	python3 "${top_srcdir:-$(dirname "$0")/../..}/tests/cli/defrag-oracle.py" compare "$1" "$2"
 }
 
 # fragmented_files IMG: names of regular files in / with more than one

@@ -12,16 +12,22 @@ Block states, from least to most worth seeing (a cell shows its worst):
   o file  f fragmented file  x interleaved file
 Fixed metadata: blocks before the first data block, superblocks, group
 descriptors, reserved GDT blocks, bitmaps, inode tables (dumpe2fs), and
-the blocks of the reserved inodes other than the root and the journal.
-A file is fragmented when debugfs lists its blocks in more than one run
-of consecutive numbers; the test images have a single zone, so every file
-could be one run.  Which files interleave is known from how the image was
-built (--interleaved); the rest come from debugfs.
+the blocks of the reserved inodes other than the root and the journal
+(tests/lib/best_oracle.py names them: below the first inode, and the
+quota and orphan-file inodes).  A file is fragmented when it is in more
+pieces than its best, both worked out by tests/lib/best_oracle.py from
+dumpe2fs and debugfs (the zones the fixed metadata leaves; a file larger
+than a zone needs more than one piece).  Which files interleave is known
+from how the image was built (--interleaved); the rest come from debugfs.
 """
 import fnmatch
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import best_oracle  # noqa: E402
 
 ORDER = ".#J?dofx"
 
@@ -59,15 +65,6 @@ def debugfs(img, commands):
 
 def block_list(lines):
     return [int(w) for line in lines for w in line.split() if w.isdigit()]
-
-
-def runs(blocks):
-    """Runs of consecutive numbers, in the order given."""
-    n = 0
-    for i, b in enumerate(blocks):
-        if i == 0 or b != blocks[i - 1] + 1:
-            n += 1
-    return n
 
 
 def walk(img):
@@ -138,23 +135,23 @@ def states(img, interleaved):
             for blk in range(a, b + 1):
                 raise_to(blk, "#")
     journal = int(journal_ino.group(1)) if journal_ino else 0
-    reserved = ["blocks <%d>" % i for i in range(1, 11) if i != 2]
-    res = debugfs(img, reserved)
-    for i in range(1, 11):
-        if i == 2:
-            continue
+    inos = best_oracle.reserved_inodes(dump)
+    res = debugfs(img, ["blocks <%d>" % i for i in inos])
+    for i in inos:
         for blk in block_list(res.get("blocks <%d>" % i, [])):
             raise_to(blk, "J" if i == journal else "#")
 
     files = walk(img)
+    best = best_oracle.files(img)
     res = debugfs(img, ["blocks <%d>" % ino for ino, _ in files.values()])
     for path, (ino, is_dir) in sorted(files.items()):
         blocks = block_list(res.get("blocks <%d>" % ino, []))
+        f = best.get(ino)
         if is_dir:
             s = "d"
         elif path in interleaved:
             s = "x"
-        elif runs(blocks) > 1:
+        elif f and f["pieces"] > f["best"]:
             s = "f"
         else:
             s = "o"

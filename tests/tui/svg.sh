@@ -92,8 +92,18 @@ check_counts "$tmp/e4.svg" "$tmp/e4.img"
 grep -q 'class="s2"' "$tmp/e4.svg" || fail "no journal cells in e4.svg"
 check_states "$tmp/e4.svg" "$tmp/e4.img" 1
 
-# 4. 32 MiB: 4 blocks a cell, each the worst of its blocks; 4 groups.
+# 4. 32 MiB: 4 blocks a cell, each the worst of its blocks; 4 groups,
+# and /span, larger than a group: in pieces the group metadata cuts it
+# into, no more than its best, so drawn as a file, not a fragmented one.
 map_image_ext2 "$tmp/big.img" 32M || fail "cannot build the 32 MiB image"
+yes span | head -c $((10 * 1048576)) > "$tmp/span"
+debugfs -w -R "write $tmp/span span" "$tmp/big.img" > /dev/null 2>&1
+rm -f "$tmp/span"
+e2fsck -fn "$tmp/big.img" > /dev/null 2>&1 || fail "big.img is not clean with /span"
+python3 "$top_srcdir/tests/lib/best_oracle.py" files "$tmp/big.img" | python3 -c 'import json, sys
+f = [f for f in json.load(sys.stdin).values() if f["path"] == "/span"][0]
+sys.exit(0 if f["best"] >= 2 and f["pieces"] == f["best"] else "/span: %d pieces, best %d" % (f["pieces"], f["best"]))' ||
+	fail "/span is not in as many pieces as zones it needs"
 e2frag --svg "$tmp/big.svg" --highlight /b.ts "$tmp/big.img" > /dev/null
 xmllint --noout "$tmp/big.svg" || fail "big.svg is not well-formed XML"
 check_counts "$tmp/big.svg" "$tmp/big.img"
