@@ -269,6 +269,24 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		c->json = 0;
 		c->report.format = TABLE_JSON;
 	}
+	/*
+	 * The table's options shape nothing in the whole report: say so, once,
+	 * rather than let a script think its -o took (lsblk -J takes -o, and
+	 * so does our -l -J).
+	 */
+	if (c->json && (c->report.columns || c->report.top_set || c->report.noheadings)) {
+		char given[64] = "";
+
+		if (c->report.columns)
+			strcat(given, "-o");
+		if (c->report.top_set)
+			strcat(strcat(given, *given ? ", " : ""), "--top");
+		if (c->report.noheadings)
+			strcat(strcat(given, *given ? ", " : ""), "--noheadings");
+		fprintf(stderr, "%s: -J prints the whole report, every file with every "
+			"field: %s ignored (options of the file table, which -l -J prints "
+			"as JSON)\n", prog, given);
+	}
 	if (c->highlight && !c->svg) {
 		fprintf(stderr, "%s: --highlight marks a file in the --svg map; give --svg too\n",
 			prog);
