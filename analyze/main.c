@@ -19,6 +19,7 @@
 #include "report.h"
 #include "progress.h"
 #include "svg.h"
+#include "version.h"
 
 enum {
 	EXIT_NOTHING = 0, EXIT_RECOMMEND = 1, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16,
@@ -244,7 +245,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'v': c->report.verbose = 1; break;
 		case 'V':
-			printf("e2frag %s\n", PACKAGE_VERSION);
+			report_version(stdout, "e2frag");
 			exit(EXIT_NOTHING);
 		case 'h':
 			usage(stdout, prog);

@@ -24,6 +24,7 @@
 
 #include "config.h"
 #include "svg.h"
+#include "version.h"
 #include "damage.h"
 #include "report.h"
 #include "writer.h"
@@ -280,7 +281,7 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			*(opt == OPT_SVG_BEFORE ? &c->svg_before : &c->svg_after) = optarg;
 			break;
 		case 'V':
-			printf("e2defrag %s\n", PACKAGE_VERSION);
+			report_version(stdout, "e2defrag");
 			exit(EXIT_OK);
 		case 'h':
 			usage(stdout, prog);
