@@ -8,7 +8,7 @@ from dumpe2fs and debugfs alone (never from e2frag's code or output).
     oracle.py matches IMG PATTERN                   the paths / finds, in order
 
 Block states, from least to most worth seeing (a cell shows its worst):
-  . free  # fixed metadata  J journal  ? in use, no owner  d directory
+  . free  # fixed metadata  J journal  ! in use, no owner  d directory
   o file  f fragmented file  x interleaved file
 Fixed metadata: blocks before the first data block, superblocks, group
 descriptors, reserved GDT blocks, bitmaps, inode tables (dumpe2fs), and
@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-ORDER = ".#J?dofx"
+ORDER = ".#J!dofx"
 
 
 def run(*cmd):
@@ -123,7 +123,7 @@ def states(img, interleaved):
                 state[blk] = "."
 
     # "u": in use, owner not known yet; anything that claims it wins.
-    rank = ".u#J?dofx"
+    rank = ".u#J!dofx"
 
     def raise_to(blk, s):
         if blk < count and rank.index(s) > rank.index(state[blk]):
@@ -160,7 +160,7 @@ def states(img, interleaved):
             s = "o"
         for blk in blocks:
             raise_to(blk, s)
-    return ["?" if s == "u" else s for s in state]
+    return ["!" if s == "u" else s for s in state]
 
 
 def cells(state, bpc):

@@ -24,7 +24,7 @@ check_legend() {
 import sys
 names = ["free", "metadata", "journal", "unknown", "directory", "file",
          "fragmented", "interleaved"]
-print(" ".join(n for l, n in zip(".#J?dofx", names) if l in sys.argv[1]))' "$cells")
+print(" ".join(n for l, n in zip(".#J!dofx", names) if l in sys.argv[1]))' "$cells")
 	got=$($svgcheck legend "$1" | sed 's/ file partners$//')
 	[ "$got" = "$want" ] || fail "$1: legend '$got', states present '$want'"
 	echo "$1: legend of the states present: $got"

@@ -18,7 +18,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 NS = "{http://www.w3.org/2000/svg}"
-STATES = ".#J?dofx"        # class s0 .. s7, map.h's order
+STATES = ".#J!dofx"        # class s0 .. s7, map.h's order
 
 
 def load(path):
