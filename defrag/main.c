@@ -95,7 +95,9 @@ static void usage(FILE *out, const char *prog)
 "  -n, --dry-run           print the plan, write nothing\n"
 "  -J, --json              print the plan or the result as JSON\n"
 "  -p, --progress          progress bar on stderr even when not a terminal\n"
-"  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD\n"
+"  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD, phases\n"
+"                          1 inodes, 2 directories, 3 planning, 4 moving; with\n"
+"                          FD 0 (as e2fsck -C 0) or a terminal, draw the bar\n"
 "  -z, --undo FILE         save what is overwritten in an e2undo file\n"
 "  -f, --force             run even if not checked since last mounted\n"
 "  -v, --verbose           list every file of the plan and the skipped ones\n"
@@ -439,6 +441,7 @@ static int run(struct cli *c, const char *prog)
 	memset(&sel, 0, sizeof(sel));
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
+	memset(&pr, 0, sizeof(pr));
 	if (c->force)
 		flags |= FSOPEN_FORCE;
 	if (c->dry_run)
@@ -493,14 +496,11 @@ static int run(struct cli *c, const char *prog)
 	if (damage_refuse_fs(prog, info.device, fs))
 		goto out;
 
-	memset(&pr, 0, sizeof(pr));
 	pr.prog = prog;
 	pr.device = info.device;
-	pr.fd = c->progress_fd;
-	pr.bar = c->bar || (isatty(STDERR_FILENO) && !c->json);
 	pr.blocksize = fs->blocksize;
 	pr.cancel = &cancel_requested;
-	pr.last_phase = -1;
+	progress_open(&pr, c->progress_fd, c->bar || (isatty(STDERR_FILENO) && !c->json));
 	memset(&lo, 0, sizeof(lo));
 	lo.model = c->model;
 	if ((double)ext2fs_blocks_count(fs->super) * fs->blocksize > lo.model.disk_bytes)
@@ -514,7 +514,10 @@ static int run(struct cli *c, const char *prog)
 	lo.no_outlines = 1;
 
 	ret = layout_scan(fs, &lo, &layout);
-	progress_end(&pr);
+	if (ret)
+		progress_end(&pr);
+	else
+		progress_finish(&pr);
 	if (ret == E2F_ERR_CANCELLED) {
 		fprintf(stderr, "%s: cancelled while scanning; nothing was changed\n", prog);
 		status = EXIT_CANCELLED;
@@ -547,7 +550,10 @@ static int run(struct cli *c, const char *prog)
 	po.progress_priv = &pr;
 	po.pack = c->pack;
 	ret = plan_build(layout, &sel, &po, &plan);
-	progress_end(&pr);
+	if (ret)
+		progress_end(&pr);
+	else
+		progress_finish(&pr);
 	if (ret == E2F_ERR_CANCELLED) {
 		fprintf(stderr, "%s: cancelled while planning; nothing was changed\n", prog);
 		status = EXIT_CANCELLED;
@@ -601,7 +607,11 @@ static int run(struct cli *c, const char *prog)
 	ro.buffer_bytes = c->buffer;
 	ro.verify = c->verify;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
-	progress_end(&pr);
+	/* Every move tried, failed ones too: the moving is done. */
+	if (!ret && !st.cancelled && !st.timed_out && !st.switch_failed)
+		progress_finish(&pr);
+	else
+		progress_end(&pr);
 	if (ret) {
 		com_err(prog, ret, "while moving files on %s", info.device);
 		switch_close(sw);
@@ -648,6 +658,7 @@ static int run(struct cli *c, const char *prog)
 	else
 		text_result(stdout, &r);
 out:
+	progress_close(&pr);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing the report: %s\n", prog, strerror(errno));
 		if (status == EXIT_OK)

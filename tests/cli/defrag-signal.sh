@@ -8,8 +8,9 @@
 command -v mkfifo >/dev/null 2>&1 || { echo "skip: no mkfifo"; exit 77; }
 
 # signal_in SIG PHASE IMG [OPTION...]: run e2defrag -C on IMG and send it
-# SIG at its first progress report of PHASE past the start (planning, 3:
-# at the first report, which comes as it starts); rc is its exit status.
+# SIG at its first progress report of PHASE past the start (moving, 4;
+# planning, 3: at the first report, which comes as it starts); rc is its
+# exit status.
 signal_in() {
 	local sig=$1 at=$2 img=$3 pid sent=0 phase done total dev
 	shift 3
@@ -39,9 +40,10 @@ for sig in INT TERM; do
 		check_clean "$img"
 		snapshot "$img" "$T/before.json"
 		# A small buffer makes many progress reports: the signal lands mid-move.
-		signal_in $sig 2 "$img" --buffer 4k
+		signal_in $sig 4 "$img" --buffer 4k
 		[ $rc -eq 32 ] || { cat "$T/out"; fail "$type SIG$sig: exit $rc, expected 32"; }
-		grep -q "cancelled" "$T/out" || fail "$type: no word of the cancel"
+		grep -q "cancelled; the file at hand" "$T/out" ||
+			fail "$type: no word of a cancel while moving: $(cat "$T/out")"
 		check_clean "$img"
 		snapshot "$img" "$T/after.json"
 		same_snapshot "$T/before.json" "$T/after.json"
