@@ -5,6 +5,8 @@ from dumpe2fs and debugfs alone (never from e2frag's code or output).
     oracle.py states IMG [--interleaved PATH,...]  one state letter a block
     oracle.py cells IMG BPC [--interleaved ...]     one letter a cell of BPC blocks
     oracle.py blocks IMG PATH...                    the blocks those files own
+    oracle.py owners IMG                            "INO BLOCK..." a line, for every
+                                                    inode reachable from the root
     oracle.py matches IMG PATTERN                   the paths / finds, in order
 
 Block states, from least to most worth seeing (a cell shows its worst):
@@ -182,6 +184,13 @@ def main(argv):
         print("".join(cells(states(argv[2], interleaved), int(argv[3]))))
     elif argv[1] == "matches":
         print("\n".join(matches(argv[2], argv[3])))
+    elif argv[1] == "owners":
+        files = walk(argv[2])
+        res = debugfs(argv[2], ["blocks <%d>" % ino for ino, _ in files.values()])
+        for ino, _ in sorted(set(files.values())):
+            if ino:
+                print(ino, " ".join(str(b) for b in
+                                    block_list(res.get("blocks <%d>" % ino, []))))
     elif argv[1] == "blocks":
         res = debugfs(argv[2], ["blocks " + p for p in argv[3:]])
         for p in argv[3:]:
