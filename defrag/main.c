@@ -38,7 +38,7 @@ enum {
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_RPM, OPT_MBPS, OPT_SEEK, OPT_TRACK_SEEK, OPT_BUFFER, OPT_PACK,
-	OPT_SVG_BEFORE, OPT_SVG_AFTER,
+	OPT_SVG_BEFORE, OPT_SVG_AFTER, OPT_SVG,
 	OPT_VERIFY,
 };
 
@@ -59,6 +59,7 @@ static const struct option long_options[] = {
 	{ "track-seek-ms",   required_argument, NULL, OPT_TRACK_SEEK },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
+	{ "svg",	     required_argument, NULL, OPT_SVG },
 	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
 	{ "svg-after",	     required_argument, NULL, OPT_SVG_AFTER },
 	{ "verify",	     no_argument,	NULL, OPT_VERIFY },
@@ -104,6 +105,8 @@ static void usage(FILE *out, const char *prog)
 "      --buffer SIZE       copy buffer (default 8M)\n"
 "      --pack              join free space into as few runs as possible,\n"
 "                          however much that writes\n"
+"      --svg FILE          draw the block map before any move and after the\n"
+"                          run side by side into FILE\n"
 "      --svg-before FILE   draw the block map before any move into FILE\n"
 "      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
 "      --verify            read every copy back from the disk (not the\n"
@@ -187,6 +190,7 @@ struct cli {
 	int		progress_fd;
 	const char	*undo_file;
 	const char	*svg_before, *svg_after;	/* --svg-before, --svg-after */
+	const char	*svg_both;	/* --svg: before and after side by side */
 	double		max_time;	/* < 0: none */
 	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
@@ -275,12 +279,14 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			break;
 		case OPT_SVG_BEFORE:
 		case OPT_SVG_AFTER:
+		case OPT_SVG:
 			if (!*optarg) {
 				fprintf(stderr, "%s: %s wants a file name\n", prog,
 					argv[optind - 1]);
 				return -1;
 			}
-			*(opt == OPT_SVG_BEFORE ? &c->svg_before : &c->svg_after) = optarg;
+			*(opt == OPT_SVG_BEFORE ? &c->svg_before : opt == OPT_SVG_AFTER ?
+			  &c->svg_after : &c->svg_both) = optarg;
 			break;
 		case 'V':
 			report_version(stdout, "e2defrag");
@@ -414,7 +420,7 @@ static int planned(void *priv, uint64_t i)
  */
 static int names_after_plan(const struct cli *c, ext2_filsys fs)
 {
-	return !c->sel.npaths && !c->svg_before && !c->svg_after &&
+	return !c->sel.npaths && !c->svg_before && !c->svg_after && !c->svg_both &&
 	       !ext2fs_has_feature_inline_data(fs->super);
 }
 
@@ -431,6 +437,7 @@ static int run(struct cli *c, const char *prog)
 	struct progress pr;
 	struct report r;
 	struct switch_ctx *sw = NULL;
+	struct svg_compare *both = NULL;
 	ext2_filsys fs = NULL;
 	io_manager io = NULL;
 	FILE *out = c->json ? stderr : stdout;	/* human notes when JSON owns stdout */
@@ -536,6 +543,9 @@ static int run(struct cli *c, const char *prog)
 	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
 					"before e2defrag", prog))
 		goto out;
+	if (c->svg_both && svg_compare_begin(&both, layout, info.device, c->svg_both,
+					     "before e2defrag", prog))
+		goto out;
 	ret = select_files(layout, &c->sel, &sel, &bad_path);
 	if (ret == ENOENT) {
 		fprintf(stderr, "%s: %s: no such file or directory in %s\n", prog,
@@ -578,9 +588,13 @@ static int run(struct cli *c, const char *prog)
 
 	if (c->dry_run || !plan->nmoves) {
 		/* Nothing moves: the picture after is the one before. */
+		const char *caption = c->dry_run ? "unchanged (e2defrag -n)" :
+			"after e2defrag (nothing to move)";
+
 		if (c->svg_after && svg_report(layout, info.device, c->svg_after, NULL,
-					       c->dry_run ? "unchanged (e2defrag -n)" :
-					       "after e2defrag (nothing to move)", prog))
+					       caption, prog))
+			goto out;
+		if (both && svg_compare_end(both, layout, caption, prog))
 			goto out;
 		r.status = status = exit_status(plan, NULL);
 		if (c->json)
@@ -644,13 +658,16 @@ static int run(struct cli *c, const char *prog)
 	r.result = file_results(plan, &st);
 	r.status = status = exit_status(plan, &st);
 	/* The run is done whatever the picture does; a failed one is an error still. */
-	if (c->svg_after && !after) {
+	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
 			prog, info.device);
 		r.status = status = EXIT_OPERATIONAL;
-	} else if (c->svg_after && svg_report(after, info.device, c->svg_after, NULL,
-					      "after e2defrag", prog)) {
-		r.status = status = EXIT_OPERATIONAL;
+	} else {
+		if (c->svg_after && svg_report(after, info.device, c->svg_after, NULL,
+					       "after e2defrag", prog))
+			r.status = status = EXIT_OPERATIONAL;
+		if (both && svg_compare_end(both, after, "after e2defrag", prog))
+			r.status = status = EXIT_OPERATIONAL;
 	}
 	text_failures(stderr, &r);
 	if (c->json)
@@ -659,6 +676,7 @@ static int run(struct cli *c, const char *prog)
 		text_result(stdout, &r);
 out:
 	progress_close(&pr);
+	svg_compare_free(both);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing the report: %s\n", prog, strerror(errno));
 		if (status == EXIT_OK)
