@@ -27,8 +27,8 @@ const char *const svg_set_rgb[SVG_KEYED + 1] = {
 
 /* Files a key row names at most, and about how many characters it takes. */
 #define KEY_NAMES	24
-#define KEY_CHARS	110
-#define KEY_NAME_CHARS	40	/* a longer name loses its middle */
+#define KEY_CHARS	120
+#define KEY_NAME_CHARS	32	/* a longer name loses its middle */
 
 /* The keyed sets: the SVG_KEYED with the most blocks, ties to the lower number. */
 static void choose_keyed(struct picture *p)
