@@ -2,10 +2,34 @@
  * json.c --- the doc/design.md report.  Objects come from the core
  * (report_json.c); the files array is written one object at a time so that
  * a filesystem with millions of files needs no report-sized tree in memory.
+ *
+ * The layout is jansson's JSON_INDENT(2) for the whole document, nested
+ * members indented by their depth, except that each file's object is on
+ * one line (four spaces in): a line a file, which grep and a line-by-line
+ * reader can take, and a third of the size a member a line would have.
  */
 #include "report.h"
 #include "report_json.h"
 
+#define DUMP_FLAGS	(JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12))
+
+/* json_dump_callback's writer: every line after the first one level in. */
+static int put_indented(const char *buffer, size_t size, void *data)
+{
+	FILE *out = data;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		/* A string's newlines are escaped: every '\n' starts a line. */
+		if (fputc(buffer[i], out) == EOF)
+			return -1;
+		if (buffer[i] == '\n' && fputs("  ", out) == EOF)
+			return -1;
+	}
+	return 0;
+}
+
+/* "KEY": VALUE (taken), a member of the top-level object, one level deep. */
 static int dump(FILE *out, const char *key, json_t *value, int last)
 {
 	int ret;
@@ -13,8 +37,7 @@ static int dump(FILE *out, const char *key, json_t *value, int last)
 	if (!value)
 		return -1;
 	fprintf(out, "  \"%s\": ", key);	/* KEY is one of our literals */
-	ret = json_dumpf(value, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			 JSON_REAL_PRECISION(12));
+	ret = json_dump_callback(value, put_indented, out, JSON_INDENT(2) | DUMP_FLAGS);
 	json_decref(value);
 	fputs(last ? "\n" : ",\n", out);
 	return ret;
@@ -40,8 +63,7 @@ int json_report(FILE *out, const struct layout *layout,
 		if (!obj)
 			return -1;
 		fputs(n++ ? ",\n    " : "\n    ", out);
-		if (json_dumpf(obj, out, JSON_COMPACT | JSON_PRESERVE_ORDER |
-			       JSON_REAL_PRECISION(12))) {
+		if (json_dumpf(obj, out, JSON_COMPACT | DUMP_FLAGS)) {
 			json_decref(obj);
 			return -1;
 		}

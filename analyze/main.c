@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "modelopt.h"
 #include "svg.h"
+#include "version.h"
 
 enum {
 	EXIT_NOTHING = 0, EXIT_RECOMMEND = 1, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16,
@@ -66,7 +67,8 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "Report:\n"
 "  -J, --json              the whole report as JSON (see e2frag(8))\n"
-"  -N, --top N             list the N worst files (default 10, 0: all)\n"
+"  -N, --top N             list the N worst files (default 10; 0: every file\n"
+"                          that loses read time)\n"
 "  -g, --groups            per-group table\n"
 "  -F, --free              free-space histogram\n"
 "  -i, --interleave        interleave sets in detail\n"
@@ -201,7 +203,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'v': c->report.verbose = 1; break;
 		case 'V':
-			printf("e2frag %s\n", PACKAGE_VERSION);
+			report_version(stdout, "e2frag");
 			exit(EXIT_NOTHING);
 		case 'h':
 			usage(stdout, prog);
@@ -222,6 +224,24 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	if (c->json && c->report.list) {
 		c->json = 0;
 		c->report.format = TABLE_JSON;
+	}
+	/*
+	 * The table's options shape nothing in the whole report: say so, once,
+	 * rather than let a script think its -o took (lsblk -J takes -o, and
+	 * so does our -l -J).
+	 */
+	if (c->json && (c->report.columns || c->report.top_set || c->report.noheadings)) {
+		char given[64] = "";
+
+		if (c->report.columns)
+			strcat(given, "-o");
+		if (c->report.top_set)
+			strcat(strcat(given, *given ? ", " : ""), "--top");
+		if (c->report.noheadings)
+			strcat(strcat(given, *given ? ", " : ""), "--noheadings");
+		fprintf(stderr, "%s: -J prints the whole report, every file with every "
+			"field: %s ignored (options of the file table, which -l -J prints "
+			"as JSON)\n", prog, given);
 	}
 	if (c->highlight && !c->svg) {
 		fprintf(stderr, "%s: --highlight marks a file in the --svg map; give --svg too\n",

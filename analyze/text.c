@@ -266,7 +266,8 @@ void text_report(FILE *out, const struct layout *layout,
 		print_groups(out, layout);
 	if (o->show_free)
 		print_histogram(out, layout);
-	if (s->modeled_read_seconds > s->ideal_read_seconds && o->top) {
+	/* --top 0: every file that loses read time (table_print_files). */
+	if (s->modeled_read_seconds > s->ideal_read_seconds) {
 		fprintf(out, "\nWorst files by read time lost to layout:\n");
 		table_print_files(out, layout, o, 2);
 	}

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "svg.h"
 #include "modelopt.h"
+#include "version.h"
 #include "damage.h"
 #include "report.h"
 #include "writer.h"
@@ -38,7 +39,7 @@ enum {
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_BUFFER, OPT_PACK,
-	OPT_SVG_BEFORE, OPT_SVG_AFTER,
+	OPT_SVG_BEFORE, OPT_SVG_AFTER, OPT_SVG,
 	OPT_VERIFY,
 };
 
@@ -56,6 +57,7 @@ static const struct option own_options[] = {
 	{ "max-time",	     required_argument, NULL, OPT_MAX_TIME },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
+	{ "svg",	     required_argument, NULL, OPT_SVG },
 	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
 	{ "svg-after",	     required_argument, NULL, OPT_SVG_AFTER },
 	{ "verify",	     no_argument,	NULL, OPT_VERIFY },
@@ -94,13 +96,17 @@ static void usage(FILE *out, const char *prog)
 "                          filesystem too, as it is on the disk)\n"
 "  -J, --json              print the plan or the result as JSON\n"
 "  -p, --progress          progress bar on stderr even when not a terminal\n"
-"  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD\n"
+"  -C, --progress-fd FD    write 'PHASE DONE TOTAL DEVICE' lines to FD, phases\n"
+"                          1 inodes, 2 directories, 3 planning, 4 moving; with\n"
+"                          FD 0 (as e2fsck -C 0) or a terminal, draw the bar\n"
 "  -z, --undo FILE         save what is overwritten in an e2undo file\n"
 "  -f, --force             run even if not checked since last mounted\n"
 "  -v, --verbose           list every file of the plan and the skipped ones\n"
 "      --buffer SIZE       copy buffer (default 8M)\n"
 "      --pack              join free space into as few runs as possible,\n"
 "                          however much that writes\n"
+"      --svg FILE          draw the block map before any move and after the\n"
+"                          run side by side into FILE\n"
 "      --svg-before FILE   draw the block map before any move into FILE\n"
 "      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
 "      --verify            read every copy back from the disk (not the\n"
@@ -215,6 +221,7 @@ struct cli {
 	int		progress_fd;
 	const char	*undo_file;
 	const char	*svg_before, *svg_after;	/* --svg-before, --svg-after */
+	const char	*svg_both;	/* --svg: before and after side by side */
 	double		max_time;	/* < 0: none */
 	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
@@ -295,15 +302,17 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			break;
 		case OPT_SVG_BEFORE:
 		case OPT_SVG_AFTER:
+		case OPT_SVG:
 			if (!*optarg) {
 				fprintf(stderr, "%s: %s wants a file name\n", prog,
 					argv[optind - 1]);
 				return -1;
 			}
-			*(opt == OPT_SVG_BEFORE ? &c->svg_before : &c->svg_after) = optarg;
+			*(opt == OPT_SVG_BEFORE ? &c->svg_before : opt == OPT_SVG_AFTER ?
+			  &c->svg_after : &c->svg_both) = optarg;
 			break;
 		case 'V':
-			printf("e2defrag %s\n", PACKAGE_VERSION);
+			report_version(stdout, "e2defrag");
 			exit(EXIT_OK);
 		case 'h':
 			usage(stdout, prog);
@@ -474,7 +483,7 @@ static int planned(void *priv, uint64_t i)
  */
 static int names_after_plan(const struct cli *c, ext2_filsys fs)
 {
-	return !c->sel.npaths && !c->svg_before && !c->svg_after &&
+	return !c->sel.npaths && !c->svg_before && !c->svg_after && !c->svg_both &&
 	       !ext2fs_has_feature_inline_data(fs->super);
 }
 
@@ -491,6 +500,7 @@ static int run(struct cli *c, const char *prog)
 	struct progress pr;
 	struct report r;
 	struct switch_ctx *sw = NULL;
+	struct svg_compare *both = NULL;
 	ext2_filsys fs = NULL;
 	io_manager io = NULL;
 	FILE *out = c->json ? stderr : stdout;	/* human notes when JSON owns stdout */
@@ -501,6 +511,7 @@ static int run(struct cli *c, const char *prog)
 	memset(&sel, 0, sizeof(sel));
 	memset(&st, 0, sizeof(st));
 	memset(&r, 0, sizeof(r));
+	memset(&pr, 0, sizeof(pr));
 	if (c->force)
 		flags |= FSOPEN_FORCE;
 	if (c->dry_run)
@@ -560,14 +571,11 @@ static int run(struct cli *c, const char *prog)
 	if (damage_refuse_fs(prog, info.device, fs))
 		goto out;
 
-	memset(&pr, 0, sizeof(pr));
 	pr.prog = prog;
 	pr.device = info.device;
-	pr.fd = c->progress_fd;
-	pr.bar = c->bar || (isatty(STDERR_FILENO) && !c->json);
 	pr.blocksize = fs->blocksize;
 	pr.cancel = &cancel_requested;
-	pr.last_phase = -1;
+	progress_open(&pr, c->progress_fd, c->bar || (isatty(STDERR_FILENO) && !c->json));
 	memset(&lo, 0, sizeof(lo));
 	lo.model = c->model;
 	if ((double)ext2fs_blocks_count(fs->super) * fs->blocksize > lo.model.disk_bytes)
@@ -581,7 +589,10 @@ static int run(struct cli *c, const char *prog)
 	lo.no_outlines = 1;
 
 	ret = layout_scan(fs, &lo, &layout);
-	progress_end(&pr);
+	if (ret)
+		progress_end(&pr);
+	else
+		progress_finish(&pr);
 	if (ret == E2F_ERR_CANCELLED) {
 		fprintf(stderr, "%s: cancelled while scanning; nothing was changed\n", prog);
 		status = EXIT_CANCELLED;
@@ -600,6 +611,9 @@ static int run(struct cli *c, const char *prog)
 	if (c->svg_before && svg_report(layout, info.device, c->svg_before, NULL,
 					"before e2defrag", prog))
 		goto out;
+	if (c->svg_both && svg_compare_begin(&both, layout, info.device, c->svg_both,
+					     "before e2defrag", prog))
+		goto out;
 	ret = select_files(layout, &c->sel, &sel, &bad_path);
 	if (ret == ENOENT) {
 		fprintf(stderr, "%s: %s: no such file or directory in %s\n", prog,
@@ -614,7 +628,10 @@ static int run(struct cli *c, const char *prog)
 	po.progress_priv = &pr;
 	po.pack = c->pack;
 	ret = plan_build(layout, &sel, &po, &plan);
-	progress_end(&pr);
+	if (ret)
+		progress_end(&pr);
+	else
+		progress_finish(&pr);
 	if (ret == E2F_ERR_CANCELLED) {
 		fprintf(stderr, "%s: cancelled while planning; nothing was changed\n", prog);
 		status = EXIT_CANCELLED;
@@ -639,9 +656,13 @@ static int run(struct cli *c, const char *prog)
 
 	if (c->dry_run || !plan->nmoves) {
 		/* Nothing moves: the picture after is the one before. */
+		const char *caption = c->dry_run ? "unchanged (e2defrag -n)" :
+			"after e2defrag (nothing to move)";
+
 		if (c->svg_after && svg_report(layout, info.device, c->svg_after, NULL,
-					       c->dry_run ? "unchanged (e2defrag -n)" :
-					       "after e2defrag (nothing to move)", prog))
+					       caption, prog))
+			goto out;
+		if (both && svg_compare_end(both, layout, caption, prog))
 			goto out;
 		r.status = status = exit_status(plan, NULL);
 		if (c->json)
@@ -668,7 +689,11 @@ static int run(struct cli *c, const char *prog)
 	ro.buffer_bytes = c->buffer;
 	ro.verify = c->verify;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
-	progress_end(&pr);
+	/* Every move tried, failed ones too: the moving is done. */
+	if (!ret && !st.cancelled && !st.timed_out && !st.switch_failed)
+		progress_finish(&pr);
+	else
+		progress_end(&pr);
 	if (ret) {
 		com_err(prog, ret, "while moving files on %s", info.device);
 		switch_close(sw);
@@ -701,13 +726,16 @@ static int run(struct cli *c, const char *prog)
 	r.result = file_results(plan, &st);
 	r.status = status = exit_status(plan, &st);
 	/* The run is done whatever the picture does; a failed one is an error still. */
-	if (c->svg_after && !after) {
+	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
 			prog, info.device);
 		r.status = status = EXIT_OPERATIONAL;
-	} else if (c->svg_after && svg_report(after, info.device, c->svg_after, NULL,
-					      "after e2defrag", prog)) {
-		r.status = status = EXIT_OPERATIONAL;
+	} else {
+		if (c->svg_after && svg_report(after, info.device, c->svg_after, NULL,
+					       "after e2defrag", prog))
+			r.status = status = EXIT_OPERATIONAL;
+		if (both && svg_compare_end(both, after, "after e2defrag", prog))
+			r.status = status = EXIT_OPERATIONAL;
 	}
 	text_failures(stderr, &r);
 	if (c->json)
@@ -715,6 +743,8 @@ static int run(struct cli *c, const char *prog)
 	else
 		text_result(stdout, &r);
 out:
+	progress_close(&pr);
+	svg_compare_free(both);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "%s: error writing the report: %s\n", prog, strerror(errno));
 		if (status == EXIT_OK)

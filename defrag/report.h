@@ -52,19 +52,37 @@ int json_output(FILE *out, const struct report *r);
 struct progress {
 	const char	*prog;
 	const char	*device;
-	int		bar;		/* draw a bar on stderr */
+	FILE		*bar;		/* where the bar is drawn, or NULL: none */
+	int		own_bar;	/* BAR is ours to close (-C naming a terminal) */
 	unsigned	blocksize;	/* to show blocks as bytes */
 	int		fd;		/* -C: machine-readable lines, or -1 */
 	volatile sig_atomic_t *cancel;
 	double		start, last_draw;
-	int		last_phase, last_pct;
+	int		last_phase, last_pct;	/* the -C number of the phase at hand */
+	uint64_t	last_done, last_total;	/* its last report */
+	uint64_t	drawn_done;		/* DONE of the frame on the screen */
+	int		reported_total;		/* its last line said DONE = TOTAL */
+	int		finished;		/* its end drawn and written */
 	int		drawn;		/* a bar line is on the screen */
 };
 
+/*
+ * Set P up for -C FD (-1: none) and a bar on stderr when BAR: -C 0 draws
+ * the bar, as e2fsck -C 0 does, and -C naming a terminal draws it there,
+ * not lines.  The caller fills in the rest first (prog, device, ...).
+ */
+void progress_open(struct progress *p, int fd, int bar);
 /* The e2f_progress_fn: draws and returns *cancel. */
 int progress_update(void *priv, enum e2f_phase phase, uint64_t done,
 		    uint64_t total);
-/* End the bar's line, if one was drawn. */
+/*
+ * The phase at hand has run to its end: its last frame and its last -C
+ * line at its total (the engine reports every so often, not at the end).
+ */
+void progress_finish(struct progress *p);
+/* End the bar's line, if one was drawn (the phase stopped short). */
 void progress_end(struct progress *p);
+/* progress_end, and close what progress_open opened. */
+void progress_close(struct progress *p);
 
 #endif /* DEFRAG_REPORT_H */

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "e2frag.h"
 #include "img.h"
+#include "version.h"
 #include <ext2fs/ext3_extents.h>
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16, EXIT_CANCELLED = 32 };
@@ -308,7 +309,7 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 			o->quiet = 1;
 			break;
 		case 'V':
-			printf("e2fragimg %s\n", PACKAGE_VERSION);
+			report_version(stdout, "e2fragimg");
 			exit(EXIT_OK);
 		case 'h':
 			usage(stdout);

@@ -923,3 +923,52 @@ errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 	*nret = u;
 	return 0;
 }
+
+errcode_t map_cell_owner_ends(const struct map *map, unsigned level, uint64_t first,
+			       uint64_t count, ext2_ino_t *first_ino, ext2_ino_t *last_ino)
+{
+	blk64_t from = first << level, to = (first + count) << level;
+	blk64_t *lowest = NULL, *highest = NULL;
+	uint64_t i, c;
+
+	memset(first_ino, 0, count * sizeof(*first_ino));
+	memset(last_ino, 0, count * sizeof(*last_ino));
+	if (to > map->nblocks)
+		to = map->nblocks;
+	if (from >= to)
+		return 0;
+	lowest = malloc(count * sizeof(*lowest));
+	highest = malloc(count * sizeof(*highest));
+	if (!lowest || !highest) {
+		free(lowest);
+		free(highest);
+		return ENOMEM;
+	}
+	for (i = owned_from(map, from); i < map->nowned; i++) {
+		struct run o = owned_run(map, map->owned[i]);
+		blk64_t a = o.start > from ? o.start : from;
+		blk64_t b = o.start + o.len < to ? o.start + o.len : to;
+
+		if (o.start >= to)
+			break;
+		if (a >= b)
+			continue;
+		/* Each cell the run reaches: where in it the run begins and ends. */
+		for (c = (a >> level) - first; c <= ((b - 1) >> level) - first; c++) {
+			blk64_t cell_a = (first + c) << level, cell_b = cell_a + ((blk64_t)1 << level);
+			blk64_t lo = a > cell_a ? a : cell_a, hi = (b < cell_b ? b : cell_b) - 1;
+
+			if (!first_ino[c] || lo < lowest[c]) {
+				lowest[c] = lo;
+				first_ino[c] = o.ino;
+			}
+			if (!last_ino[c] || hi > highest[c]) {
+				highest[c] = hi;
+				last_ino[c] = o.ino;
+			}
+		}
+	}
+	free(lowest);
+	free(highest);
+	return 0;
+}

@@ -125,6 +125,18 @@ void map_range_counts(const struct map *map, blk64_t start, blk64_t len,
 errcode_t map_range_owners(const struct map *map, blk64_t start, blk64_t len,
 			   ext2_ino_t **inos, uint64_t *n);
 
+/*
+ * For cells FIRST .. FIRST + COUNT - 1 of LEVEL (COUNT entries each): the
+ * inode owning the cell's lowest owned block, and the one owning its
+ * highest; 0 where no inode owns a block in the cell.  Where two cells
+ * meet, LAST_INO of the one and FIRST_INO of the next say whether one
+ * file's blocks end there and another's begin (a picture draws that as a
+ * boundary).  Owned blocks are those of map_range_owners.  Time: the
+ * runs in the window and the cells they reach.  ENOMEM, else 0.
+ */
+errcode_t map_cell_owner_ends(const struct map *map, unsigned level, uint64_t first,
+			      uint64_t count, ext2_ino_t *first_ino, ext2_ino_t *last_ino);
+
 /* ---------------------------------------------------------------- highlight */
 
 /* What a cell holds of a highlighted file, from least to most. */

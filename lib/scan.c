@@ -646,6 +646,12 @@ static errcode_t scan_inodes(struct layout *layout, struct scan_extra *extra,
 		goto out;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE |
 				EXT2_SF_DO_LAZY, 0);
+	/* Where it starts and how far it goes, however few the inodes. */
+	if (opts->progress &&
+	    opts->progress(opts->progress_priv, E2F_PHASE_INODES, 0, total)) {
+		ret = E2F_ERR_CANCELLED;
+		goto out;
+	}
 	for (;;) {
 		ret = ext2fs_get_next_inode_full(scan, &ino, inode, isize);
 		if (ret == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE ||

@@ -10,8 +10,10 @@
 int report_scan_progress(void *priv, enum e2f_phase phase, uint64_t done,
 			 uint64_t total)
 {
-	if (total && isatty(STDERR_FILENO))
-		fprintf(stderr, "\r%s: reading %s: %3.0f%%", (const char *)priv,
-			util_phase_name(phase), 100.0 * done / total);
+	/* Reading the bitmaps is a moment, not a phase to watch. */
+	if (total && phase != E2F_PHASE_BITMAPS && isatty(STDERR_FILENO))
+		fprintf(stderr, "\r%s: reading %s: %3d%%\033[K", (const char *)priv,
+			util_phase_name(phase),
+			done >= total ? 100 : (int)(100.0 * done / total));
 	return 0;
 }

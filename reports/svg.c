@@ -3,11 +3,15 @@
  * map (lib/map.h) as a picture, for reports and the README.  The same
  * model e2fragmap draws: cells of 2^k blocks in the worst state of their
  * blocks, at the finest zoom level with at most SVG_MAX_CELLS cells,
- * SVG_COLUMNS to a row.
+ * SVG_COLUMNS to a row.  Inside a run of cells of one state, a thin line
+ * marks where one file's blocks end and another's begin.  The interleave
+ * sets' hues and their key are svg_sets.c's; two pictures side by side,
+ * svg_compare.c's.
  *
  * The picture carries its numbers as data-* attributes (blocks, blocks
- * per cell, cells; data-cell and data-n on each run of cells) so that
- * tests and scripts can read it without measuring pixels.
+ * per cell, cells; data-cell and data-n on each run of cells, data-cell
+ * on each boundary) so that tests and scripts can read it without
+ * measuring pixels.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -17,25 +21,10 @@
 #include <et/com_err.h>
 
 #include "color.h"
-#include "map.h"
-#include "svg.h"
+#include "svg_int.h"
 
-#define CELL_PX		6
-#define MARGIN		10
-#define GUTTER_PX	70	/* block numbers left of the rows */
-#define HEADER_PX	46
-#define LEGEND_COLS	4
-#define LEGEND_W	200
-#define LEGEND_ROW	18
 #define SCALE_ROW	30	/* the scale bar under the legend */
 #define SCALE_TARGET_PX	120	/* about how long the scale bar is */
-
-/*
- * Interleave sets: each in a hue of its own, its members alternating
- * between a dark and a light tone, so that A..B..A..B shows as stripes
- * and one set is told from the next.  SET_HUES classes, reused.
- */
-#define SET_HUES	12
 
 /* The states' shapes, over their colour: colour is never all there is. */
 static const char *const state_shape[MAP_NSTATES] = {
@@ -48,8 +37,7 @@ static const char *const state_shape[MAP_NSTATES] = {
 #define MARK_FILE_FILL		"#000000"
 #define MARK_PARTNER_FILL	"#cc79a7"	/* Okabe-Ito reddish purple */
 
-/* Text for XML: printable (util_printable), then &, <, > and " escaped. */
-static void put_text(FILE *out, const char *s)
+void svg_put_text(FILE *out, const char *s)
 {
 	char buf[4096];
 	const char *p;
@@ -66,23 +54,6 @@ static void put_text(FILE *out, const char *s)
 	}
 }
 
-struct picture {
-	FILE			*out;
-	const struct layout	*layout;
-	const struct map	*map;
-	unsigned		level;
-	uint64_t		ncells, columns, rows;
-	uint32_t		*looks;		/* per cell: a state, or LOOK_SET + ... */
-	uint32_t		*set_of;	/* per cell: 1-based set, 0 none */
-};
-
-/*
- * A cell's look: its state, or for an interleaved cell whose interleaved
- * blocks belong mostly to a member of set S, LOOK_SET + 2 * (S - 1) +
- * TONE (the member's place in the set, even or odd).
- */
-#define LOOK_SET	16
-
 static void cell_xy(const struct picture *p, uint64_t cell, long *x, long *y)
 {
 	*x = GUTTER_PX + (long)(cell % p->columns) * CELL_PX;
@@ -97,17 +68,35 @@ static blk64_t cell_blocks(const struct picture *p, uint64_t cell)
 	return first + n > map_blocks(p->map) ? map_blocks(p->map) - first : n;
 }
 
+/* A set hue's class: k0 .. k5, kn for the neutral one. */
+static const char *hue_class(unsigned hue, char *buf, size_t len)
+{
+	if (hue >= SVG_NEUTRAL)
+		snprintf(buf, len, "kn");
+	else
+		snprintf(buf, len, "k%u", hue);
+	return buf;
+}
+
 static const char *look_class(const struct picture *p, uint32_t look, char *buf,
 			      size_t len)
 {
+	char hue[8];
+
+	(void)p;
 	if (look < LOOK_SET)
 		snprintf(buf, len, "s%u", look);
 	else
-		snprintf(buf, len, "s%d k%u%c", MAP_INTERLEAVED,
-			 ((look - LOOK_SET) / 2) % SET_HUES,
-			 (look - LOOK_SET) % 2 ? 'b' : 'a');
-	(void)p;
+		snprintf(buf, len, "s%d %s", MAP_INTERLEAVED,
+			 hue_class(look - LOOK_SET, hue, sizeof(hue)));
 	return buf;
+}
+
+const char *svg_look_rgb(uint32_t look)
+{
+	if (look >= LOOK_SET)
+		return svg_set_rgb[look - LOOK_SET <= SVG_NEUTRAL ? look - LOOK_SET : SVG_NEUTRAL];
+	return color_hues[color_state_hue((int)look)].rgb;
 }
 
 /*
@@ -162,16 +151,11 @@ static const char *mark_class(const struct picture *p, uint32_t mark, char *buf,
 	return buf;
 }
 
-/* The set's hue: SET_HUES of them, neighbours far apart on the wheel. */
-static unsigned set_hue(unsigned k)
-{
-	return (k * 150) % 360;
-}
-
-static void put_style(FILE *out)
+void svg_put_style(FILE *out)
 {
 	int s;
 	unsigned k;
+	char cls[8];
 
 	fputs("<defs>\n", out);
 	for (s = 0; s < MAP_NSTATES; s++)
@@ -185,11 +169,12 @@ static void put_style(FILE *out)
 		if (state_shape[s])
 			fprintf(out, ".p%d{fill:url(#shape%d)}\n", s, s);
 	}
-	for (k = 0; k < SET_HUES; k++)
-		fprintf(out, ".k%ua{fill:hsl(%u,75%%,38%%)}\n.k%ub{fill:hsl(%u,75%%,62%%)}\n",
-			k, set_hue(k), k, set_hue(k));
+	for (k = 0; k <= SVG_NEUTRAL; k++)
+		fprintf(out, ".%s{fill:%s}\n", hue_class(k, cls, sizeof(cls)), svg_set_rgb[k]);
 	fprintf(out, ".hl{fill:%s}\n.hp{fill:%s;fill-opacity:0.6}\n", MARK_FILE_FILL,
 		MARK_PARTNER_FILL);
+	/* File boundaries: white on dark fills, black on light ones. */
+	fputs(".fbw{stroke:#fff;stroke-width:1}\n.fbk{stroke:#000;stroke-width:1}\n", out);
 	fputs(".group{stroke:#000;stroke-width:1.5}\n"
 	      ".scale{fill:#000}\n"
 	      "text{font-family:sans-serif;font-size:12px;fill:#222}\n"
@@ -257,15 +242,16 @@ static void legend_entry(FILE *out, int i, long y0, const char *cls, int shape,
 		fprintf(out, "<rect class=\"p%d\" x=\"%ld\" y=\"%ld\" width=\"12\" height=\"12\"/>",
 			shape, x, y - 1);
 	fprintf(out, "<text x=\"%ld\" y=\"%ld\">", x + 16, y + 10);
-	put_text(out, label);
+	svg_put_text(out, label);
 	fputs("</text></g>\n", out);
 }
 
 /*
  * The legend's entries: the states the picture has (PRESENT), then the
  * highlighted file (named as it was asked for: a summary's scan names
- * only some files) and its partners.  Returns the entries, or counts
- * them when OUT is NULL.
+ * only some files) and its partners.  Interleaved cells are in their
+ * set's hue, which the key below the legend gives.  Returns the entries,
+ * or counts them when OUT is NULL.
  */
 static int put_legend(const struct picture *p, FILE *out, long y0,
 		      const int present[MAP_NSTATES], int64_t hl_file,
@@ -280,9 +266,9 @@ static int put_legend(const struct picture *p, FILE *out, long y0,
 		if (!present[s])
 			continue;
 		if (out && s == MAP_INTERLEAVED && p->layout->nsets) {
-			snprintf(what, sizeof(what), "interleaved (a hue per set%s)",
-				 p->layout->nsets > SET_HUES ? ", repeating" : "");
-			legend_entry(out, i, y0, "k0a", s, map_state_name(s), what);
+			snprintf(cls, sizeof(cls), "s%d %s", s, p->nkeyed ? "k0" : "kn");
+			legend_entry(out, i, y0, cls, s, map_state_name(s),
+				     "interleaved (its set's hue)");
 		} else if (out) {
 			snprintf(cls, sizeof(cls), "s%d", s);
 			legend_entry(out, i, y0, cls, state_shape[s] ? s : -1,
@@ -331,68 +317,57 @@ static void put_scale(const struct picture *p, long y)
 		GUTTER_PX + mib / mib_per_px + 8, y + 6, mib, mib_per_px * CELL_PX);
 }
 
-/*
- * Which set each cell's interleaved blocks belong to: the member with the
- * most blocks in the cell wins, and gives the cell its set and its tone.
- */
-static int find_sets(struct picture *p)
+/* Whether a fill is light enough for a black line over it (sRGB luminance). */
+static int rgb_is_light(const char *rgb)
 {
-	const struct layout *layout = p->layout;
-	blk64_t *most = calloc(p->ncells, sizeof(*most)), *mine = NULL;
-	uint64_t *touched = NULL, ntouched;
-	uint64_t si, m, i, c;
+	unsigned r = 0, g = 0, b = 0;
 
-	p->set_of = calloc(p->ncells, sizeof(*p->set_of));
-	mine = calloc(p->ncells, sizeof(*mine));
-	touched = malloc(p->ncells * sizeof(*touched));
-	if (!most || !p->set_of || !mine || !touched) {
-		free(most);
-		free(mine);
-		free(touched);
+	if (sscanf(rgb, "#%2x%2x%2x", &r, &g, &b) != 3)
+		return 1;
+	return 0.2126 * r + 0.7152 * g + 0.0722 * b >= 128;
+}
+
+/*
+ * File boundaries: between two neighbouring cells of one state that files
+ * own (directories, files, fragmented, interleaved), where the file that
+ * owns the left cell's last owned block is not the one owning the right
+ * cell's first, a line on the right cell's left edge.  Cells of different
+ * states differ already; free space and metadata have no files.
+ */
+static int put_boundaries(const struct picture *p, const uint8_t *cells)
+{
+	ext2_ino_t *first = malloc(p->ncells * sizeof(*first));
+	ext2_ino_t *last = malloc(p->ncells * sizeof(*last));
+	uint64_t c;
+	int ret;
+
+	if (!first || !last) {
+		free(first);
+		free(last);
 		return ENOMEM;
 	}
-	for (si = 0; si < layout->nsets; si++) {
-		const struct layout_set *s = &layout->sets[si];
+	ret = map_cell_owner_ends(p->map, p->level, 0, p->ncells, first, last);
+	if (ret)
+		goto out;
+	fputs("<g class=\"boundaries\">\n", p->out);
+	for (c = 1; c < p->ncells; c++) {
+		long x, y;
 
-		for (m = 0; m < s->members; m++) {
-			const struct layout_file *f =
-				&layout->files[layout->set_members[s->first_member + m]];
-
-			ntouched = 0;
-			for (i = 0; i < layout_file_pieces(layout, f); i++) {
-				struct layout_piece pc = layout_file_piece(layout, f, i);
-				blk64_t a = pc.start, b = pc.start + pc.len;
-
-				while (a < b) {
-					blk64_t end = (((a >> p->level) + 1) << p->level);
-
-					if (end > b)
-						end = b;
-					c = a >> p->level;
-					if (c < p->ncells) {
-						if (!mine[c])
-							touched[ntouched++] = c;
-						mine[c] += end - a;
-					}
-					a = end;
-				}
-			}
-			for (i = 0; i < ntouched; i++) {
-				c = touched[i];
-				if (mine[c] > most[c] && (p->looks[c] == MAP_INTERLEAVED ||
-							  p->looks[c] >= LOOK_SET)) {
-					most[c] = mine[c];
-					p->set_of[c] = si + 1;
-					p->looks[c] = LOOK_SET + 2 * (uint32_t)si + (m & 1);
-				}
-				mine[c] = 0;
-			}
-		}
+		if (cells[c] != cells[c - 1] || cells[c] < MAP_DIR ||
+		    cells[c] > MAP_INTERLEAVED || !last[c - 1] || !first[c] ||
+		    last[c - 1] == first[c])
+			continue;
+		cell_xy(p, c, &x, &y);
+		fprintf(p->out, "<line class=\"%s\" x1=\"%ld\" y1=\"%ld\" x2=\"%ld\" "
+			"y2=\"%ld\" data-cell=\"%llu\"/>\n",
+			rgb_is_light(svg_look_rgb(p->looks[c])) ? "fbk" : "fbw",
+			x, y, x, y + CELL_PX, (unsigned long long)c);
 	}
-	free(most);
-	free(mine);
-	free(touched);
-	return 0;
+	fprintf(p->out, "</g>\n");
+out:
+	free(first);
+	free(last);
+	return ret;
 }
 
 /* The highlight: partners' cells whole, the file's own in the share of them it fills. */
@@ -446,17 +421,41 @@ static int put_highlight(const struct picture *p, const struct map_highlight *hl
 	return 0;
 }
 
-static int write_picture(struct picture *p, const char *device,
-			 const struct map_highlight *hl, const char *hl_name,
-			 const char *caption)
+void svg_geometry(struct picture *p, const struct layout *layout, const struct map *map)
+{
+	p->layout = layout;
+	p->map = map;
+	p->level = map_level_fit(map, SVG_MAX_CELLS);
+	p->ncells = map_cells(map, p->level);
+	p->columns = p->ncells < SVG_COLUMNS ? p->ncells : SVG_COLUMNS;
+	p->rows = (p->ncells + p->columns - 1) / p->columns;
+}
+
+/* The picture's numbers, as attributes of its <svg> or its <g>. */
+static void put_data(const struct picture *p)
+{
+	ext2_filsys fs = p->layout->fs;
+
+	fprintf(p->out, "data-blocks=\"%llu\" data-blocks-per-cell=\"%llu\" "
+		"data-cells=\"%llu\" data-columns=\"%llu\" data-groups=\"%u\" "
+		"data-group-step=\"%u\" data-block-size=\"%u\" data-cell-px=\"%d\" "
+		"data-sets=\"%llu\" data-keyed=\"%u\"",
+		(unsigned long long)map_blocks(p->map), 1ULL << p->level,
+		(unsigned long long)p->ncells, (unsigned long long)p->columns,
+		fs->group_desc_count, group_step(p), fs->blocksize, CELL_PX,
+		(unsigned long long)p->layout->nsets, p->nkeyed);
+}
+
+int svg_draw(struct picture *p, const char *device, const struct map_highlight *hl,
+	     const char *hl_name, const char *caption)
 {
 	const struct layout *layout = p->layout;
 	ext2_filsys fs = layout->fs;
 	int64_t hl_file = hl ? (int64_t)map_highlight_file(hl) : -1;
 	uint8_t *cells = malloc(p->ncells + 1);
 	uint32_t *shapes = NULL;
-	long width, height, legend_y;
-	int legend_rows, present[MAP_NSTATES] = { 0 };
+	long legend_y, key_y;
+	int legend_rows, key_rows, present[MAP_NSTATES] = { 0 };
 	blk64_t bpc = (blk64_t)1 << p->level;
 	uint64_t c;
 	errcode_t ret = 0;
@@ -475,41 +474,50 @@ static int write_picture(struct picture *p, const char *device,
 		if (cells[c] < MAP_NSTATES)
 			present[cells[c]] = 1;
 	}
-	ret = find_sets(p);
+	ret = svg_find_sets(p);
 	if (ret)
 		goto out;
 
 	legend_rows = (put_legend(p, NULL, 0, present, hl_file, hl_name) +
 		       LEGEND_COLS - 1) / LEGEND_COLS;
 	legend_y = HEADER_PX + (long)p->rows * CELL_PX + 16;
-	width = GUTTER_PX + (long)p->columns * CELL_PX + MARGIN;
-	if (width < GUTTER_PX + LEGEND_COLS * LEGEND_W)
-		width = GUTTER_PX + LEGEND_COLS * LEGEND_W;
-	height = legend_y + legend_rows * LEGEND_ROW + SCALE_ROW + MARGIN;
+	key_y = legend_y + legend_rows * LEGEND_ROW + 6;
+	key_rows = svg_put_key(p, NULL, key_y);
+	p->width = GUTTER_PX + (long)p->columns * CELL_PX + MARGIN;
+	if (p->width < GUTTER_PX + LEGEND_COLS * LEGEND_W)
+		p->width = GUTTER_PX + LEGEND_COLS * LEGEND_W;
+	p->height = key_y + key_rows * LEGEND_ROW + SCALE_ROW + MARGIN;
 
-	fprintf(p->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\" height=\"%ld\" "
-		"viewBox=\"0 0 %ld %ld\" data-blocks=\"%llu\" data-blocks-per-cell=\"%llu\" "
-		"data-cells=\"%llu\" data-columns=\"%llu\" data-groups=\"%u\" "
-		"data-group-step=\"%u\" data-block-size=\"%u\" data-cell-px=\"%d\">\n",
-		width, height, width, height,
-		(unsigned long long)map_blocks(p->map), (unsigned long long)bpc,
-		(unsigned long long)p->ncells, (unsigned long long)p->columns,
-		fs->group_desc_count, group_step(p), fs->blocksize, CELL_PX);
+	if (p->id) {
+		fprintf(p->out, "<g data-picture=\"%s\" transform=\"translate(%ld,%ld)\" "
+			"data-width=\"%ld\" data-height=\"%ld\" ", p->id, p->x, p->y,
+			p->width, p->height);
+		put_data(p);
+		fputs(">\n", p->out);
+	} else {
+		fprintf(p->out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%ld\" height=\"%ld\" "
+			"viewBox=\"0 0 %ld %ld\" ", p->width, p->height, p->width, p->height);
+		put_data(p);
+		fputs(">\n", p->out);
+	}
 	fputs("<title>block map of ", p->out);
-	put_text(p->out, device);
+	svg_put_text(p->out, device);
 	if (caption) {
 		fputs(", ", p->out);
-		put_text(p->out, caption);
+		svg_put_text(p->out, caption);
 	}
 	fputs("</title>\n", p->out);
-	put_style(p->out);
-	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", p->out);
-	fprintf(p->out, "<text x=\"%d\" y=\"18\" font-weight=\"bold\">", GUTTER_PX);
-	put_text(p->out, device);
+	if (!p->id)
+		svg_put_style(p->out);
+	fprintf(p->out, "<rect x=\"0\" y=\"0\" width=\"%ld\" height=\"%ld\" fill=\"#fff\"/>\n",
+		p->width, p->height);
+	fprintf(p->out, "<text class=\"caption\" x=\"%d\" y=\"18\" font-weight=\"bold\">",
+		GUTTER_PX);
+	svg_put_text(p->out, device);
 	if (caption) {
 		fputs(": ", p->out);
-		put_text(p->out, caption);
+		svg_put_text(p->out, caption);
 	}
 	fprintf(p->out, "</text>\n<text x=\"%d\" y=\"34\">%s, %llu blocks of %u bytes, "
 		"%llu block%s per cell, %u block group%s",
@@ -530,6 +538,9 @@ static int write_picture(struct picture *p, const char *device,
 		put_runs(&q, shapes, MAP_NSTATES, shape_class);
 	}
 	fputs("</g>\n", p->out);
+	ret = put_boundaries(p, cells);
+	if (ret)
+		goto out;
 	if (hl) {
 		ret = put_highlight(p, hl);
 		if (ret)
@@ -538,15 +549,18 @@ static int write_picture(struct picture *p, const char *device,
 	put_groups(p);
 	put_row_numbers(p);
 	put_legend(p, p->out, legend_y, present, hl_file, hl_name);
-	put_scale(p, legend_y + legend_rows * LEGEND_ROW + 6);
-	fputs("</svg>\n", p->out);
+	svg_put_key(p, p->out, key_y);
+	put_scale(p, key_y + key_rows * LEGEND_ROW + 6);
+	fputs(p->id ? "</g>\n" : "</svg>\n", p->out);
 out:
 	free(cells);
 	free(shapes);
 	free(p->looks);
 	free(p->set_of);
+	free(p->hue_of_set);
 	p->looks = NULL;
 	p->set_of = NULL;
+	p->hue_of_set = NULL;
 	return ret;
 }
 
@@ -600,13 +614,8 @@ int svg_report(const struct layout *layout, const char *device,
 		fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
 		goto out;
 	}
-	p.layout = layout;
-	p.map = map;
-	p.level = map_level_fit(map, SVG_MAX_CELLS);
-	p.ncells = map_cells(map, p.level);
-	p.columns = p.ncells < SVG_COLUMNS ? p.ncells : SVG_COLUMNS;
-	p.rows = (p.ncells + p.columns - 1) / p.columns;
-	ret = write_picture(&p, device, hl, highlight, caption);
+	svg_geometry(&p, layout, map);
+	ret = svg_draw(&p, device, hl, highlight, caption);
 	if (ret)
 		com_err(prog, ret, "while writing %s", path);
 	else if (fflush(p.out) || ferror(p.out))

@@ -94,6 +94,45 @@ int tui_width(const char *s)
 	return used;
 }
 
+void tui_elide(const char *s, int maxw, char *buf, size_t len)
+{
+	size_t slen = strlen(s), head = 0, tail = slen, at = 0, n;
+	int width = tui_width(s), used = 0, keep_head, keep_tail;
+	mbstate_t st;
+
+	if (width <= maxw || maxw < 5) {
+		snprintf(buf, len, "%.*s", (int)slen, s);
+		return;
+	}
+	keep_head = (maxw - 3 + 1) / 2;
+	keep_tail = maxw - 3 - keep_head;
+	/* The head: whole characters up to KEEP_HEAD columns. */
+	memset(&st, 0, sizeof(st));
+	while (at < slen) {
+		wchar_t wc;
+		int w;
+
+		n = next_char(s + at, slen - at, &st, &wc, &w);
+		if (used + w > keep_head)
+			break;
+		used += w;
+		at += n;
+	}
+	head = at;
+	/* The tail: the first character from which the rest fits KEEP_TAIL. */
+	used = tui_width(s + head);
+	while (at < slen && used > keep_tail) {
+		wchar_t wc;
+		int w;
+
+		n = next_char(s + at, slen - at, &st, &wc, &w);
+		used -= w;
+		at += n;
+	}
+	tail = at;
+	snprintf(buf, len, "%.*s...%s", (int)head, s, s + tail);
+}
+
 int tui_put(int y, int x, const char *s, int maxw)
 {
 	mbstate_t st;

@@ -20,6 +20,7 @@
 #include "color.h"
 #include "progress.h"
 #include "tui.h"
+#include "version.h"
 
 enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16 };
 enum { OPT_COLOR = 256 };
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'V':
-			printf("e2fragmap %s\n", PACKAGE_VERSION);
+			report_version(stdout, "e2fragmap");
 			return EXIT_OK;
 		case 'h':
 			usage(stdout, t.prog);

@@ -85,6 +85,15 @@ static int legend(const struct tui *t, int y, int max_rows)
 	for (i = 0; i < n; i++) {
 		int w = 2 + tui_width(e[i].name);
 
+		/* A path longer than the screen keeps its ends (tui_elide). */
+		if (w > COLS && COLS > 2) {
+			char cut[sizeof(e[0].name)];
+
+			tui_elide(e[i].name, COLS - 2, cut, sizeof(cut));
+			memcpy(e[i].name, cut, sizeof(cut));
+			w = 2 + tui_width(e[i].name);
+		}
+
 		if (x && x + w > COLS) {
 			rows++;
 			x = 0;
@@ -336,12 +345,40 @@ static void describe_cursor(struct tui *t, blk64_t start, blk64_t len,
 	snprintf(buf, size, "%s", map_state_name(s));
 }
 
+/*
+ * The status line, "WHAT  |  N blocks/cell  DEVICE", in COLS columns: what
+ * the cursor or the last key found comes first, the zoom next, the device
+ * last (it is the same all along).  So when it is too long the device is
+ * named by its last component, then left out, and only then is WHAT cut,
+ * in its middle, keeping its subject and its figures.
+ */
+static void fit_status(const struct tui *t, const char *what, blk64_t bpc,
+		       char *buf, size_t len)
+{
+	const char *base = strrchr(t->device, '/');
+	char zoom[48], cut[1600];
+	int w = tui_width(what), sep = 5, zw;
+
+	snprintf(zoom, sizeof(zoom), "%llu block%s/cell", (unsigned long long)bpc,
+		 bpc == 1 ? "" : "s");
+	zw = tui_width(zoom);
+	base = base && base[1] ? base + 1 : t->device;
+	if (w + sep + zw + 2 + tui_width(t->device) <= COLS) {
+		snprintf(buf, len, "%s  |  %s  %s", what, zoom, t->device);
+	} else if (w + sep + zw + 2 + tui_width(base) <= COLS) {
+		snprintf(buf, len, "%s  |  %s  %s", what, zoom, base);
+	} else {
+		tui_elide(what, COLS - sep - zw, cut, sizeof(cut));
+		snprintf(buf, len, "%s  |  %s", cut, zoom);
+	}
+}
+
 static void draw_status(struct tui *t, const struct tui_geometry *g)
 {
 	blk64_t start = t->cursor * cell_blocks(t), len = cell_blocks(t);
 	blk64_t end = start + len - 1;
 	blk64_t first = t->fs->super->s_first_data_block;
-	char owner[1200], line[1600], groups[64];
+	char owner[1200], line[1600], fitted[1700], groups[64];
 	dgrp_t g0, g1;
 
 	if (end >= map_blocks(t->map))
@@ -362,11 +399,10 @@ static void draw_status(struct tui *t, const struct tui_geometry *g)
 	else
 		snprintf(line, sizeof(line), "block %llu (%s): %s",
 			 (unsigned long long)start, groups, owner);
-	snprintf(line + strlen(line), sizeof(line) - strlen(line), "  |  %llu block%s/cell  %s",
-		 (unsigned long long)len, len == 1 ? "" : "s", t->device);
+	fit_status(t, line, len, fitted, sizeof(fitted));
 	attron(A_REVERSE);
 	mvhline(g->status_y, 0, ' ', COLS);
-	tui_put(g->status_y, 0, line, COLS);
+	tui_put(g->status_y, 0, fitted, COLS);
 	attroff(A_REVERSE);
 }
 

@@ -130,6 +130,12 @@ void tui_message(struct tui *t, const char *fmt, ...)
 int tui_put(int y, int x, const char *s, int maxw);
 /* Columns S takes on the screen, as tui_put() draws it. */
 int tui_width(const char *s);
+/*
+ * S into BUF (LEN bytes), its middle replaced by "..." when it takes more
+ * than MAXW columns, so that both ends stay: a path's top directory and
+ * its file name, a message's subject and its figures.
+ */
+void tui_elide(const char *s, int maxw, char *buf, size_t len);
 /* File paths as terminal-safe text. */
 void tui_file_path(const struct tui *t, ext2_ino_t ino, char *buf, size_t len);
 

@@ -17,9 +17,9 @@ command -v "$cc" >/dev/null 2>&1 || { echo "skip: no C compiler for the progress
 gate_env="LD_PRELOAD=$T/gate.so ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
 # signal_in SIG "PHASE DONE" IMG [OPTION...]: run e2defrag -C 3 on IMG,
-# held at its first progress report of PHASE (1 scanning, 2 moving,
-# 3 planning) that counts at least DONE; send it SIG there, then let it
-# go.  rc is its exit status.
+# held at its first progress report of PHASE (numbered as -C does:
+# 1 inodes, 2 directories, 3 planning, 4 moving) that counts at least
+# DONE; send it SIG there, then let it go.  rc is its exit status.
 signal_in() {
 	local sig=$1 at=$2 img=$3 pid sent=0 phase done total dev
 	shift 3
@@ -53,9 +53,10 @@ for sig in INT TERM; do
 		snapshot "$img" "$T/before.json"
 		# Held once the first block is copied (a small buffer, many
 		# reports): the signal lands in the middle of the first move.
-		signal_in $sig "2 1" "$img" --buffer 4k
+		signal_in $sig "4 1" "$img" --buffer 4k
 		[ $rc -eq 32 ] || { cat "$T/out"; fail "$type SIG$sig: exit $rc, expected 32"; }
-		grep -q "cancelled" "$T/out" || fail "$type: no word of the cancel"
+		grep -q "cancelled; the file at hand" "$T/out" ||
+			fail "$type: no word of a cancel while moving: $(cat "$T/out")"
 		check_clean "$img"
 		snapshot "$img" "$T/after.json"
 		same_snapshot "$T/before.json" "$T/after.json"

@@ -22,7 +22,7 @@ show() {
 # colored: the map's screen carries SGR colours (38;5;N or 3N).
 colored() { grep -Eq "$(printf '\033')\\[[0-9;]*(38;5;[0-9]+|3[1-7])[;m]" "$tmp/esc"; }
 ascii_legend() {
-	for entry in '\. free' '# metadata' 'J journal' '\? unknown' 'd directory' \
+	for entry in '\. free' '# metadata' 'J journal' '! unknown' 'd directory' \
 		'o file' 'f fragmented' 'x interleaved'; do
 		grep -Eq "(^|  )$entry( |\$)" "$tmp/text" || return 1
 	done

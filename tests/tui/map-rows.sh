@@ -39,7 +39,7 @@ check_size() {
 		fail "${w}x$h: $((bpc - 1)) blocks a cell would fit $rows of $avail rows too"
 	python3 - "$tmp/states" "$bpc" "$cells" <<'PY' || fail "${w}x$h: cells"
 import sys
-order = ".#J?dofx"
+order = ".#J!dofx"
 states = open(sys.argv[1]).read().strip()
 bpc, got = int(sys.argv[2]), sys.argv[3]
 want = "".join(max(states[c:c + bpc], key=order.index) for c in range(0, len(states), bpc))

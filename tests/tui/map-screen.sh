@@ -33,7 +33,7 @@ tm_wait 'blocks?/cell' || fail "no map"
 tm_screen "$tmp/screen"
 
 # The legend: every state with its own character.
-for entry in '\. free' '# metadata' 'J journal' '\? unknown' 'd directory' \
+for entry in '\. free' '# metadata' 'J journal' '! unknown' 'd directory' \
 	'o file' 'f fragmented' 'x interleaved'; do
 	grep -Eq "(^|  )$entry( |\$)" "$tmp/screen" || fail "legend lacks '$entry'"
 done

@@ -5,10 +5,12 @@ from dumpe2fs and debugfs alone (never from e2frag's code or output).
     oracle.py states IMG [--interleaved PATH,...]  one state letter a block
     oracle.py cells IMG BPC [--interleaved ...]     one letter a cell of BPC blocks
     oracle.py blocks IMG PATH...                    the blocks those files own
+    oracle.py owners IMG                            "INO BLOCK..." a line, for every
+                                                    inode reachable from the root
     oracle.py matches IMG PATTERN                   the paths / finds, in order
 
 Block states, from least to most worth seeing (a cell shows its worst):
-  . free  # fixed metadata  J journal  ? in use, no owner  d directory
+  . free  # fixed metadata  J journal  ! in use, no owner  d directory
   o file  f fragmented file  x interleaved file
 Fixed metadata: blocks before the first data block, superblocks, group
 descriptors, reserved GDT blocks, bitmaps, inode tables (dumpe2fs), and
@@ -29,7 +31,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import best_oracle  # noqa: E402
 
-ORDER = ".#J?dofx"
+ORDER = ".#J!dofx"
 
 
 def run(*cmd):
@@ -120,7 +122,7 @@ def states(img, interleaved):
                 state[blk] = "."
 
     # "u": in use, owner not known yet; anything that claims it wins.
-    rank = ".u#J?dofx"
+    rank = ".u#J!dofx"
 
     def raise_to(blk, s):
         if blk < count and rank.index(s) > rank.index(state[blk]):
@@ -157,7 +159,7 @@ def states(img, interleaved):
             s = "o"
         for blk in blocks:
             raise_to(blk, s)
-    return ["?" if s == "u" else s for s in state]
+    return ["!" if s == "u" else s for s in state]
 
 
 def cells(state, bpc):
@@ -179,6 +181,13 @@ def main(argv):
         print("".join(cells(states(argv[2], interleaved), int(argv[3]))))
     elif argv[1] == "matches":
         print("\n".join(matches(argv[2], argv[3])))
+    elif argv[1] == "owners":
+        files = walk(argv[2])
+        res = debugfs(argv[2], ["blocks <%d>" % ino for ino, _ in files.values()])
+        for ino, _ in sorted(set(files.values())):
+            if ino:
+                print(ino, " ".join(str(b) for b in
+                                    block_list(res.get("blocks <%d>" % ino, []))))
     elif argv[1] == "blocks":
         res = debugfs(argv[2], ["blocks " + p for p in argv[3:]])
         for p in argv[3:]:

@@ -1,7 +1,7 @@
 #!/bin/sh
 # e2frag --svg, read as a person would need it: each interleave set in a
 # hue of its own (the sets e2frag -j reports, each cell in the set of the
-# file debugfs says owns it, members alternating dark and light), the
+# file debugfs says owns it; svg-key.sh proves the hues and the key), the
 # highlighted file's own blocks as bars as high as its share of each cell
 # (debugfs blocks), a legend of exactly the states the cells show, and a
 # scale bar of data-mib MiB that is as long as the MiB a pixel (block size
@@ -24,7 +24,7 @@ check_legend() {
 import sys
 names = ["free", "metadata", "journal", "unknown", "directory", "file",
          "fragmented", "interleaved"]
-print(" ".join(n for l, n in zip(".#J?dofx", names) if l in sys.argv[1]))' "$cells")
+print(" ".join(n for l, n in zip(".#J!dofx", names) if l in sys.argv[1]))' "$cells")
 	got=$($svgcheck legend "$1" | sed 's/ file partners$//')
 	[ "$got" = "$want" ] || fail "$1: legend '$got', states present '$want'"
 	echo "$1: legend of the states present: $got"
@@ -82,25 +82,25 @@ for line in open(sys.argv[2]):
     path, *blocks = line.split()
     for b in blocks:
         owner[int(b)] = path
-want = {}                      # cell (= block) -> (set, tone)
+want = {}                      # cell (= block) -> set
 for s in sets:
-    for i, path in enumerate(s["paths"]):
+    for path in s["paths"]:
         for b, p in owner.items():
             if p == path:
-                want[b] = (s["set"], "ab"[i % 2])
+                want[b] = s["set"]
 if sorted(len(s["paths"]) for s in sets) != [2, 3] or len(want) != 60:
     sys.exit("e2frag -j: sets %s; debugfs: %d blocks" % (sets, len(want)))
 got, hue_of = {}, {}
 for line in open(sys.argv[3]):
-    cell, st, hue, tone = line.split()
-    got[int(cell)] = (int(st), tone)
+    cell, st, hue = line.split()
+    got[int(cell)] = int(st)
     hue_of.setdefault(int(st), set()).add(hue)
 if got != want:
     diff = sorted(set(got.items()) ^ set(want.items()))[:6]
     sys.exit("cells in set hues differ from debugfs + e2frag -j: %s" % diff)
 if any(len(h) != 1 for h in hue_of.values()) or len(set().union(*hue_of.values())) != 2:
     sys.exit("hues per set: %s" % hue_of)
-print("sets: %s, each cell in its file's set and tone, hues %s" %
+print("sets: %s, each cell in its file's set, hues %s" %
       (" / ".join(",".join(s["paths"]) for s in sets), hue_of))
 PY
 check_legend "$tmp/e2.svg"
