@@ -271,6 +271,12 @@ void sanity_note_map(struct layout *layout, ext2_ino_t ino,
 	}
 }
 
+void sanity_note_corrupt_reserved(struct layout *layout, ext2_ino_t ino)
+{
+	if (layout->sanity)
+		note_problem(layout->sanity, SANITY_CORRUPT_MAP, ino, 0, NULL);
+}
+
 /* --------------------------------------------------------- before the scan */
 
 /* Whether block BLK can be read as metadata at all. */

@@ -93,6 +93,13 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 void sanity_note_map(struct layout *layout, ext2_ino_t ino,
 		     const struct ext2_inode *inode, blk64_t data,
 		     blk64_t lend, blk64_t init_end, int hole);
+/*
+ * Note that the scan could not walk reserved inode INO's map (the resize
+ * inode's or the journal's: a block outside the filesystem, a loop):
+ * e2fsck clears such an inode, and its blocks are unknown.  Files' corrupt
+ * maps are the layout's own (LAYOUT_F_CORRUPT).
+ */
+void sanity_note_corrupt_reserved(struct layout *layout, ext2_ino_t ino);
 void sanity_notes_free(struct sanity_notes *notes);
 
 /* The checks; 0 with FOUND->what == SANITY_NONE when all agree. */

@@ -377,6 +377,8 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 	if (layout->sanity && !reserved && !(f->flags & LAYOUT_F_CORRUPT))
 		sanity_note_map(layout, ino, inode, a.data_seen, a.data_lend,
 				a.init_end, a.hole);
+	if (layout->sanity && reserved && (f->flags & LAYOUT_F_CORRUPT))
+		sanity_note_corrupt_reserved(layout, ino);
 
 	ea = ext2fs_file_acl_block(fs, inode);
 	if (ea && ea >= fs->super->s_first_data_block &&
