@@ -54,7 +54,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		struct run_result *res = &st->results[i];
 		struct move_stats ms;
 		/* A whole move's one segment, put back together (struct plan_move). */
-		struct plan_seg whole = {
+		struct runs_change whole = {
 			0, layout_stream_blocks(layout, &layout->files[mv->file]),
 			plan_move_whole_at(mv)
 		};

@@ -51,7 +51,7 @@ static int report(struct move_ctx *c)
 }
 
 /* Every gained block free in the bitmap and inside the filesystem. */
-static errcode_t check_free(ext2_filsys fs, const struct rebuild *r)
+static errcode_t check_free(ext2_filsys fs, const struct fmap_rebuild *r)
 {
 	blk64_t first = fs->super->s_first_data_block;
 	blk64_t end = ext2fs_blocks_count(fs->super);
@@ -106,7 +106,7 @@ typedef errcode_t (*batch_fn)(struct move_ctx *c, blk64_t dst, blk64_t n);
  * buffer, and hand each run of consecutive destinations to BATCH (one
  * large I/O however small the source pieces).
  */
-static errcode_t gather_copies(struct move_ctx *c, struct rebuild *r,
+static errcode_t gather_copies(struct move_ctx *c, struct fmap_rebuild *r,
 			       batch_fn batch)
 {
 	ext2_filsys fs = c->fs;
@@ -150,7 +150,7 @@ static errcode_t gather_copies(struct move_ctx *c, struct rebuild *r,
  * difference fails the move before the switch: the file keeps its old
  * blocks, and the new ones were never marked in use.
  */
-static errcode_t verify_copy(struct move_ctx *c, struct rebuild *r)
+static errcode_t verify_copy(struct move_ctx *c, struct fmap_rebuild *r)
 {
 	size_t i;
 	errcode_t ret;
@@ -170,13 +170,13 @@ static errcode_t verify_copy(struct move_ctx *c, struct rebuild *r)
  * target does not fit the map on disk: the plan and the disk disagree.
  */
 static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
-			      const struct plan_seg *changes, size_t nchanges,
+			      const struct runs_change *changes, size_t nchanges,
 			      const struct layout_piece *meta, size_t nmeta,
-			      struct fmap *m, struct rebuild *r)
+			      struct fmap *m, struct fmap_rebuild *r)
 {
 	struct layout_piece *now = NULL, *to = NULL;
 	size_t nnow = 0, nto = 0;
-	struct target t;
+	struct fmap_target t;
 	int fits = 0;
 	errcode_t ret;
 
@@ -189,7 +189,7 @@ static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 	if (!ret && fits) {
 		t.runs = to;
 		t.nruns = nto;
-		ret = mapbuild_rebuild(fs, m, &t, meta, nmeta, r, &fits);
+		ret = fmap_build_rebuild(fs, m, &t, meta, nmeta, r, &fits);
 	}
 	if (!ret && !fits)
 		ret = E2D_ERR_PLAN_CONFLICT;
@@ -201,7 +201,7 @@ static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 }
 
 /* Step 2, copy: the data, then the new mapping blocks, into new blocks. */
-static errcode_t move_copy(struct move_ctx *c, struct rebuild *r)
+static errcode_t move_copy(struct move_ctx *c, struct fmap_rebuild *r)
 {
 	errcode_t ret;
 	size_t i;
@@ -220,7 +220,7 @@ static errcode_t move_copy(struct move_ctx *c, struct rebuild *r)
  * Step 3, flush: everything the new map points at is on disk before the
  * switch (and, with --verify, read back and compared).
  */
-static errcode_t move_flush(struct move_ctx *c, struct rebuild *r)
+static errcode_t move_flush(struct move_ctx *c, struct fmap_rebuild *r)
 {
 	errcode_t ret = io_channel_flush(c->fs->io);
 
@@ -234,7 +234,7 @@ static errcode_t move_flush(struct move_ctx *c, struct rebuild *r)
  * blocks are released, in the one durable step switch_file() makes.
  */
 static errcode_t move_switch(struct move_ctx *c, ext2_ino_t ino,
-			     struct fmap *m, struct rebuild *r,
+			     struct fmap *m, struct fmap_rebuild *r,
 			     struct move_stats *st)
 {
 	ext2_filsys fs = c->fs;
@@ -260,13 +260,13 @@ static errcode_t move_switch(struct move_ctx *c, ext2_ino_t ino,
 }
 
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
-		    const struct plan_seg *changes, size_t nchanges,
+		    const struct runs_change *changes, size_t nchanges,
 		    const struct layout_piece *meta, size_t nmeta,
 		    struct move_stats *st)
 {
 	blk64_t copied0 = c->copied, written0 = c->written;
 	struct fmap m;
-	struct rebuild r;
+	struct fmap_rebuild r;
 	errcode_t ret;
 
 	memset(st, 0, sizeof(*st));
@@ -283,7 +283,7 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 out:
 	st->copied = c->copied - copied0;
 	st->written = c->written - written0;
-	rebuild_free(&r);
+	fmap_rebuild_free(&r);
 	fmap_free(&m);
 	return ret;
 }

@@ -42,7 +42,7 @@ void move_fini(struct move_ctx *c);
  * the switch context refuses further work).
  */
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
-		    const struct plan_seg *changes, size_t nchanges,
+		    const struct runs_change *changes, size_t nchanges,
 		    const struct layout_piece *meta, size_t nmeta,
 		    struct move_stats *st);
 

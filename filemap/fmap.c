@@ -17,7 +17,7 @@
 #include "fmap.h"
 #include "fmap_err.h"
 
-struct fwalk {
+struct fmap_walk {
 	ext2_filsys	fs;
 	struct fmap	*m;
 	char		*buf;		/* one block per indirection level */
@@ -67,7 +67,7 @@ static errcode_t add_item(struct fmap *m, const struct fmap_item *it)
 }
 
 /* One data block at SLOT of PARENT: extends the last run when it can. */
-static errcode_t add_data(struct fwalk *w, uint32_t parent, uint32_t slot,
+static errcode_t add_data(struct fmap_walk *w, uint32_t parent, uint32_t slot,
 			  blk64_t lblk, blk64_t pblk)
 {
 	struct fmap *m = w->m;
@@ -98,7 +98,7 @@ static errcode_t add_data(struct fwalk *w, uint32_t parent, uint32_t slot,
 }
 
 /* An indirect block of LEVEL (1 = IND) at BLK mapping from logical LBLK. */
-static errcode_t walk_ind(struct fwalk *w, int level, blk64_t blk, blk64_t lblk,
+static errcode_t walk_ind(struct fmap_walk *w, int level, blk64_t blk, blk64_t lblk,
 			  uint32_t parent, uint32_t slot)
 {
 	ext2_filsys fs = w->fs;
@@ -142,7 +142,7 @@ static errcode_t walk_ind(struct fwalk *w, int level, blk64_t blk, blk64_t lblk,
 	return 0;
 }
 
-static errcode_t read_blockmap(struct fwalk *w, struct ext2_inode *inode)
+static errcode_t read_blockmap(struct fmap_walk *w, struct ext2_inode *inode)
 {
 	blk64_t per_block = w->fs->blocksize / 4, lblk = EXT2_NDIR_BLOCKS, span;
 	errcode_t ret;
@@ -171,20 +171,20 @@ static errcode_t read_blockmap(struct fwalk *w, struct ext2_inode *inode)
 
 static errcode_t add_etb(struct fmap *m, blk64_t blk)
 {
-	if (m->netb == m->etb_cap) {
-		uint32_t cap = m->etb_cap ? m->etb_cap * 2 : 16;
-		blk64_t *p = realloc(m->etb, (size_t)cap * sizeof(*p));
+	if (m->ntree_blocks == m->tree_blocks_cap) {
+		uint32_t cap = m->tree_blocks_cap ? m->tree_blocks_cap * 2 : 16;
+		blk64_t *p = realloc(m->tree_blocks, (size_t)cap * sizeof(*p));
 
 		if (!p)
 			return ENOMEM;
-		m->etb = p;
-		m->etb_cap = cap;
+		m->tree_blocks = p;
+		m->tree_blocks_cap = cap;
 	}
-	m->etb[m->netb++] = blk;
+	m->tree_blocks[m->ntree_blocks++] = blk;
 	return 0;
 }
 
-static errcode_t read_extents(struct fwalk *w, struct ext2_inode *inode)
+static errcode_t read_extents(struct fmap_walk *w, struct ext2_inode *inode)
 {
 	ext2_extent_handle_t h;
 	struct ext2_extent_info info;
@@ -259,8 +259,8 @@ out:
  * stream instead of from the inode and the indirect blocks (an extent map
  * all in the inode: one extent a run).
  */
-struct swalk {
-	struct fwalk	w;
+struct fmap_stream_walk {
+	struct fmap_walk	w;
 	const struct layout_piece *runs;
 	size_t		nruns, run;
 	blk64_t		off;		/* into runs[run] */
@@ -268,7 +268,7 @@ struct swalk {
 };
 
 /* The next block of the stream; 0 when it is used up (never a valid block). */
-static blk64_t stream_next(struct swalk *s)
+static blk64_t stream_next(struct fmap_stream_walk *s)
 {
 	while (s->run < s->nruns && s->off == s->runs[s->run].len) {
 		s->run++;
@@ -277,7 +277,7 @@ static blk64_t stream_next(struct swalk *s)
 	return s->run < s->nruns ? s->runs[s->run].start + s->off++ : 0;
 }
 
-static errcode_t stream_data(struct swalk *s, uint32_t parent, uint32_t slot,
+static errcode_t stream_data(struct fmap_stream_walk *s, uint32_t parent, uint32_t slot,
 			     blk64_t lblk)
 {
 	s->data_left--;
@@ -285,7 +285,7 @@ static errcode_t stream_data(struct swalk *s, uint32_t parent, uint32_t slot,
 }
 
 /* walk_ind()'s twin: an indirect block of LEVEL and what it maps. */
-static errcode_t stream_ind(struct swalk *s, int level, blk64_t lblk,
+static errcode_t stream_ind(struct fmap_stream_walk *s, int level, blk64_t lblk,
 			    uint32_t parent, uint32_t slot)
 {
 	unsigned per_block = s->w.fs->blocksize / 4, i;
@@ -359,7 +359,7 @@ errcode_t fmap_from_stream(ext2_filsys fs, ext2_ino_t ino, int extents,
 	blk64_t per_block = fs->blocksize / 4, lblk = EXT2_NDIR_BLOCKS, span;
 	blk64_t total = 0, lo;
 	unsigned isize = EXT2_INODE_SIZE(fs->super);
-	struct swalk s;
+	struct fmap_stream_walk s;
 	errcode_t ret = 0;
 	size_t i;
 	int level;
@@ -437,7 +437,7 @@ errcode_t fmap_read(ext2_filsys fs, ext2_ino_t ino, struct fmap *m)
 {
 	unsigned isize = EXT2_INODE_SIZE(fs->super);
 	struct ext2_inode *inode;
-	struct fwalk w;
+	struct fmap_walk w;
 	errcode_t ret;
 
 	memset(m, 0, sizeof(*m));
@@ -503,7 +503,7 @@ errout:
 void fmap_free(struct fmap *m)
 {
 	free(m->items);
-	free(m->etb);
+	free(m->tree_blocks);
 	free(m->inode);
 	free(m->ipos);
 	free(m->iend);

@@ -1,6 +1,6 @@
 /*
  * fmap.h --- the file map: one file's block map as e2defrag needs it, and
- * the rebuilt map at new locations (filemap/: fmap.c reads it, fmap_runs.c
+ * the rebuilt map at new locations (filemap/: fmap.c reads it, runs.c
  * works on its runs, fmap_build.c and fmap_tree.c rebuild it, fmap_close.c
  * finds the indirect blocks a partial move changes).  The planner uses it
  * to find what a move takes, the mover to make the move; it prints
@@ -58,8 +58,8 @@ struct fmap {
 	uint32_t	nitems, items_cap;
 	blk64_t		stream_blocks;	/* data and mapping blocks: the stream */
 	blk64_t		data_blocks;
-	blk64_t		*etb;		/* extent tree blocks below the inode */
-	uint32_t	netb, etb_cap;
+	blk64_t		*tree_blocks;		/* extent tree blocks below the inode */
+	uint32_t	ntree_blocks, tree_blocks_cap;
 	char		*inode;		/* the inode as read, inode_size bytes (the
 					 * planner frees it: NULL) */
 	unsigned	inode_size;	/* >= sizeof(struct ext2_inode_large) */
@@ -112,7 +112,7 @@ int fmap_stream_plain(ext2_filsys fs, const struct layout_piece *runs,
  * positions 0 .. stream_blocks-1 in order.  A stream block whose new home
  * is where it is now stays (it is neither copied nor reallocated).
  */
-struct target {
+struct fmap_target {
 	const struct layout_piece *runs;
 	size_t		nruns;
 };
@@ -130,8 +130,8 @@ struct map_write {
 	char		*buf;	/* one filesystem block */
 };
 
-/* What it takes to put a file at its target: mapbuild_rebuild()'s output. */
-struct rebuild {
+/* What it takes to put a file at its target: fmap_build_rebuild()'s output. */
+struct fmap_rebuild {
 	struct copy_op	*copies;
 	size_t		ncopies, copies_cap;
 	blk64_t		copy_blocks;
@@ -148,7 +148,7 @@ struct rebuild {
 };
 
 /* Tree blocks below the inode that NEXTENTS extents need (0: fit in the inode). */
-uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents);
+uint32_t fmap_build_tree_blocks(ext2_filsys fs, uint64_t nextents);
 
 /*
  * The fewest extents M's data makes at TARGET: runs merged where both
@@ -157,7 +157,7 @@ uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents);
  * them (malloc'd); *COUNT their number.  *FITS 0 when TARGET is not as
  * long as M's stream.
  */
-errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
+errcode_t fmap_build_extents(const struct fmap *m, const struct fmap_target *t,
 			   struct exttree_extent **out, size_t *count, int *fits);
 
 /*
@@ -168,17 +168,17 @@ errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
  * block left in place keeps its contents.  *FITS 0 when TARGET does not
  * fit M (wrong length, a changed mapping block left in place, a pointer
  * that cannot hold its block, too few META blocks, a block both gained
- * and released); R then holds part of the work, for rebuild_free().  R
- * must be zeroed; rebuild_free() frees it.
+ * and released); R then holds part of the work, for fmap_rebuild_free().  R
+ * must be zeroed; fmap_rebuild_free() frees it.
  */
-errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
-			   const struct target *t,
+errcode_t fmap_build_rebuild(ext2_filsys fs, const struct fmap *m,
+			   const struct fmap_target *t,
 			   const struct layout_piece *meta, size_t nmeta,
-			   struct rebuild *r, int *fits);
-void rebuild_free(struct rebuild *r);
+			   struct fmap_rebuild *r, int *fits);
+void fmap_rebuild_free(struct fmap_rebuild *r);
 /* Add a block to write (BUF: one block, R takes it) / a gained run to R. */
-errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf);
-errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len);
+errcode_t fmap_rebuild_add_write(struct fmap_rebuild *r, blk64_t pblk, char *buf);
+errcode_t fmap_rebuild_add_gained(struct fmap_rebuild *r, blk64_t start, blk64_t len);
 
 /* ----------------------------------------------------------------- exttree.c */
 
@@ -187,7 +187,7 @@ errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len);
  * in order), into R->i_block and R->writes, the blocks gained into R.
  * *FITS 0 when META is too short or the extents need a deeper tree.
  */
-errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
+errcode_t fmap_tree_build(ext2_filsys fs, ext2_ino_t ino, struct fmap_rebuild *r,
 			const struct layout_piece *meta, size_t nmeta, int *fits);
 
 /*
@@ -196,10 +196,10 @@ errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
  * a mapping block may stay only if everything below it stays.  Always 1
  * for extent files (their tree is rebuilt in new blocks).
  */
-int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
-			 const struct target *t);
+int fmap_build_stays_valid(ext2_filsys fs, const struct fmap *m,
+			 const struct fmap_target *t);
 
-/* ------------------------------------------------------------------ fmap_runs.c */
+/* ------------------------------------------------------------------ runs.c */
 
 /*
  * A change to where a stream lies: stream positions [off, off+len) go to
@@ -207,7 +207,7 @@ int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
  * sorted by off and not overlapping; positions no change names stay where
  * they are.
  */
-struct plan_seg {
+struct runs_change {
 	blk64_t		off;
 	blk64_t		len;
 	blk64_t		pblk;
@@ -217,11 +217,11 @@ struct plan_seg {
  * Whether CHANGES (N) fit a stream of TOTAL blocks: sorted by offset,
  * apart, none reaching past its end.
  */
-int runs_changes_fit(const struct plan_seg *changes, size_t n, blk64_t total);
+int runs_changes_fit(const struct runs_change *changes, size_t n, blk64_t total);
 
 /* A growable list of changes (lib/array.h's shape). */
 struct change_vec {
-	struct plan_seg	*v;
+	struct runs_change	*v;
 	size_t		n, cap;
 };
 
@@ -230,7 +230,7 @@ static inline int change_vec_add(struct change_vec *a, blk64_t off, blk64_t len,
 {
 	if (grow_n(&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
 		return ENOMEM;
-	a->v[a->n++] = (struct plan_seg){ off, len, pblk };
+	a->v[a->n++] = (struct runs_change){ off, len, pblk };
 	return 0;
 }
 
@@ -247,7 +247,7 @@ static inline void change_vec_free(struct change_vec *a)
  * fit CUR (runs_changes_fit).
  */
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
-		     const struct plan_seg *changes, size_t nchanges,
+		     const struct runs_change *changes, size_t nchanges,
 		     struct layout_piece **out, size_t *nout, int *fits);
 
 /* OFF[0..N]: where each of RUNS starts in the stream, and the stream's end. */
@@ -264,7 +264,7 @@ size_t runs_at(const blk64_t *off, size_t n, blk64_t pos);
  * runs_apply() says it (OUT empty when not).
  */
 errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
-			  size_t ncur, const struct plan_seg *changes,
+			  size_t ncur, const struct runs_change *changes,
 			  size_t nchanges, size_t *first, size_t *last,
 			  struct piece_vec *out, int *fits);
 /*
@@ -297,7 +297,7 @@ blk64_t runs_differ(const struct layout_piece *a, size_t na,
  * lib/compare.h's compare_piece_start); changes by stream position.
  */
 int runs_cmp_len_desc(const void *a, const void *b);
-int plan_seg_cmp_off(const void *a, const void *b);
+int runs_change_cmp_off(const void *a, const void *b);
 
 /* ---------------------------------------------------------------- fmap_close.c */
 
@@ -329,9 +329,9 @@ typedef int (*fmap_close_alloc_fn)(void *priv, blk64_t pos, blk64_t *pblk);
  */
 errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 			     const struct layout_piece *cur, const blk64_t *co,
-			     uint32_t ncur, const struct plan_seg *changes,
+			     uint32_t ncur, const struct runs_change *changes,
 			     size_t nchanges, fmap_close_alloc_fn alloc,
-			     void *priv, struct plan_seg **out, size_t *nout,
+			     void *priv, struct runs_change **out, size_t *nout,
 			     int *fits);
 void fmap_close_free(struct fmap_close *sc);
 /*

@@ -27,14 +27,14 @@
 #include "compare.h"
 
 /* Walks a target in stream order. */
-struct tcursor {
-	const struct target *t;
+struct target_cursor {
+	const struct fmap_target *t;
 	size_t		run;
 	blk64_t		off;	/* into runs[run] */
 };
 
 /* The next stretch of at most WANT stream blocks: new start and length. */
-static int tcursor_next(struct tcursor *c, blk64_t want, blk64_t *pblk,
+static int target_cursor_next(struct target_cursor *c, blk64_t want, blk64_t *pblk,
 			blk64_t *len)
 {
 	const struct layout_piece *r;
@@ -52,12 +52,12 @@ static int tcursor_next(struct tcursor *c, blk64_t want, blk64_t *pblk,
 	return 0;
 }
 
-static blk64_t target_blocks(const struct target *t)
+static blk64_t target_blocks(const struct fmap_target *t)
 {
 	return layout_pieces_blocks(t->runs, t->nruns);
 }
 
-uint32_t mapbuild_tree_blocks(ext2_filsys fs, uint64_t nextents)
+uint32_t fmap_build_tree_blocks(ext2_filsys fs, uint64_t nextents)
 {
 	uint64_t per = (fs->blocksize - sizeof(struct ext3_extent_header)) /
 		       sizeof(struct ext3_extent);
@@ -104,10 +104,10 @@ static errcode_t add_extent(struct exttree_extent **ext, size_t *n, size_t *cap,
 	return 0;
 }
 
-errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
+errcode_t fmap_build_extents(const struct fmap *m, const struct fmap_target *t,
 			   struct exttree_extent **out, size_t *count, int *fits)
 {
-	struct tcursor c = { t, 0, 0 };
+	struct target_cursor c = { t, 0, 0 };
 	struct exttree_extent *ext = NULL;
 	size_t n = 0, cap = 0;
 	uint32_t i;
@@ -119,7 +119,7 @@ errcode_t mapbuild_extents(const struct fmap *m, const struct target *t,
 		blk64_t done = 0, p, l;
 
 		while (done < it->len && !ret) {
-			if (tcursor_next(&c, it->len - done, &p, &l)) {
+			if (target_cursor_next(&c, it->len - done, &p, &l)) {
 				*fits = 0;
 				break;
 			}
@@ -152,8 +152,8 @@ struct frame {
 struct walker {
 	ext2_filsys	fs;
 	const struct fmap *m;
-	struct tcursor	cur;
-	struct rebuild	*r;		/* NULL: only check that stays are valid */
+	struct target_cursor	cur;
+	struct fmap_rebuild	*r;		/* NULL: only check that stays are valid */
 	struct frame	stack[4];
 	int		depth;
 	__u32		*i_block;
@@ -184,7 +184,7 @@ static errcode_t add_run(struct layout_piece **runs, size_t *n, size_t *cap,
 	return 0;
 }
 
-errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf)
+errcode_t fmap_rebuild_add_write(struct fmap_rebuild *r, blk64_t pblk, char *buf)
 {
 	errcode_t ret;
 
@@ -196,7 +196,7 @@ errcode_t rebuild_add_write(struct rebuild *r, blk64_t pblk, char *buf)
 	return 0;
 }
 
-errcode_t rebuild_add_gained(struct rebuild *r, blk64_t start, blk64_t len)
+errcode_t fmap_rebuild_add_gained(struct fmap_rebuild *r, blk64_t start, blk64_t len)
 {
 	return add_run(&r->gained, &r->ngained, &r->gained_cap, start, len);
 }
@@ -206,7 +206,7 @@ static errcode_t finish_frame(struct walker *w)
 {
 	struct frame *f = &w->stack[--w->depth];
 	const struct fmap_item *it = &w->m->items[f->item];
-	struct rebuild *r = w->r;
+	struct fmap_rebuild *r = w->r;
 	errcode_t ret = 0;
 
 	if (f->dst == it->pblk) {
@@ -275,14 +275,14 @@ static errcode_t unwind_to(struct walker *w, uint32_t parent)
 
 static errcode_t walk_data(struct walker *w, const struct fmap_item *it)
 {
-	struct rebuild *r = w->r;
+	struct fmap_rebuild *r = w->r;
 	blk64_t done = 0, p, l, k;
 	errcode_t ret;
 
 	while (done < it->len) {
 		blk64_t src = it->pblk + done;
 
-		if (tcursor_next(&w->cur, it->len - done, &p, &l))
+		if (target_cursor_next(&w->cur, it->len - done, &p, &l))
 			return no_fit(w);
 		if (!w->m->extents) {
 			for (k = 0; k < l; k++) {
@@ -331,7 +331,7 @@ static errcode_t walk_mapping(struct walker *w, uint32_t i)
 
 	if (w->m->extents || w->depth >= 3)
 		return no_fit(w);
-	if (tcursor_next(&w->cur, 1, &p, &l))
+	if (target_cursor_next(&w->cur, 1, &p, &l))
 		return no_fit(w);
 	ret = set_pointer(w, it->parent, it->slot, p, it->pblk);
 	if (ret || !w->fits)
@@ -386,8 +386,8 @@ static void free_stack(struct walker *w)
 	}
 }
 
-int mapbuild_stays_valid(ext2_filsys fs, const struct fmap *m,
-			 const struct target *t)
+int fmap_build_stays_valid(ext2_filsys fs, const struct fmap *m,
+			 const struct fmap_target *t)
 {
 	struct walker w;
 	errcode_t ret;
@@ -426,10 +426,10 @@ static int normalize(struct layout_piece *runs, size_t *n, blk64_t *total)
 	return 1;
 }
 
-errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
-			   const struct target *t,
+errcode_t fmap_build_rebuild(ext2_filsys fs, const struct fmap *m,
+			   const struct fmap_target *t,
 			   const struct layout_piece *meta, size_t nmeta,
-			   struct rebuild *r, int *fits)
+			   struct fmap_rebuild *r, int *fits)
 {
 	struct walker w;
 	uint32_t i;
@@ -449,13 +449,13 @@ errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 	if (ret || !*fits)
 		return ret;
 	if (m->extents) {
-		for (i = 0; i < m->netb; i++) {
+		for (i = 0; i < m->ntree_blocks; i++) {
 			ret = add_run(&r->released, &r->nreleased, &r->released_cap,
-				      m->etb[i], 1);
+				      m->tree_blocks[i], 1);
 			if (ret)
 				return ret;
 		}
-		ret = exttree_build(fs, m->ino, r, meta, nmeta, fits);
+		ret = fmap_tree_build(fs, m->ino, r, meta, nmeta, fits);
 		if (ret || !*fits)
 			return ret;
 	}
@@ -464,7 +464,7 @@ errcode_t mapbuild_rebuild(ext2_filsys fs, const struct fmap *m,
 	return 0;
 }
 
-void rebuild_free(struct rebuild *r)
+void fmap_rebuild_free(struct fmap_rebuild *r)
 {
 	size_t i;
 

@@ -146,8 +146,8 @@ static errcode_t mark_moved(struct fmap_close *sc, const struct fmap *m,
 	return ret;
 }
 
-static errcode_t push_seg(struct plan_seg **res, size_t *n, size_t *cap,
-			  struct plan_seg s)
+static errcode_t push_seg(struct runs_change **res, size_t *n, size_t *cap,
+			  struct runs_change s)
 {
 	if (grow_n(res, cap, *n + 1, sizeof(**res)))
 		return ENOMEM;
@@ -164,14 +164,14 @@ static errcode_t push_seg(struct plan_seg **res, size_t *n, size_t *cap,
  * still when the second part is not strictly backwards (not seen: each
  * indirect block is a position).
  */
-static errcode_t merge_by_off(struct plan_seg *res, size_t nch, size_t n)
+static errcode_t merge_by_off(struct runs_change *res, size_t nch, size_t n)
 {
-	struct plan_seg *placed;
+	struct runs_change *placed;
 	size_t i, j, k, np = n - nch;
 
 	for (k = nch + 1; k < n; k++)
 		if (res[k].off >= res[k - 1].off) {
-			sort_n(res, n, sizeof(*res), plan_seg_cmp_off);
+			sort_n(res, n, sizeof(*res), runs_change_cmp_off);
 			return 0;
 		}
 	if (!np)
@@ -204,11 +204,11 @@ static errcode_t merge_by_off(struct plan_seg *res, size_t nch, size_t n)
  */
 errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 			     const struct layout_piece *cur, const blk64_t *co,
-			     uint32_t ncur, const struct plan_seg *ch, size_t nch,
+			     uint32_t ncur, const struct runs_change *ch, size_t nch,
 			     fmap_close_alloc_fn alloc, void *priv,
-			     struct plan_seg **out, size_t *nout, int *fits)
+			     struct runs_change **out, size_t *nout, int *fits)
 {
-	struct plan_seg *res = NULL;
+	struct runs_change *res = NULL;
 	size_t nres = 0, cap = 0, nlist = 0, nheap = 0, j;
 	errcode_t ret;
 
@@ -259,7 +259,7 @@ errcode_t fmap_close_changes(struct fmap_close *sc, struct fmap *m,
 			ret = E2F_ERR_NO_SPACE;
 			break;
 		}
-		ret = push_seg(&res, &nres, &cap, (struct plan_seg){ m->ipos[i], 1, to });
+		ret = push_seg(&res, &nres, &cap, (struct runs_change){ m->ipos[i], 1, to });
 		sc->flags[i] |= MC_MOVED;
 		if (!ret)
 			ret = dirty_parent(sc, m, i, &nlist, &nheap);

@@ -15,22 +15,22 @@
 /* Each tree block becomes one of the move's writes and one block it gains. */
 static errcode_t emit_block(void *priv, blk64_t pblk, char *block)
 {
-	struct rebuild *r = priv;
+	struct fmap_rebuild *r = priv;
 	errcode_t ret;
 
-	ret = rebuild_add_write(r, pblk, block);
+	ret = fmap_rebuild_add_write(r, pblk, block);
 	if (ret) {
 		free(block);
 		return ret;
 	}
-	return rebuild_add_gained(r, pblk, 1);
+	return fmap_rebuild_add_gained(r, pblk, 1);
 }
 
-errcode_t exttree_build(ext2_filsys fs, ext2_ino_t ino, struct rebuild *r,
+errcode_t fmap_tree_build(ext2_filsys fs, ext2_ino_t ino, struct fmap_rebuild *r,
 			const struct layout_piece *meta, size_t nmeta, int *fits)
 {
 	unsigned per = exttree_per_block(fs);
-	uint32_t need = mapbuild_tree_blocks(fs, r->nextents);
+	uint32_t need = fmap_build_tree_blocks(fs, r->nextents);
 	struct exttree_shape shape = { 0 };
 	struct exttree_node *nodes;
 	uint64_t n = r->nextents, j, k = 0;

@@ -71,14 +71,14 @@ static errcode_t find_gaps(struct compact *c)
 	return 0;
 }
 
-struct cunit {
+struct compact_unit {
 	uint32_t	first, n;	/* planner->members[...] */
 	blk64_t		need;
 };
 
 static int cmp_cunit(const void *a, const void *b)
 {
-	const struct cunit *x = a, *y = b;
+	const struct compact_unit *x = a, *y = b;
 
 	if (x->need != y->need)
 		return x->need > y->need ? -1 : 1;
@@ -317,7 +317,7 @@ out:
 static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits,
 		      const uint32_t *extra, size_t nextra)
 {
-	struct cunit *cu;
+	struct compact_unit *cu;
 	struct item *it;
 	uint32_t *mem, nmem = 0;
 	size_t i, n = 0, nit = 0;
@@ -414,7 +414,7 @@ static errcode_t pack(struct compact *c, const struct unit *units, size_t nunits
 	free(mem);
 	free(it);
 	/* Across zones: the room the fill point skipped, for files that fit a zone. */
-	return c->span ? choles_refill(c) : 0;
+	return c->span ? compact_holes_refill(c) : 0;
 }
 
 /* Gaps found afresh (in ZONE only, when one is given) and packed. */
@@ -662,7 +662,7 @@ static errcode_t pack_bridged(struct compact *c, const struct unit *units,
 	for (i = 0; i < p->layout->nfiles; i++)
 		if (c->member[i])
 			blocks += layout_stream_blocks(p->layout, &p->layout->files[i]);
-	ret = cbridge_files(c, (blk64_t)(blocks * (CONSOLIDATE_AMPLIFICATION - 1)),
+	ret = compact_bridge_files(c, (blk64_t)(blocks * (CONSOLIDATE_AMPLIFICATION - 1)),
 			    &x, &nx);
 	if (ret || !nx)
 		goto out;
@@ -712,7 +712,7 @@ static errcode_t pack_whole(struct compact *c, int64_t zone,
 	if (!ret && zone < 0 && c->p->splitting)
 		ret = pack_bridged(c, units, nunits);
 	if (!ret && zone < 0 && c->p->splitting)
-		ret = csplit_leftovers(c);
+		ret = compact_split_leftovers(c);
 	return ret;
 }
 
@@ -810,7 +810,7 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 			blk64_t moved = 0, m;
 
 			for (i = 0; !ret && i < c->nplaced; i++) {
-				ret = cmove_direct(c, c->placed[i], &m);
+				ret = compact_move_direct(c, c->placed[i], &m);
 				moved += m;
 				p->plan->direct_moves += !!m;
 			}
@@ -822,13 +822,13 @@ static errcode_t run_gap(struct compact *c, const struct gap *g, int *stuck)
 		if (!ret)
 			ret = owners_in(c, front, front + len, &own, &nown);
 		for (i = 0; !ret && ok && i < nown; i++)
-			ret = cmove_clear(c, own[i], front, front + len, &ok);
+			ret = compact_move_clear(c, own[i], front, front + len, &ok);
 		free(own);
 		for (i = 0; !ret && ok && i < c->nplaced; i++)
 			if (c->member[f = c->placed[i]] == 1 && c->final[f] < front + len &&
 			    compact_fin(c, f, layout_stream_blocks(p->layout, &p->layout->files[f]) - 1,
 					NULL) >= front)
-				ret = cmove_fill(c, f, front, front + len, &ok);
+				ret = compact_move_fill(c, f, front, front + len, &ok);
 		if (!ok)
 			*stuck = 1;
 		front += len;
@@ -953,7 +953,7 @@ errcode_t compact_place(struct planner *p, const struct unit *units, size_t nuni
 		ret = stage_unreserve(&c, UINT32_MAX);
 	*complete = !stuck;
 out:
-	csplit_free(&c);
+	compact_split_free(&c);
 	free(extra);
 	free(c.member);
 	free(c.placed);

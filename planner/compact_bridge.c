@@ -47,7 +47,7 @@ static int may_join(struct compact *c, const struct sm_seg *s, int64_t z)
 	return planner_etb_contig(p, f) == planner_etb_now(p, f);
 }
 
-errcode_t cbridge_files(struct compact *c, blk64_t budget, uint32_t **out,
+errcode_t compact_bridge_files(struct compact *c, blk64_t budget, uint32_t **out,
 			size_t *nout)
 {
 	const struct spacemap *sm = &c->p->sm;

@@ -122,13 +122,13 @@ static errcode_t holes_left(struct compact *c, int all, struct hole **out,
 }
 
 /* What a packing decided for the files taking part, to go back to. */
-struct cpick {
+struct compact_holes_pick {
 	uint8_t		*member, *cross;
 	blk64_t		*final, *used;
 };
 
 static void pick_save(const struct compact *c, const uint32_t *mem, uint32_t n,
-		      struct cpick *s)
+		      struct compact_holes_pick *s)
 {
 	uint32_t k;
 	size_t i;
@@ -143,7 +143,7 @@ static void pick_save(const struct compact *c, const uint32_t *mem, uint32_t n,
 }
 
 static void pick_load(struct compact *c, const uint32_t *mem, uint32_t n,
-		      const struct cpick *s)
+		      const struct compact_holes_pick *s)
 {
 	uint32_t k;
 	size_t i;
@@ -158,7 +158,7 @@ static void pick_load(struct compact *c, const uint32_t *mem, uint32_t n,
 		c->gaps[i].used = s->used[i];
 }
 
-static int pick_alloc(struct cpick *s, uint32_t n, size_t ngaps)
+static int pick_alloc(struct compact_holes_pick *s, uint32_t n, size_t ngaps)
 {
 	s->member = malloc(n + 1);
 	s->cross = malloc(n + 1);
@@ -167,7 +167,7 @@ static int pick_alloc(struct cpick *s, uint32_t n, size_t ngaps)
 	return s->member && s->cross && s->final && s->used ? 0 : -1;
 }
 
-static void pick_free(struct cpick *s)
+static void pick_free(struct compact_holes_pick *s)
 {
 	free(s->member);
 	free(s->cross);
@@ -289,15 +289,15 @@ static void relay_spanning(struct compact *c, const uint32_t *mem, uint32_t n)
 	free(span);
 }
 
-errcode_t choles_room(struct compact *c, struct hole **out, size_t *nout)
+errcode_t compact_holes_room(struct compact *c, struct hole **out, size_t *nout)
 {
 	return holes_left(c, 1, out, nout);
 }
 
-errcode_t choles_refill(struct compact *c)
+errcode_t compact_holes_refill(struct compact *c)
 {
 	uint64_t nfiles = c->p->layout->nfiles, f;
-	struct cpick orig = { 0 };
+	struct compact_holes_pick orig = { 0 };
 	uint32_t *mem = NULL, n = 0;
 	errcode_t ret = 0;
 

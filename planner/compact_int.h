@@ -27,7 +27,7 @@ struct reserved {
 };
 
 /* A file packed in pieces (compact_split.c): its final place, address order. */
-struct csplit {
+struct compact_split {
 	uint32_t	file, n;
 	struct layout_piece *runs;
 };
@@ -49,7 +49,7 @@ struct compact {
 	blk64_t		chunk_start;	/* the chunk at hand */
 	struct gap	*gaps;
 	size_t		ngaps;
-	struct csplit	*splits;	/* files whose final place is in pieces */
+	struct compact_split	*splits;	/* files whose final place is in pieces */
 	size_t		nsplits, splits_cap;
 	/* Staging candidates for the chunk at hand: free runs, best first. */
 	struct piece_vec cand;
@@ -61,15 +61,15 @@ struct compact {
 
 /* compact_split.c */
 /* F's place in pieces, or NULL. */
-const struct csplit *csplit_of(const struct compact *c, uint32_t f);
+const struct compact_split *compact_split_of(const struct compact *c, uint32_t f);
 /* Block of position OFF in S's runs; *LEFT to the end of its run. */
-blk64_t csplit_blk(const struct csplit *s, blk64_t off, blk64_t *left);
+blk64_t compact_split_blk(const struct compact_split *s, blk64_t off, blk64_t *left);
 /*
  * Files the packing left with no place get the room left at the ends of
  * the fewest gaps that hold them, in fewer pieces than they have.
  */
-errcode_t csplit_leftovers(struct compact *c);
-void csplit_free(struct compact *c);
+errcode_t compact_split_leftovers(struct compact *c);
+void compact_split_free(struct compact *c);
 
 /*
  * Block of F's stream position OFF in its final place; *LEFT to its
@@ -78,9 +78,9 @@ void csplit_free(struct compact *c);
 static inline blk64_t compact_fin(const struct compact *c, uint32_t f,
 				  blk64_t off, blk64_t *left)
 {
-	const struct csplit *s = c->nsplits ? csplit_of(c, f) : NULL;
+	const struct compact_split *s = c->nsplits ? compact_split_of(c, f) : NULL;
 
-	return s ? csplit_blk(s, off, left) : zonewalk_blk(c->p, c->final[f], off, left);
+	return s ? compact_split_blk(s, off, left) : zonewalk_blk(c->p, c->final[f], off, left);
 }
 
 /* Stream position of BLK in F's final place (zonewalk_off's answer). */
@@ -130,16 +130,16 @@ errcode_t stage_reserve_wanted(struct compact *c, uint32_t f);
 errcode_t stage_unreserve(struct compact *c, uint32_t f);
 
 /* compact_move.c */
-errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+errcode_t compact_move_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		      int *ok);
-errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+errcode_t compact_move_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 		     int *ok);
 /*
  * Every part of F not in its final place whose final place is free now
  * goes there, in one move; *MOVED the blocks it moved (0: none, or no
  * room for the blocks the move needs besides).
  */
-errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved);
+errcode_t compact_move_direct(struct compact *c, uint32_t f, blk64_t *moved);
 
 /* compact.c */
 /* Whether every block FILE owns lies in zone Z. */
@@ -152,7 +152,7 @@ int compact_within_zone(const struct planner *p, uint32_t file, int64_t z);
  * at most BUDGET blocks: *OUT (malloc'd), *NOUT of them; their c->member
  * is left as it was (0).
  */
-errcode_t cbridge_files(struct compact *c, blk64_t budget, uint32_t **out,
+errcode_t compact_bridge_files(struct compact *c, blk64_t budget, uint32_t **out,
 			size_t *nout);
 
 /* compact.c, compact_holes.c */
@@ -179,7 +179,7 @@ int64_t compact_first_fit(struct compact *c, uint32_t f);
  * out again, best fit, in what the files spanning zones leave of each
  * zone, when that gives every file taking part a place at its best.
  */
-errcode_t choles_refill(struct compact *c);
+errcode_t compact_holes_refill(struct compact *c);
 
 /* Room left in one zone of gap GAP (physically contiguous). */
 struct hole {
@@ -191,6 +191,6 @@ struct hole {
  * The room of every gap, zone by zone, less every packed file's final
  * place: *OUT in address order (the caller frees it).
  */
-errcode_t choles_room(struct compact *c, struct hole **out, size_t *nout);
+errcode_t compact_holes_room(struct compact *c, struct hole **out, size_t *nout);
 
 #endif /* PLANNER_COMPACT_INT_H */

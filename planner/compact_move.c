@@ -32,9 +32,9 @@ static int close_stage(void *priv, blk64_t pos, blk64_t *pblk)
  * stream (sorted, apart, within it): PLAN_ERR_BUG when not.
  */
 static errcode_t close_changes(struct compact *c, uint32_t f,
-			       const struct plan_seg *ch, size_t nch,
+			       const struct runs_change *ch, size_t nch,
 			       fmap_close_alloc_fn alloc, void *priv,
-			       struct plan_seg **out, size_t *nout)
+			       struct runs_change **out, size_t *nout)
 {
 	struct planner *p = c->p;
 	const struct layout_piece *cur = NULL;
@@ -80,14 +80,14 @@ static errcode_t close_positions(struct compact *c, uint32_t f, blk64_t a,
  * stream: PLAN_ERR_BUG when not.
  */
 static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
-				   const struct plan_seg *ch, size_t nch,
+				   const struct runs_change *ch, size_t nch,
 				   uint32_t *need)
 {
 	struct planner *p = c->p;
 	const struct layout_piece *cur;
 	struct layout_piece sole;
 	struct layout_piece *runs = NULL;
-	struct target t;
+	struct fmap_target t;
 	struct fmap *m;
 	size_t nruns, ext;
 	uint32_t ncur;
@@ -108,12 +108,12 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 		return ret;
 	t.runs = runs;
 	t.nruns = nruns;
-	ret = mapbuild_extents(m, &t, NULL, &ext, &fits);
+	ret = fmap_build_extents(m, &t, NULL, &ext, &fits);
 	if (!ret && !fits)
 		ret = PLAN_ERR_BUG;	/* the runs of its whole stream */
 	free(runs);
 	if (!ret)
-		*need = mapbuild_tree_blocks(p->fs, ext);
+		*need = fmap_build_tree_blocks(p->fs, ext);
 	return ret;
 }
 
@@ -122,11 +122,11 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
  * tree in staging space (or at TREE_AT when nonzero).  *ok 0: no room.
  */
 static errcode_t commit_with_tree(struct compact *c, uint32_t f,
-				  enum plan_move_kind kind, struct plan_seg *ch0,
+				  enum plan_move_kind kind, struct runs_change *ch0,
 				  size_t nch0, blk64_t tree_at, int *ok)
 {
 	struct piece_vec meta = { 0 };
-	struct plan_seg *ch = NULL;
+	struct runs_change *ch = NULL;
 	size_t nch = 0;
 	/*
 	 * Where the staging list was: a move that does not go through gives
@@ -211,7 +211,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 	if (ret || !nruns)
 		goto out;
 	{
-		struct plan_seg *ch = malloc(nruns * sizeof(*ch));
+		struct runs_change *ch = malloc(nruns * sizeof(*ch));
 		blk64_t off = 0;
 		size_t k;
 
@@ -220,7 +220,7 @@ static errcode_t clear_in_fewer_pieces(struct compact *c, uint32_t f, int *done)
 			goto out;
 		}
 		for (k = 0; k < nruns; k++) {
-			ch[k] = (struct plan_seg){ off, runs[k].len, runs[k].start };
+			ch[k] = (struct runs_change){ off, runs[k].len, runs[k].start };
 			off += runs[k].len;
 		}
 		ret = tree_blocks_after(c, f, ch, nruns, &need);
@@ -254,7 +254,7 @@ out:
 }
 
 /* Step 1: move out of [LO, HI) every block of F not in its final place. */
-errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+errcode_t compact_move_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			    int *ok)
 {
 	const struct layout_piece *cur, *meta;
@@ -348,7 +348,7 @@ errcode_t cmove_clear(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 	}
 	if (ret || !*ok)
 		goto out;
-	sort_n(ch.v, ch.n, sizeof(*ch.v), plan_seg_cmp_off);
+	sort_n(ch.v, ch.n, sizeof(*ch.v), runs_change_cmp_off);
 	meta = planner_meta(c->p, f, &nmeta);
 	for (i = 0; i < nmeta; i++)
 		if (meta[i].start < hi && meta[i].start + meta[i].len > lo)
@@ -373,7 +373,7 @@ out:
  * Step 2: the part of F's stream whose final place is in [LO, HI); the
  * whole of it once that part is its last.
  */
-errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
+errcode_t compact_move_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
 			   int *ok)
 {
 	blk64_t n = layout_stream_blocks(c->p->layout, &c->p->layout->files[f]);
@@ -440,7 +440,7 @@ errcode_t cmove_fill(struct compact *c, uint32_t f, blk64_t lo, blk64_t hi,
  * Push positions [SO, SO+LEN) of F to their final places from FIN on
  * (free, one zone), leaving out the indirect blocks at IND[*K..NIND):
  * those change while the blocks they map move, and reach their final
- * places with the file's last part (cmove_fill).
+ * places with the file's last part (compact_move_fill).
  */
 /*
  * A direct move is made when it moves at least this many times the
@@ -491,10 +491,10 @@ static int count_alloc(void *priv, blk64_t pos, blk64_t *pblk)
 
 /* Blocks besides its stream a move of F by CH writes: indirect blocks or tree. */
 static errcode_t direct_extra(struct compact *c, uint32_t f,
-			      const struct plan_seg *ch, size_t nch,
+			      const struct runs_change *ch, size_t nch,
 			      uint32_t *extra)
 {
-	struct plan_seg *all = NULL;
+	struct runs_change *all = NULL;
 	size_t nall = 0;
 	errcode_t ret;
 
@@ -506,7 +506,7 @@ static errcode_t direct_extra(struct compact *c, uint32_t f,
 	return ret;
 }
 
-errcode_t cmove_direct(struct compact *c, uint32_t f, blk64_t *moved)
+errcode_t compact_move_direct(struct compact *c, uint32_t f, blk64_t *moved)
 {
 	const struct spacemap *sm = &c->p->sm;
 	const struct layout_piece *cur;

@@ -32,7 +32,7 @@
 /* Pieces a split file may take at most (its tree grows with them). */
 #define SPLIT_MAX_PIECES	8
 
-const struct csplit *csplit_of(const struct compact *c, uint32_t f)
+const struct compact_split *compact_split_of(const struct compact *c, uint32_t f)
 {
 	size_t i;
 
@@ -42,7 +42,7 @@ const struct csplit *csplit_of(const struct compact *c, uint32_t f)
 	return NULL;
 }
 
-blk64_t csplit_blk(const struct csplit *s, blk64_t off, blk64_t *left)
+blk64_t compact_split_blk(const struct compact_split *s, blk64_t off, blk64_t *left)
 {
 	uint32_t i;
 
@@ -62,7 +62,7 @@ blk64_t csplit_blk(const struct csplit *s, blk64_t off, blk64_t *left)
 
 blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk)
 {
-	const struct csplit *s = c->nsplits ? csplit_of(c, f) : NULL;
+	const struct compact_split *s = c->nsplits ? compact_split_of(c, f) : NULL;
 	blk64_t off = 0;
 	uint32_t i;
 
@@ -81,10 +81,10 @@ blk64_t compact_off(const struct compact *c, uint32_t f, blk64_t blk)
 errcode_t compact_segs(const struct compact *c, uint32_t f, blk64_t s,
 		       blk64_t e, struct change_vec *out)
 {
-	const struct csplit *sp = c->nsplits ? csplit_of(c, f) : NULL;
+	const struct compact_split *sp = c->nsplits ? compact_split_of(c, f) : NULL;
 
 	while (s < e) {
-		blk64_t left, b = sp ? csplit_blk(sp, s, &left) :
+		blk64_t left, b = sp ? compact_split_blk(sp, s, &left) :
 			zonewalk_blk(c->p, c->final[f], s, &left);
 		blk64_t n = left && left < e - s ? left : e - s;
 
@@ -135,7 +135,7 @@ static errcode_t split_one(struct compact *c, uint32_t file, struct hole *r,
 			   size_t *idx, size_t n, int *done)
 {
 	struct planner *p = c->p;
-	struct csplit *s;
+	struct compact_split *s;
 	blk64_t need = 0, room = 0, left;
 	size_t k, used[SPLIT_MAX_PIECES];
 	uint32_t limit = pieces_now(p, file), i;
@@ -219,7 +219,7 @@ static errcode_t split_rooms(struct compact *c, struct hole **out, size_t *nout)
 	size_t i;
 
 	if (c->span)
-		return choles_room(c, out, nout);
+		return compact_holes_room(c, out, nout);
 	*out = malloc((c->ngaps + 1) * sizeof(**out));
 	if (!*out)
 		return ENOMEM;
@@ -230,7 +230,7 @@ static errcode_t split_rooms(struct compact *c, struct hole **out, size_t *nout)
 	return 0;
 }
 
-errcode_t csplit_leftovers(struct compact *c)
+errcode_t compact_split_leftovers(struct compact *c)
 {
 	const struct planner *p = c->p;
 	uint32_t *left = NULL;
@@ -265,7 +265,7 @@ out:
 	return ret;
 }
 
-void csplit_free(struct compact *c)
+void compact_split_free(struct compact *c)
 {
 	size_t i;
 

@@ -48,7 +48,7 @@ struct sep {
 	blk64_t		blocks;
 };
 
-struct consol {
+struct consolidate_state {
 	struct planner	*p;
 	blk64_t		budget;		/* blocks joins may still write */
 	blk64_t		copy_cap;	/* copy_blocks the plan may reach (restore) */
@@ -68,7 +68,7 @@ struct consol {
 static int settled(const struct planner *p, uint32_t file)
 {
 	const struct layout_piece *r;
-	const struct pstate *st;
+	const struct file_state *st;
 	struct layout_piece sole;
 	uint32_t n;
 
@@ -97,7 +97,7 @@ static blk64_t owned(const struct planner *p, uint32_t file)
  * budget is spent, a round's scan of the whole map stops a step into
  * each stretch between free runs instead of walking all its files.
  */
-static blk64_t no_use_past(const struct consol *c)
+static blk64_t no_use_past(const struct consolidate_state *c)
 {
 	return c->over_budget ? c->budget : ~(blk64_t)0;
 }
@@ -109,7 +109,7 @@ static blk64_t no_use_past(const struct consol *c)
  * many slots as entries, made on the spot: most stretches hold a few
  * files, and a sort by file made a comparison call per step.
  */
-static errcode_t tally_sep(struct consol *c, size_t *n)
+static errcode_t tally_sep(struct consolidate_state *c, size_t *n)
 {
 	size_t size = 4, mask, k, m = 0;
 
@@ -148,7 +148,7 @@ static errcode_t tally_sep(struct consol *c, size_t *n)
  * a sort for each of thousands of joins tried); the order of c->files
  * does not matter (try_join sorts them).
  */
-static errcode_t separator_files(struct consol *c, blk64_t lo, blk64_t hi,
+static errcode_t separator_files(struct consolidate_state *c, blk64_t lo, blk64_t hi,
 				 blk64_t limit, blk64_t *cost, int *ok)
 {
 	struct planner *p = c->p;
@@ -196,7 +196,7 @@ static int cmp_join(const void *a, const void *b)
 }
 
 /* Every join the budget allows, cheapest first. */
-static errcode_t find_joins(struct consol *c)
+static errcode_t find_joins(struct consolidate_state *c)
 {
 	const struct spacemap *sm = &c->p->sm;
 	size_t s, last = SIZE_MAX;
@@ -261,7 +261,7 @@ static int cmp_sep_desc(const void *a, const void *b)
  * blocks, all they own (the join stands): sorted there, no file's
  * figures looked up again at each comparison.
  */
-static void files_largest_first(struct consol *c)
+static void files_largest_first(struct consolidate_state *c)
 {
 	size_t k;
 
@@ -275,7 +275,7 @@ static void files_largest_first(struct consol *c)
  * smallest free run outside the two runs it joins.  *DONE 0: taken back
  * (no room, or the largest run would shrink).
  */
-static errcode_t try_join(struct consol *c, const struct join *j, int *done)
+static errcode_t try_join(struct consolidate_state *c, const struct join *j, int *done)
 {
 	struct planner *p = c->p;
 	const struct spacemap *sm = &p->sm;
@@ -291,7 +291,7 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 	right = SM_SEG(sm, s).start + SM_SEG(sm, s).len;
 	spacemap_free_stats(sm, &ext0, &free0, &big0);
 	files_largest_first(c);
-	ret = psnap_take(p);
+	ret = snapshot_take(p);
 	if (ret)
 		return ret;
 	copy0 = p->plan->copy_blocks;
@@ -317,17 +317,17 @@ static errcode_t try_join(struct consol *c, const struct join *j, int *done)
 			big1 >= (big0 < c->largest_before ? big0 : c->largest_before);
 	}
 	if (ret || !*done) {
-		psnap_restore(p);
+		snapshot_restore(p);
 		*done = 0;
 		return ret;
 	}
 	c->budget -= p->plan->copy_blocks - copy0;
-	psnap_forget(p);
+	snapshot_forget(p);
 	return 0;
 }
 
 /* Whether the files between [LO, HI) still join two free runs (*OK). */
-static errcode_t still_joins(struct consol *c, const struct join *j,
+static errcode_t still_joins(struct consolidate_state *c, const struct join *j,
 			     blk64_t *cost, int *ok)
 {
 	const struct spacemap *sm = &c->p->sm;
@@ -339,7 +339,7 @@ static errcode_t still_joins(struct consol *c, const struct join *j,
 }
 
 /* Joins, in rounds: a join makes runs larger, and new joins of them possible. */
-static errcode_t join_all(struct consol *c)
+static errcode_t join_all(struct consolidate_state *c)
 {
 	errcode_t ret = 0;
 	int any = 1;
@@ -384,7 +384,7 @@ static errcode_t join_all(struct consol *c)
  * runs than now; *WORKS says whether it did, and with KEEP the plan keeps
  * it (else it is always taken back).
  */
-static errcode_t clear_largest(struct consol *c, blk64_t budget, int keep,
+static errcode_t clear_largest(struct consolidate_state *c, blk64_t budget, int keep,
 			       int *works)
 {
 	struct planner *p = c->p;
@@ -399,7 +399,7 @@ static errcode_t clear_largest(struct consol *c, blk64_t budget, int keep,
 		return 0;
 	ret = planner_check(p);
 	if (!ret)
-		ret = psnap_take(p);
+		ret = snapshot_take(p);
 	if (ret)
 		return ret;
 	ret = window_clear(p, c->largest_before, budget, &cleared);
@@ -409,9 +409,9 @@ static errcode_t clear_largest(struct consol *c, blk64_t budget, int keep,
 			(!keep || p->plan->copy_blocks <= c->copy_cap);
 	}
 	if (ret || !*works || !keep)
-		psnap_restore(p);
+		snapshot_restore(p);
 	else
-		psnap_forget(p);
+		snapshot_forget(p);
 	return ret;
 }
 
@@ -420,7 +420,7 @@ static errcode_t clear_largest(struct consol *c, blk64_t budget, int keep,
  * had nowhere else to go took part of it), bring it back if the budget
  * allows (clear_largest).  *DONE: it did.
  */
-static errcode_t restore_largest(struct consol *c, int *done)
+static errcode_t restore_largest(struct consolidate_state *c, int *done)
 {
 	struct planner *p = c->p;
 	blk64_t budget;
@@ -459,7 +459,7 @@ static int zone_runs(const struct planner *p, int64_t z)
  * unless that leaves fewer free runs, the largest no smaller, and no
  * file in more pieces.
  */
-static errcode_t pack_zones(struct consol *c)
+static errcode_t pack_zones(struct consolidate_state *c)
 {
 	struct planner *p = c->p;
 	uint64_t z, ext0, ext1;
@@ -473,20 +473,20 @@ static errcode_t pack_zones(struct consol *c)
 			continue;
 		ret = planner_check(p);
 		if (!ret)
-			ret = psnap_take(p);
+			ret = snapshot_take(p);
 		if (ret)
 			break;
 		spacemap_free_stats(&p->sm, &ext0, &fb, &big0);
 		ret = compact_place(p, NULL, 0, z, &complete);
-		if (!ret && complete && !psnap_any_worse(p)) {
+		if (!ret && complete && !snapshot_any_worse(p)) {
 			spacemap_free_stats(&p->sm, &ext1, &fb, &big1);
 			keep = ext1 < ext0 &&
 				big1 >= (big0 < c->largest_before ? big0 : c->largest_before);
 		}
 		if (ret || !keep)
-			psnap_restore(p);
+			snapshot_restore(p);
 		else
-			psnap_forget(p);
+			snapshot_forget(p);
 	}
 	return ret;
 }
@@ -494,7 +494,7 @@ static errcode_t pack_zones(struct consol *c)
 errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 		      int pack, int *over_budget)
 {
-	struct consol c;
+	struct consolidate_state c;
 	blk64_t room;
 	errcode_t ret;
 	int done = 0;

@@ -13,10 +13,10 @@
 #include "lower_bound.h"
 #include "radix_sort.h"
 
-errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
+errcode_t planner_state(struct planner *p, uint32_t file, struct file_state **ret)
 {
 	const struct layout_file *lf = &p->layout->files[file];
-	struct pstate *st = planner_state_if(p, file);
+	struct file_state *st = planner_state_if(p, file);
 	uint32_t i = p->nstates;
 
 	if (!st) {
@@ -40,8 +40,8 @@ errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret)
 	return 0;
 }
 
-errcode_t planner_more(struct planner *p, struct pstate *st,
-		       struct pstate_more **ret)
+errcode_t planner_more(struct planner *p, struct file_state *st,
+		       struct file_state_more **ret)
 {
 	uint32_t i;
 
@@ -62,9 +62,9 @@ errcode_t planner_more(struct planner *p, struct pstate *st,
 	return 0;
 }
 
-void planner_more_release(struct planner *p, struct pstate *st)
+void planner_more_release(struct planner *p, struct file_state *st)
 {
-	struct pstate_more *m = planner_more_if(p, st);
+	struct file_state_more *m = planner_more_if(p, st);
 
 	if (!m || m->had_tree || m->fmap || st->contig16 == PSTATE_BIG16)
 		return;
@@ -74,9 +74,9 @@ void planner_more_release(struct planner *p, struct pstate *st)
 }
 
 /* ST's extents figure when contiguous: in contig16, or its more when large. */
-static errcode_t set_contig(struct planner *p, struct pstate *st, uint64_t n)
+static errcode_t set_contig(struct planner *p, struct file_state *st, uint64_t n)
 {
-	struct pstate_more *m;
+	struct file_state_more *m;
 
 	if (n < PSTATE_BIG16) {
 		st->contig16 = (uint16_t)n;
@@ -96,10 +96,10 @@ void planner_free_states(struct planner *p)
 
 	planner_run_offsets_forget(p);
 	for (i = 0; i < p->nstates; i++) {
-		struct pstate *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
-		struct pstate_more *m = planner_more_if(p, st);
+		struct file_state *st = &p->states[i / PSTATE_CHUNK][i % PSTATE_CHUNK];
+		struct file_state_more *m = planner_more_if(p, st);
 
-		if (st->own & PS_OWN_RUNS)
+		if (st->own & FILE_STATE_OWN_RUNS)
 			free(st->runs);
 		if (m && m->own_meta)
 			free(m->meta);
@@ -122,7 +122,7 @@ void planner_free_states(struct planner *p)
 const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 					uint32_t *n, struct layout_piece *sole)
 {
-	const struct pstate *st = planner_state_if(p, file);
+	const struct file_state *st = planner_state_if(p, file);
 	const struct layout_file *lf = &p->layout->files[file];
 
 	if (!st) {
@@ -133,7 +133,7 @@ const struct layout_piece *planner_runs(const struct planner *p, uint32_t file,
 		return sole;
 	}
 	*n = st->nruns;
-	if (st->own & PS_OWN_RUNS)
+	if (st->own & FILE_STATE_OWN_RUNS)
 		return st->runs;
 	if (st->nruns != 1)
 		return p->layout->pieces + layout_file_where(lf);
@@ -164,14 +164,14 @@ double planner_read_now(const struct planner *p, uint32_t file)
 const struct layout_piece *planner_meta(const struct planner *p, uint32_t file,
 					uint32_t *n)
 {
-	const struct pstate_more *m = planner_more_if(p, planner_state_if(p, file));
+	const struct file_state_more *m = planner_more_if(p, planner_state_if(p, file));
 
 	if (!m) {
 		*n = 0;
-		return p->etb;
+		return p->tree_blocks;
 	}
 	*n = m->nmeta;
-	return m->own_meta ? m->meta : p->etb + m->meta_off;
+	return m->own_meta ? m->meta : p->tree_blocks + m->meta_off;
 }
 
 blk64_t planner_limit(const struct planner *p, uint32_t file)
@@ -297,8 +297,8 @@ static errcode_t read_map(struct planner *p, uint32_t file, struct fmap *m)
 
 errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 {
-	struct pstate *f;
-	struct pstate_more *more;
+	struct file_state *f;
+	struct file_state_more *more;
 	struct fmap *m;
 	size_t n;
 	int fits;
@@ -321,9 +321,9 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	if (!err && m->extents) {
 		struct layout_piece one = { p->fs->super->s_first_data_block,
 					    m->stream_blocks };
-		struct target t = { &one, 1 };
+		struct fmap_target t = { &one, 1 };
 
-		err = mapbuild_extents(m, &t, NULL, &n, &fits);
+		err = fmap_build_extents(m, &t, NULL, &n, &fits);
 		if (!err && !fits)
 			err = PLAN_ERR_BUG;	/* one run as long as its stream */
 		if (!err)
@@ -340,11 +340,11 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 	free(m->inode);
 	m->inode = NULL;
 	more->fmap = m;
-	f->own |= PS_MAP_OK;
+	f->own |= FILE_STATE_MAP_OK;
 	if (m->extents)
-		f->own |= PS_EXTENTS;
+		f->own |= FILE_STATE_EXTENTS;
 	else
-		f->own &= ~PS_EXTENTS;
+		f->own &= ~FILE_STATE_EXTENTS;
 	*ret = m;
 	return 0;
 }
@@ -352,7 +352,7 @@ errcode_t planner_fmap(struct planner *p, uint32_t file, struct fmap **ret)
 errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
 {
 	const struct layout_file *lf = &p->layout->files[file];
-	struct pstate *st = planner_state_if(p, file);
+	struct file_state *st = planner_state_if(p, file);
 	struct layout_piece sole;
 	const struct layout_piece *runs;
 	struct fmap *mine;
@@ -362,8 +362,8 @@ errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
 	if (!m)
 		m = &mine;
 	*m = NULL;
-	if (st && (st->own & PS_MAP_OK)) {
-		const struct pstate_more *more = planner_more_if(p, st);
+	if (st && (st->own & FILE_STATE_MAP_OK)) {
+		const struct file_state_more *more = planner_more_if(p, st);
 
 		if (m == &mine || (more && more->fmap)) {
 			*m = more ? more->fmap : NULL;
@@ -380,8 +380,8 @@ errcode_t planner_map_figures(struct planner *p, uint32_t file, struct fmap **m)
 	err = planner_state(p, file, &st);
 	if (err)
 		return err;
-	st->own |= PS_MAP_OK;
-	st->own &= ~PS_EXTENTS;
+	st->own |= FILE_STATE_MAP_OK;
+	st->own &= ~FILE_STATE_EXTENTS;
 	return 0;
 }
 
@@ -539,7 +539,7 @@ struct splice {
  * (nothing done) when SEGS do not fit F's stream.
  */
 static errcode_t splice_prepare(struct planner *p, uint32_t file,
-				struct pstate *f, const struct plan_seg *segs,
+				struct file_state *f, const struct runs_change *segs,
 				size_t nsegs, struct splice *sp, int *fits)
 {
 	const blk64_t *off;
@@ -575,7 +575,7 @@ static errcode_t splice_prepare(struct planner *p, uint32_t file,
 }
 
 /* Put the move splice_prepare worked out in place: F's runs become SP->count. */
-static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
+static void splice_finish(struct planner *p, uint32_t file, struct file_state *f,
 			  const struct splice *sp)
 {
 	if (!sp->offsets)
@@ -589,7 +589,7 @@ static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
 		/* In one piece: no array of its own (as planner_commit_changes). */
 		free(f->runs);
 		planner_run_offsets_forget(p);
-		f->own &= ~PS_OWN_RUNS;
+		f->own &= ~FILE_STATE_OWN_RUNS;
 		f->one_start = start;
 		return;
 	}
@@ -609,35 +609,35 @@ static void splice_finish(struct planner *p, uint32_t file, struct pstate *f,
 
 errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 enum plan_move_kind kind,
-				 const struct plan_seg *segs, size_t nsegs,
+				 const struct runs_change *changes, size_t nchanges,
 				 const struct layout_piece *meta, size_t nmeta,
 				 int *done)
 {
 	struct plan *plan = p->plan;
-	struct pstate *f;
-	struct pstate_more *more = NULL;
+	struct file_state *f;
+	struct file_state_more *more = NULL;
 	const struct layout_piece *old;
 	struct layout_piece *new = NULL, *newmeta = NULL, sole;
 	struct sm_seg *ch = NULL;
 	struct plan_move *mv;
 	struct splice sp;
-	size_t nnew = 0, nch = 0, nkeep = nsegs;
+	size_t nnew = 0, nch = 0, nkeep = nchanges;
 	blk64_t copy;
 	uint32_t nold;
 	int whole, splice, fits;
 	errcode_t ret;
 
 	*done = 0;
-	ret = psnap_touch(p, file);
+	ret = snapshot_touch(p, file);
 	if (ret)
 		return ret;
-	ret = planner_state(p, file, &f);	/* made by psnap_touch when saved */
+	ret = planner_state(p, file, &f);	/* made by snapshot_touch when saved */
 	if (ret)
 		return ret;
 	old = planner_runs(p, file, &nold, &sole);
-	splice = (f->own & PS_OWN_RUNS) && nold >= SPLICE_MIN;
+	splice = (f->own & FILE_STATE_OWN_RUNS) && nold >= SPLICE_MIN;
 	if (splice) {
-		ret = splice_prepare(p, file, f, segs, nsegs, &sp, &fits);
+		ret = splice_prepare(p, file, f, changes, nchanges, &sp, &fits);
 		if (ret || !fits)
 			return ret;
 		nnew = sp.count;
@@ -646,7 +646,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				   p->commit.span.v, p->commit.span.n, meta, nmeta, &ch, &nch, &copy,
 				   &fits);
 	} else {
-		ret = runs_apply(old, nold, segs, nsegs, &new, &nnew, &fits);
+		ret = runs_apply(old, nold, changes, nchanges, &new, &nnew, &fits);
 		if (ret || !fits)
 			return ret;
 		if (nnew > 1) {
@@ -675,8 +675,8 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		ret = grow_n(&plan->moves, &plan->moves_cap, plan->nmoves + 1,
 			   sizeof(*plan->moves));
 	/* The whole stream to one run: no segment kept (struct plan_move). */
-	whole = nsegs == 1 && segs[0].off == 0 &&
-		segs[0].len == layout_stream_blocks(p->layout, &p->layout->files[file]);
+	whole = nchanges == 1 && changes[0].off == 0 &&
+		changes[0].len == layout_stream_blocks(p->layout, &p->layout->files[file]);
 	if (whole)
 		nkeep = 0;
 	if (!ret && nkeep)
@@ -696,11 +696,11 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	if (splice) {
 		splice_finish(p, file, f, &sp);
 	} else {
-		if (f->own & PS_OWN_RUNS) {
+		if (f->own & FILE_STATE_OWN_RUNS) {
 			free(f->runs);
 			planner_run_offsets_forget(p);
 		}
-		f->own &= ~PS_OWN_RUNS;
+		f->own &= ~FILE_STATE_OWN_RUNS;
 	}
 	f->nruns = nnew;
 	if (splice) {
@@ -711,7 +711,7 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 		free(new);
 	} else if (new) {
 		f->runs = new;
-		f->own |= PS_OWN_RUNS;
+		f->own |= FILE_STATE_OWN_RUNS;
 	}
 	more = planner_more_if(p, f);	/* (made above when NMETA) */
 	if (more) {
@@ -736,12 +736,12 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	 * many times (tries taken back and made again): reading a large block
 	 * map at each move would cost more than the rest of such a run.
 	 */
-	if (more && more->fmap && !(f->own & PS_KEEP_MAP)) {
+	if (more && more->fmap && !(f->own & FILE_STATE_KEEP_MAP)) {
 		fmap_free(more->fmap);
 		free(more->fmap);
 		more->fmap = NULL;
 	}
-	f->own |= PS_KEEP_MAP;
+	f->own |= FILE_STATE_KEEP_MAP;
 	planner_more_release(p, f);
 
 	mv = &plan->moves[plan->nmoves++];
@@ -750,15 +750,15 @@ errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 	mv->kind = kind;
 	if (whole) {
 		mv->whole = 1;
-		mv->whole_lo = (uint32_t)segs[0].pblk;
-		mv->whole_hi = (uint16_t)(segs[0].pblk >> 32);	/* < SM_BLOCKS_MAX */
+		mv->whole_lo = (uint32_t)changes[0].pblk;
+		mv->whole_hi = (uint16_t)(changes[0].pblk >> 32);	/* < SM_BLOCKS_MAX */
 	} else {
 		mv->nsegs = nkeep;
 	}
 	/* The arrays stay NULL until something goes in: no arithmetic on them
 	 * before (NULL + 0 is undefined; clang's UBSan says so). */
 	if (nkeep)
-		copy_n(plan->segs + plan->nsegs, segs, nkeep * sizeof(*segs));
+		copy_n(plan->segs + plan->nsegs, changes, nkeep * sizeof(*changes));
 	plan->nsegs += nkeep;
 	mv->nmeta = nmeta;
 	if (nmeta)
@@ -779,7 +779,7 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
 			 const struct layout_piece *runs, size_t nruns,
 			 const struct layout_piece *meta, size_t nmeta, int *done)
 {
-	struct plan_seg few[4], *segs = few;	/* most moves are a run or two */
+	struct runs_change few[4], *segs = few;	/* most moves are a run or two */
 	blk64_t off = 0;
 	size_t i;
 	errcode_t ret;

@@ -32,7 +32,7 @@
 
 errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need)
 {
-	const struct pstate *st;
+	const struct file_state *st;
 	errcode_t ret;
 
 	/* Once read and checked, the map's figures are in the state. */
@@ -42,8 +42,8 @@ errcode_t place_need(struct planner *p, uint32_t file, int splits, blk64_t *need
 	st = planner_state_if(p, file);
 	/* (planner_fmap checked that the map has the layout's stream.) */
 	*need = layout_stream_blocks(p->layout, &p->layout->files[file]);
-	if (st->own & PS_EXTENTS)
-		*need += mapbuild_tree_blocks(p->fs, planner_extents_contig(p, file) + splits);
+	if (st->own & FILE_STATE_EXTENTS)
+		*need += fmap_build_tree_blocks(p->fs, planner_extents_contig(p, file) + splits);
 	return 0;
 }
 
@@ -80,7 +80,7 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 			   const struct layout_piece *runs, size_t nruns,
 			   uint32_t *need)
 {
-	struct target t = { runs, nruns };
+	struct fmap_target t = { runs, nruns };
 	struct fmap *m;
 	size_t n;
 	int fits;
@@ -91,17 +91,17 @@ static errcode_t tree_need(struct planner *p, uint32_t file,
 	if (ret)
 		return ret;
 	*need = 0;
-	if (!(planner_state_if(p, file)->own & PS_EXTENTS))
+	if (!(planner_state_if(p, file)->own & FILE_STATE_EXTENTS))
 		return 0;
 	ret = planner_fmap(p, file, &m);
 	if (ret)
 		return ret;
-	ret = mapbuild_extents(m, &t, NULL, &n, &fits);
+	ret = fmap_build_extents(m, &t, NULL, &n, &fits);
 	if (!ret && !fits)
 		ret = PLAN_ERR_BUG;
 	if (ret)
 		return ret;
-	*need = mapbuild_tree_blocks(p->fs, n);
+	*need = fmap_build_tree_blocks(p->fs, n);
 	return 0;
 }
 
@@ -261,9 +261,9 @@ static blk64_t in_place_cost(struct planner *p, uint32_t file, blk64_t t,
 		return ~(blk64_t)0;
 	if (!m->extents) {
 		struct layout_piece one = { t, n };
-		struct target tg = { &one, 1 };
+		struct fmap_target tg = { &one, 1 };
 
-		if (!mapbuild_stays_valid(p->fs, m, &tg))
+		if (!fmap_build_stays_valid(p->fs, m, &tg))
 			return ~(blk64_t)0;
 	}
 	return n - kept;

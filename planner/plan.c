@@ -144,7 +144,7 @@ static errcode_t compact_once(struct planner *p, const struct unit *u,
 	*stuck = 0;
 	err = compact_place(p, u, n, zone, &complete);
 	if (!err && complete)
-		err = psnap_pending(p, &left, &nleft);
+		err = snapshot_pending(p, &left, &nleft);
 	for (i = 0; !err && complete && i < nleft; i++) {
 		int64_t m = member_index(p, left[i]);
 		struct unit one;
@@ -160,8 +160,8 @@ static errcode_t compact_once(struct planner *p, const struct unit *u,
 			err = place_partial(p, left[i]);
 	}
 	free(left);
-	*keep = !err && complete && (p->variant->lenient || !psnap_any_worse(p)) &&
-		psnap_gain(p);
+	*keep = !err && complete && (p->variant->lenient || !snapshot_any_worse(p)) &&
+		snapshot_gain(p);
 	*stuck = !err && !complete;
 	return err;
 }
@@ -193,7 +193,7 @@ static errcode_t compact_tries(struct planner *p, const struct unit *u,
 
 	for (k = 0; !err && k < sizeof(divs) / sizeof(*divs); k++) {
 		p->chunk_div = divs[k];
-		err = psnap_take(p);
+		err = snapshot_take(p);
 		if (err)
 			break;
 		err = compact_once(p, u, n, zone, &keep, &stuck);
@@ -211,24 +211,24 @@ static errcode_t compact_tries(struct planner *p, const struct unit *u,
 		if (!err && !k && ((!keep && !stuck) || (keep && p->plan->copy_blocks <=
 				   (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION)))) {
 			if (keep)
-				psnap_forget(p);
+				snapshot_forget(p);
 			else
-				psnap_restore(p);
+				snapshot_restore(p);
 			p->chunk_div = 0;
 			*kept = keep;
 			return 0;
 		}
-		psnap_restore(p);
+		snapshot_restore(p);
 	}
 	if (!err && best != SIZE_MAX) {
 		p->chunk_div = divs[best];
-		err = psnap_take(p);
+		err = snapshot_take(p);
 		if (!err) {
 			err = compact_once(p, u, n, zone, &keep, &stuck);
 			if (err || !keep)
-				psnap_restore(p);
+				snapshot_restore(p);
 			else
-				psnap_forget(p);
+				snapshot_forget(p);
 			*kept = !err && keep;
 		}
 	}
@@ -302,14 +302,14 @@ static errcode_t compact_zone(struct planner *p, const struct unit *left,
 	int over0 = over_target(p);
 	errcode_t err;
 
-	err = psnap_take(p);
+	err = snapshot_take(p);
 	if (err)
 		return err;
 	err = compact_all_or_nothing(p, left, nleft, z);
 	if (!err && !over0 && not_best(p) >= short0 && over_target(p))
-		psnap_restore(p);
+		snapshot_restore(p);
 	else
-		psnap_forget(p);
+		snapshot_forget(p);
 	return err;
 }
 
@@ -447,15 +447,15 @@ static errcode_t settle_partial(struct planner *p)
 			 */
 			read0 = planner_moves(p, i) ? planner_read_now(p, i) :
 				file_read_seconds(p, i);
-			err = psnap_take(p);
+			err = snapshot_take(p);
 			if (err)
 				break;
 			err = place_partial(p, i);
 			if (!err && planner_moves(p, i) && planner_pieces_now(p, i) < pieces &&
 			    planner_read_now(p, i) < read0)
-				psnap_forget(p);
+				snapshot_forget(p);
 			else
-				psnap_restore(p);
+				snapshot_restore(p);
 		}
 		if (p->plan->nmoves == moves)
 			break;
@@ -464,7 +464,7 @@ static errcode_t settle_partial(struct planner *p)
 }
 
 /*
- * Placing taken back, as psnap_restore leaves a plan: every file's flags
+ * Placing taken back, as snapshot_restore leaves a plan: every file's flags
  * (those of the files it changed as they were then), progress and the
  * direct moves counted (the plan's lines are made at the end, from the
  * files' states: plan_figures.c).  Placing is under a light snapshot
@@ -480,11 +480,11 @@ struct replan {
 /* What taking back the placing under the light snapshot leaves, into *R. */
 static errcode_t replan_save(const struct planner *p, struct replan *r)
 {
-	const struct psnap_changed *ch;
+	const struct snapshot_change *ch;
 	size_t nch, i;
 	errcode_t err;
 
-	err = psnap_changed(p, &ch, &nch);
+	err = snapshot_changes(p, &ch, &nch);
 	if (err)
 		return err;
 	r->flags = malloc(p->layout->nfiles + 1);
@@ -527,18 +527,18 @@ static errcode_t settle_split(struct planner *p)
 	for (i = 0; i < p->layout->nfiles; i++)
 		if (short_of_best(p, i))
 			p->pf[i].flags |= PF_PENDING;
-	err = psnap_take(p);
+	err = snapshot_take(p);
 	if (err)
 		return err;
 	err = place_all(p, 0);
 	for (i = 0; i < p->layout->nfiles; i++)
 		p->pf[i].flags &= ~PF_PENDING;
-	if (!err && psnap_gain(p) && !psnap_any_worse(p) &&
+	if (!err && snapshot_gain(p) && !snapshot_any_worse(p) &&
 	    p->plan->copy_blocks <=
 	    (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION))
-		psnap_forget(p);
+		snapshot_forget(p);
 	else
-		psnap_restore(p);
+		snapshot_restore(p);
 	return err;
 }
 
@@ -616,10 +616,10 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 	} else if (!err) {
 		int light = !(opts && opts->pack), keep;
 
-		err = light ? psnap_take_light(&p) : psnap_take(&p);
+		err = light ? snapshot_take_light(&p) : snapshot_take(&p);
 		if (!err) {
 			err = place_all(&p, v->pack_first);
-			keep = !err && psnap_gain(&p);
+			keep = !err && snapshot_gain(&p);
 		}
 		if (!err && keep && !light) {
 			uint64_t ext;
@@ -631,18 +631,18 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 			keep = !err && ext <= plan->free_extents_before;
 		}
 		if (!err && !keep && light) {
-			const struct psnap_changed *ch;
+			const struct snapshot_change *ch;
 			size_t nch = 0;
 
 			/* Moves to take back: planned again (a light level keeps no log). */
-			err = psnap_changed(&p, &ch, &nch);
+			err = snapshot_changes(&p, &ch, &nch);
 			if (!err && nch)
 				err = replan_save(&p, redo);
 		}
 		if (err || !keep)
-			psnap_restore(&p);	/* a light one: nothing changed, or dropped */
+			snapshot_restore(&p);	/* a light one: nothing changed, or dropped */
 		else
-			psnap_forget(&p);
+			snapshot_forget(&p);
 		spacemap_trim(&p.sm);	/* placing's series are over */
 		consolidated = !err && keep && !light;
 		if (!err && redo->flags)
@@ -673,7 +673,7 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 out:
 	planner_free_states(&p);
 	free(p.pf);
-	free(p.etb);
+	free(p.tree_blocks);
 	free(p.units);
 	free(p.members);
 	free(p.member_keys);
@@ -682,7 +682,7 @@ out:
 	fmap_close_free(&p.close);
 	planner_run_offsets_free(&p);
 	while (p.snap)
-		psnap_forget(&p);
+		snapshot_forget(&p);
 	spacemap_free(&p.sm);
 	if (err || (redo && redo->flags)) {
 		plan_free(plan);

@@ -115,7 +115,7 @@ static errcode_t take_state_figures(struct planner *p, struct state_figures **ou
 	/* Written all over: in huge pages, a fault each, not one per 4 KiB. */
 	util_huge_pages(fig, p->nstates * sizeof(*fig));
 	for (i = 0; i < p->layout->nfiles; i++) {
-		const struct pstate *st = planner_state_if(p, i);
+		const struct file_state *st = planner_state_if(p, i);
 		struct state_figures *g;
 
 		if (!st || !has_line(p, i))

@@ -64,7 +64,7 @@ enum plan_move_kind {
 
 /*
  * One file move: changes to where its stream lies (plan->segs, struct
- * plan_seg in fmap.h: stream positions to new blocks; the rest stays) and
+ * runs_change in fmap.h: stream positions to new blocks; the rest stays) and
  * the blocks for its new extent tree (plan->meta).  Each move's come
  * after the moves' before it: the moves are read in order.  A move of
  * the whole stream into one run (most are: a plan moves tens of thousands
@@ -140,13 +140,13 @@ struct plan_opts {
 #define CONSOLIDATE_JOIN_SHARE		0.5
 #define CONSOLIDATE_AMPLIFICATION	1.5
 
-struct plan_seg;
+struct runs_change;
 
 struct plan {
 	struct plan_move *moves;
 	uint64_t	nmoves;
 	size_t		moves_cap;
-	struct plan_seg	*segs;
+	struct runs_change	*segs;
 	uint64_t	nsegs;
 	size_t		segs_cap;
 	struct layout_piece *meta;

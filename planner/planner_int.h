@@ -51,24 +51,24 @@ enum {
  * large filesystem are never looked at: they cost these 5 bytes (packed:
  * 8 with the padding, 3 MB more at a million files).
  */
-struct __attribute__((packed)) pfile {
-	uint32_t	st;		/* 1 + index of its struct pstate, or 0 */
+struct __attribute__((packed)) planner_file {
+	uint32_t	st;		/* 1 + index of its struct file_state, or 0 */
 	uint8_t		flags;		/* PF_* */
 };
-_Static_assert(sizeof(struct pfile) == 5, "doc/planner.md states 5 bytes a file");
+_Static_assert(sizeof(struct planner_file) == 5, "doc/planner.md states 5 bytes a file");
 
 /* A file's state beyond its flags (none: as the scan found it). */
 enum {
-	PS_OWN_RUNS	= 1 << 0,	/* runs is its own array */
-	PS_KEEP_MAP	= 1 << 2,	/* moved before: its map, once read
+	FILE_STATE_OWN_RUNS	= 1 << 0,	/* runs is its own array */
+	FILE_STATE_KEEP_MAP	= 1 << 2,	/* moved before: its map, once read
 					 * again, stays (filestate.c) */
-	PS_MAP_OK	= 1 << 3,	/* its map was read and checked: the
+	FILE_STATE_MAP_OK	= 1 << 3,	/* its map was read and checked: the
 					 * figures hold even once the map is
 					 * let go */
-	PS_EXTENTS	= 1 << 4,	/* ... and it is extent-mapped */
+	FILE_STATE_EXTENTS	= 1 << 4,	/* ... and it is extent-mapped */
 };
 
-/* pstate.contig16 saying the figure is in the state's struct pstate_more. */
+/* file_state.contig16 saying the figure is in the state's struct file_state_more. */
 #define PSTATE_BIG16	UINT16_MAX
 
 /*
@@ -76,16 +76,16 @@ enum {
  * runs, a plan may move a quarter of a large filesystem's files), and the
  * states are a large part of the planner's peak memory: so a state is 24
  * bytes, and what few files have beyond that (an extent tree, a map read
- * and kept) is in a struct pstate_more of their own; how often a file moved to
+ * and kept) is in a struct file_state_more of their own; how often a file moved to
  * join free runs is the plan's moves' (plan_move.joining).  The plan's
  * lines are made once planning ends (plan_figures.c), from these and the moves.
  */
-struct pstate {
+struct file_state {
 	union {
 		blk64_t		one_start;	/* where its piece starts while in one
 						 * (the layout keeps none; the piece is
 						 * the whole stream) */
-		struct layout_piece *runs;	/* with PS_OWN_RUNS: stream runs after
+		struct layout_piece *runs;	/* with FILE_STATE_OWN_RUNS: stream runs after
 						 * a planned move, when not one */
 	};
 	uint32_t	nruns;		/* runs, or the one, or (else) in the layout */
@@ -99,7 +99,7 @@ struct pstate {
 	uint8_t		own;		/* PS_* */
 	uint8_t		skip;		/* enum skip_reason when its map says so */
 };
-_Static_assert(sizeof(struct pstate) == 24, "doc/planner.md states 24 bytes a state");
+_Static_assert(sizeof(struct file_state) == 24, "doc/planner.md states 24 bytes a state");
 
 /*
  * The rest of a state, for the files that have it: an extent tree (its
@@ -107,11 +107,11 @@ _Static_assert(sizeof(struct pstate) == 24, "doc/planner.md states 24 bytes a st
  * contig16.  Given back (for the next file) once it holds nothing, unless
  * its file had a tree.
  */
-struct pstate_more {
+struct file_state_more {
 	union {
 		struct layout_piece *meta;	/* with own_meta: extent tree runs
 						 * after a move */
-		uint64_t	meta_off;	/* else in planner->etb (none after a
+		uint64_t	meta_off;	/* else in planner->tree_blocks (none after a
 						 * move without a tree: nmeta 0) */
 	};
 	struct fmap	*fmap;		/* read when needed; let go after a move */
@@ -199,15 +199,15 @@ struct planner {
 	const struct selection *sel;
 	struct plan	*plan;
 	struct spacemap	sm;
-	struct pfile	*pf;
-	struct pstate	**states;	/* chunks of PSTATE_CHUNK */
+	struct planner_file	*pf;
+	struct file_state	**states;	/* chunks of PSTATE_CHUNK */
 	uint32_t	nstates;
 	size_t		states_cap;
-	struct pstate_more *more;	/* pstate.more's (a free one: contig is the next) */
+	struct file_state_more *more;	/* file_state.more's (a free one: contig is the next) */
 	uint32_t	nmore, more_free;	/* used; 1 + first free one, or 0 */
 	size_t		more_cap;
-	struct layout_piece *etb;	/* every file's extent tree blocks, by file */
-	uint64_t	netb;
+	struct layout_piece *tree_blocks;	/* every file's extent tree blocks, by file */
+	uint64_t	ntree_blocks;
 	struct unit	*units;
 	uint64_t	nunits;
 	uint32_t	*members;
@@ -264,7 +264,7 @@ static inline double file_read_seconds(const struct planner *p, uint32_t file)
 }
 
 /* FILE's state, or NULL while it is as the scan found it. */
-static inline struct pstate *planner_state_if(const struct planner *p,
+static inline struct file_state *planner_state_if(const struct planner *p,
 					       uint32_t file)
 {
 	uint32_t s = p->pf[file].st;
@@ -273,28 +273,28 @@ static inline struct pstate *planner_state_if(const struct planner *p,
 }
 
 /* filestate.c: FILE's state, made (as the scan found it) when it has none yet. */
-errcode_t planner_state(struct planner *p, uint32_t file, struct pstate **ret);
+errcode_t planner_state(struct planner *p, uint32_t file, struct file_state **ret);
 
 void planner_free_states(struct planner *p);
 
-/* ST's struct pstate_more, or NULL. */
-static inline struct pstate_more *planner_more_if(const struct planner *p,
-						  const struct pstate *st)
+/* ST's struct file_state_more, or NULL. */
+static inline struct file_state_more *planner_more_if(const struct planner *p,
+						  const struct file_state *st)
 {
 	return st && st->more ? &p->more[st->more - 1] : NULL;
 }
 
-/* filestate.c: ST's struct pstate_more, made (empty) when it has none. */
-errcode_t planner_more(struct planner *p, struct pstate *st,
-		       struct pstate_more **ret);
-/* filestate.c: ST's struct pstate_more given back when it holds nothing. */
-void planner_more_release(struct planner *p, struct pstate *st);
+/* filestate.c: ST's struct file_state_more, made (empty) when it has none. */
+errcode_t planner_more(struct planner *p, struct file_state *st,
+		       struct file_state_more **ret);
+/* filestate.c: ST's struct file_state_more given back when it holds nothing. */
+void planner_more_release(struct planner *p, struct file_state *st);
 
 /* Extents FILE would have when contiguous (valid once its map is read). */
 static inline uint64_t planner_extents_contig(const struct planner *p,
 					      uint32_t file)
 {
-	const struct pstate *st = planner_state_if(p, file);
+	const struct file_state *st = planner_state_if(p, file);
 
 	if (!st)
 		return 0;
@@ -322,7 +322,7 @@ static inline uint32_t planner_etb_now(const struct planner *p, uint32_t file)
 static inline uint32_t planner_etb_contig(const struct planner *p, uint32_t file)
 {
 	return planner_state_if(p, file) ?
-		mapbuild_tree_blocks(p->fs, planner_extents_contig(p, file)) : 0;
+		fmap_build_tree_blocks(p->fs, planner_extents_contig(p, file)) : 0;
 }
 
 /* Fewest pieces FILE could have (layout_file_best). */
@@ -417,43 +417,43 @@ errcode_t planner_commit(struct planner *p, uint32_t file,
  */
 errcode_t planner_commit_changes(struct planner *p, uint32_t file,
 				 enum plan_move_kind kind,
-				 const struct plan_seg *changes, size_t nchanges,
+				 const struct runs_change *changes, size_t nchanges,
 				 const struct layout_piece *meta, size_t nmeta,
 				 int *done);
 
 /* snapshot.c */
 /* Remember the plan as it is, to return to it (snapshots nest). */
-errcode_t psnap_take(struct planner *p);
+errcode_t snapshot_take(struct planner *p);
 /*
  * The same, outermost and before any move, keeping only which files
- * change and their flags then: psnap_gain and the others answer as for
- * any level, but psnap_restore takes back nothing (for a level where
+ * change and their flags then: snapshot_gain and the others answer as for
+ * any level, but snapshot_restore takes back nothing (for a level where
  * nothing changed, or a planner dropped).  The caller takes its moves
- * back by planning again (plan.c), with psnap_changed's list.
+ * back by planning again (plan.c), with snapshot_changes's list.
  */
-errcode_t psnap_take_light(struct planner *p);
-struct psnap_changed {
+errcode_t snapshot_take_light(struct planner *p);
+struct snapshot_change {
 	uint32_t	file;
 	uint8_t		flags;		/* PF_* when it first changed */
 };
 /* The files the newest level, a light one, saw change, first change first. */
-errcode_t psnap_changed(const struct planner *p, const struct psnap_changed **out,
+errcode_t snapshot_changes(const struct planner *p, const struct snapshot_change **out,
 			size_t *n);
 /* FILE is about to change: save what it was (planner_commit calls this). */
-errcode_t psnap_touch(struct planner *p, uint32_t file);
+errcode_t snapshot_touch(struct planner *p, uint32_t file);
 /* Whether a file changed since the snapshot is now in more pieces. */
-int psnap_any_worse(const struct planner *p);
+int snapshot_any_worse(const struct planner *p);
 /*
  * Whether the moves since the snapshot gained anything: a selected file
  * changed since is now in fewer pieces, or placed.  Moves without a gain
  * are taken back (no move for nothing).
  */
-int psnap_gain(const struct planner *p);
+int snapshot_gain(const struct planner *p);
 /* Files changed since the snapshot and still pending, into *OUT (malloc'd). */
-errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n);
+errcode_t snapshot_pending(const struct planner *p, uint32_t **out, size_t *n);
 /* Back to the newest snapshot / keep what was planned since; either ends it. */
-void psnap_restore(struct planner *p);
-void psnap_forget(struct planner *p);
+void snapshot_restore(struct planner *p);
+void snapshot_forget(struct planner *p);
 
 /* place.c */
 /* Place unit U; *placed says whether all its files reached best. */

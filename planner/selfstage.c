@@ -83,7 +83,7 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 	blk64_t fo = 0, off = 0;
 	uint32_t ncur, nmeta, need, i;
 	int tree_inside = 0, fits;
-	struct target t;
+	struct fmap_target t;
 	struct fmap *m;
 	errcode_t ret;
 
@@ -112,7 +112,7 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 		*ok = 1;	/* nothing of it in the way */
 		goto out;
 	}
-	sort_n(segs.v, segs.n, sizeof(*segs.v), plan_seg_cmp_off);
+	sort_n(segs.v, segs.n, sizeof(*segs.v), runs_change_cmp_off);
 	/* Its tree is rebuilt by the move: in the room left outside. */
 	ret = runs_apply(cur, ncur, segs.v, segs.n, &after, &nafter, &fits);
 	if (!ret && !fits)
@@ -121,12 +121,12 @@ errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 		goto out;
 	t.runs = after;
 	t.nruns = nafter;
-	ret = mapbuild_extents(m, &t, NULL, &next, &fits);
+	ret = fmap_build_extents(m, &t, NULL, &next, &fits);
 	if (!ret && !fits)
 		ret = PLAN_ERR_BUG;
 	if (ret)
 		goto out;
-	need = mapbuild_tree_blocks(p->fs, next);
+	need = fmap_build_tree_blocks(p->fs, next);
 	if (need) {
 		struct change_vec ts = { 0 };
 		size_t k;

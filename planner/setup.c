@@ -76,8 +76,8 @@ errcode_t planner_build_space(struct planner *p)
 	errcode_t ret = 0;
 
 	aux = malloc((layout->naux ? layout->naux : 1) * sizeof(*aux));
-	p->etb = malloc((layout->naux ? layout->naux : 1) * sizeof(*p->etb));
-	if (!aux || !p->etb) {
+	p->tree_blocks = malloc((layout->naux ? layout->naux : 1) * sizeof(*p->tree_blocks));
+	if (!aux || !p->tree_blocks) {
 		ret = ENOMEM;
 		goto out;
 	}
@@ -105,8 +105,8 @@ errcode_t planner_build_space(struct planner *p)
 	for (i = 0, a = 0; i < layout->nfiles; i++) {
 		const struct layout_file *f = &layout->files[i];
 		uint32_t owner = p->pf[i].flags & PF_UNMOVABLE ? SM_PINNED : SM_FILE0 + i;
-		struct pstate *st = NULL;
-		struct pstate_more *more = NULL;
+		struct file_state *st = NULL;
+		struct file_state_more *more = NULL;
 		uint32_t k;
 
 		/* A million files take a while: progress (and a cancel) now and then. */
@@ -124,11 +124,11 @@ errcode_t planner_build_space(struct planner *p)
 					ret = planner_more(p, st, &more);
 				if (ret)
 					goto out;
-				more->meta_off = p->netb;
+				more->meta_off = p->ntree_blocks;
 				more->had_tree = 1;
 			}
-			p->etb[p->netb].start = aux[a].start;
-			p->etb[p->netb++].len = aux[a].len;
+			p->tree_blocks[p->ntree_blocks].start = aux[a].start;
+			p->tree_blocks[p->ntree_blocks++].len = aux[a].len;
 			more->nmeta++;
 			ret = add_seg(&runs, &nruns, &cap, aux[a].start, aux[a].len, owner);
 			if (ret)
@@ -175,8 +175,8 @@ errcode_t planner_check_candidates(struct planner *p)
 	errcode_t ret;
 
 	for (i = 0; i < p->layout->nfiles; i++) {
-		struct pfile *f = &p->pf[i];
-		struct pstate *st;
+		struct planner_file *f = &p->pf[i];
+		struct file_state *st;
 		struct fmap *m;
 		uint8_t skip = SKIP_NONE;
 

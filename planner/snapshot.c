@@ -9,14 +9,14 @@
  * and the files' places are as they were.  Nothing is ever half-planned.
  *
  * A file's state is saved the first time a move changes it (planner_commit
- * calls psnap_touch), with its own copies of its runs and the plan's
+ * calls snapshot_touch), with its own copies of its runs and the plan's
  * figures for it (in its state), so that later moves can free and replace what they like;
  * nothing is copied for files no move touches.  The space map logs what
  * its changes replaced (spacemap_mark), so a snapshot costs what changes
  * after it, not the size of the filesystem.  Snapshots nest, and so do
  * the space map's marks.
  *
- * A light level (psnap_take_light) is for the outermost one, taken
+ * A light level (snapshot_take_light) is for the outermost one, taken
  * before any move, around all of placing: it keeps only which files
  * changed and their flags then, not their states nor the space map's
  * log (all of placing's changes, paged in for a plan kept nearly always).
@@ -30,10 +30,10 @@
 #include "planner_int.h"
 #include "array.h"
 
-struct psave {
-	struct pstate	st;		/* with what the plan says of it */
+struct snapshot_saved {
+	struct file_state	st;		/* with what the plan says of it */
 	struct layout_piece *meta;	/* its tree's runs then (own_meta: a copy) */
-	uint64_t	meta_off;	/* ... or where in planner->etb */
+	uint64_t	meta_off;	/* ... or where in planner->tree_blocks */
 	uint32_t	nmeta;
 	uint32_t	file;
 	uint8_t		flags;		/* PF_* */
@@ -51,13 +51,13 @@ struct psave {
 struct psnap {
 	struct psnap	*up;		/* the level this one is nested in */
 	uint32_t	gen;
-	int		light;		/* psnap_take_light: only changed[] kept */
-	struct psnap_changed *changed;
+	int		light;		/* snapshot_take_light: only changed[] kept */
+	struct snapshot_change *changed;
 	size_t		nchanged, changed_cap;
 	size_t		sm_mark;	/* the space map's undo log from here */
 	uint64_t	nmoves, nsegs, nmeta;
 	blk64_t		copy_blocks, consolidate_blocks;
-	struct psave	*saved;
+	struct snapshot_saved	*saved;
 	size_t		nsaved, cap;
 };
 
@@ -82,12 +82,12 @@ static errcode_t take(struct planner *p, int light)
 	return 0;
 }
 
-errcode_t psnap_take(struct planner *p)
+errcode_t snapshot_take(struct planner *p)
 {
 	return take(p, 0);
 }
 
-errcode_t psnap_take_light(struct planner *p)
+errcode_t snapshot_take_light(struct planner *p)
 {
 	return take(p, 1);
 }
@@ -104,10 +104,10 @@ static struct layout_piece *dup_runs(const struct layout_piece *r, uint32_t n)
 /* Save FILE at level S: S keeps the arrays it has, the file gets copies. */
 static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 {
-	struct pstate *f;
-	struct pstate_more *m;
+	struct file_state *f;
+	struct file_state_more *m;
 	struct layout_piece *runs = NULL, *meta = NULL;
-	struct psave *sv;
+	struct snapshot_saved *sv;
 
 	if (planner_state(p, file, &f))
 		return ENOMEM;
@@ -115,7 +115,7 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 	m = planner_more_if(p, f);
 	if (grow_n(&s->saved, &s->cap, s->nsaved + 1, sizeof(*s->saved)))
 		return ENOMEM;
-	if ((f->own & PS_OWN_RUNS) && !(runs = dup_runs(f->runs, f->nruns)))
+	if ((f->own & FILE_STATE_OWN_RUNS) && !(runs = dup_runs(f->runs, f->nruns)))
 		return ENOMEM;
 	if (m && m->own_meta && !(meta = dup_runs(m->meta, m->nmeta))) {
 		free(runs);
@@ -127,7 +127,7 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 	sv->flags = p->pf[file].flags;
 	sv->st = *f;
 	if (m) {
-		/* (A file with a tree keeps its struct pstate_more: planner_more_release.) */
+		/* (A file with a tree keeps its struct file_state_more: planner_more_release.) */
 		sv->own_meta = m->own_meta;
 		sv->nmeta = m->nmeta;
 		if (m->own_meta)
@@ -135,7 +135,7 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 		else
 			sv->meta_off = m->meta_off;
 	}
-	if (f->own & PS_OWN_RUNS)
+	if (f->own & FILE_STATE_OWN_RUNS)
 		f->runs = runs;
 	if (m && m->own_meta)
 		m->meta = meta;
@@ -145,7 +145,7 @@ static errcode_t save_at(struct planner *p, struct psnap *s, uint32_t file)
 /* Note FILE at light level S: its flags (its state needs no copy, below). */
 static errcode_t note_at(struct planner *p, struct psnap *s, uint32_t file)
 {
-	struct pstate *f;
+	struct file_state *f;
 
 	if (planner_state(p, file, &f))	/* for snap_gen */
 		return ENOMEM;
@@ -157,10 +157,10 @@ static errcode_t note_at(struct planner *p, struct psnap *s, uint32_t file)
 	return 0;
 }
 
-errcode_t psnap_touch(struct planner *p, uint32_t file)
+errcode_t snapshot_touch(struct planner *p, uint32_t file)
 {
 	struct psnap *s;
-	const struct pstate *st = planner_state_if(p, file);
+	const struct file_state *st = planner_state_if(p, file);
 	uint32_t seen = st ? st->snap_gen : 0;
 	errcode_t ret;
 
@@ -205,17 +205,17 @@ static uint32_t level_file(const struct planner *p, const struct psnap *s,
 		*flags = s->changed[i].flags;
 		*before = layout_file_pieces(p->layout, &p->layout->files[file]);
 	} else {
-		const struct pstate *was = &s->saved[i].st;
+		const struct file_state *was = &s->saved[i].st;
 
 		*flags = s->saved[i].flags;
-		*before = was->own & PS_OWN_RUNS ? plan_pieces(was->runs, was->nruns) :
+		*before = was->own & FILE_STATE_OWN_RUNS ? plan_pieces(was->runs, was->nruns) :
 			was->nruns == 1 ? 1 : layout_file_pieces(p->layout, &p->layout->files[file]);
 	}
 	*now = plan_pieces(runs, n);
 	return file;
 }
 
-int psnap_any_worse(const struct planner *p)
+int snapshot_any_worse(const struct planner *p)
 {
 	const struct psnap *s = p->snap;
 	uint32_t before, now;
@@ -230,7 +230,7 @@ int psnap_any_worse(const struct planner *p)
 	return 0;
 }
 
-int psnap_gain(const struct planner *p)
+int snapshot_gain(const struct planner *p)
 {
 	const struct psnap *s = p->snap;
 	uint32_t file, before, now;
@@ -249,7 +249,7 @@ int psnap_gain(const struct planner *p)
 	return 0;
 }
 
-errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n)
+errcode_t snapshot_pending(const struct planner *p, uint32_t **out, size_t *n)
 {
 	const struct psnap *s = p->snap;
 	size_t i;
@@ -267,7 +267,7 @@ errcode_t psnap_pending(const struct planner *p, uint32_t **out, size_t *n)
 	return 0;
 }
 
-errcode_t psnap_changed(const struct planner *p, const struct psnap_changed **out,
+errcode_t snapshot_changes(const struct planner *p, const struct snapshot_change **out,
 			size_t *n)
 {
 	const struct psnap *s = p->snap;
@@ -279,7 +279,7 @@ errcode_t psnap_changed(const struct planner *p, const struct psnap_changed **ou
 	return 0;
 }
 
-void psnap_restore(struct planner *p)
+void snapshot_restore(struct planner *p)
 {
 	struct psnap *s = p->snap;
 	size_t i;
@@ -288,20 +288,20 @@ void psnap_restore(struct planner *p)
 		return;
 	if (s->light) {
 		/* Nothing of it to take back (psnap.h: only a level with no change). */
-		psnap_forget(p);
+		snapshot_forget(p);
 		return;
 	}
 	planner_run_offsets_forget(p);	/* the files get their saved runs back */
 	/* Newest save first: a file saved twice ends as it was first saved. */
 	for (i = s->nsaved; i-- > 0;) {
 		uint32_t file = s->saved[i].file;
-		const struct psave *sv = &s->saved[i];
-		struct pstate *f = planner_state_if(p, file);	/* made when saved */
-		struct pstate now = *f;
-		struct pstate_more *m = planner_more_if(p, f);
-		const uint8_t cached = PS_MAP_OK | PS_EXTENTS;
+		const struct snapshot_saved *sv = &s->saved[i];
+		struct file_state *f = planner_state_if(p, file);	/* made when saved */
+		struct file_state now = *f;
+		struct file_state_more *m = planner_more_if(p, f);
+		const uint8_t cached = FILE_STATE_MAP_OK | FILE_STATE_EXTENTS;
 
-		if (f->own & PS_OWN_RUNS)
+		if (f->own & FILE_STATE_OWN_RUNS)
 			free(f->runs);
 		if (m && m->own_meta)
 			free(m->meta);
@@ -309,12 +309,12 @@ void psnap_restore(struct planner *p)
 		p->pf[file].flags = sv->flags;
 		/*
 		 * What its map says is a cache, right either way: kept, and so
-		 * its struct pstate_more (which a file with a tree then had
+		 * its struct file_state_more (which a file with a tree then had
 		 * still: planner_more_release keeps those).
 		 */
 		f->more = now.more;
 		f->contig16 = now.contig16;
-		f->own = (f->own & ~cached) | (now.own & (cached | PS_KEEP_MAP));
+		f->own = (f->own & ~cached) | (now.own & (cached | FILE_STATE_KEEP_MAP));
 		if (m) {
 			m->own_meta = sv->own_meta;
 			m->nmeta = sv->nmeta;
@@ -336,7 +336,7 @@ void psnap_restore(struct planner *p)
 	free_snap(s);
 }
 
-void psnap_forget(struct planner *p)
+void snapshot_forget(struct planner *p)
 {
 	struct psnap *s = p->snap;
 	size_t i;
@@ -345,7 +345,7 @@ void psnap_forget(struct planner *p)
 		return;
 	planner_run_offsets_forget(p);
 	for (i = 0; i < s->nsaved; i++) {
-		if (s->saved[i].st.own & PS_OWN_RUNS)
+		if (s->saved[i].st.own & FILE_STATE_OWN_RUNS)
 			free(s->saved[i].st.runs);
 		if (s->saved[i].own_meta)
 			free(s->saved[i].meta);

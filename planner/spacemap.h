@@ -9,8 +9,8 @@
  * Planning a move is two assignments: the old runs become free, the new
  * ones the file's.
  */
-#ifndef DEFRAG_SPACEMAP_H
-#define DEFRAG_SPACEMAP_H
+#ifndef PLANNER_SPACEMAP_H
+#define PLANNER_SPACEMAP_H
 
 #include "e2frag.h"
 
@@ -255,4 +255,4 @@ int spacemap_best_fit(const struct spacemap *sm, blk64_t len, blk64_t limit,
 void spacemap_free_stats(const struct spacemap *sm, uint64_t *extents,
 			 blk64_t *blocks, blk64_t *largest);
 
-#endif /* DEFRAG_SPACEMAP_H */
+#endif /* PLANNER_SPACEMAP_H */

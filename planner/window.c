@@ -30,7 +30,7 @@
 #define ALIGNED_PIECES		8
 
 /* A segment of the space map in virtual addresses. */
-struct vseg {
+struct window_seg {
 	blk64_t		vstart;
 	blk64_t		len;
 	uint32_t	owner;
@@ -43,7 +43,7 @@ struct cand {
 
 struct sweep {
 	struct planner	*p;
-	struct vseg	*v;
+	struct window_seg	*v;
 	size_t		nv;
 	blk64_t		*zv;		/* virtual start of each zone, plus the total */
 	blk64_t		total;
@@ -68,7 +68,7 @@ struct sweep {
 static uint64_t owner_cost(const struct planner *p, uint32_t owner, blk64_t need)
 {
 	blk64_t size;
-	const struct pfile *f;
+	const struct planner_file *f;
 	uint32_t file;
 
 	if (owner == SM_FREE)
@@ -132,7 +132,7 @@ static size_t vzone(const struct sweep *s, blk64_t x)
 }
 
 /* Whether G is the unit's own, to be staged out of the window (selfstage.c). */
-static int own_staged(const struct sweep *s, const struct vseg *g)
+static int own_staged(const struct sweep *s, const struct window_seg *g)
 {
 	return s->self_stage && g->owner >= SM_FILE0 &&
 		(s->p->pf[g->owner - SM_FILE0].flags & PF_IN_UNIT);
@@ -143,14 +143,14 @@ static int own_staged(const struct sweep *s, const struct vseg *g)
  * partial window (window_partial) only free blocks and the unit's own
  * (staged out, when it may be) are no obstacle.
  */
-static uint64_t seg_cost(const struct sweep *s, const struct vseg *g)
+static uint64_t seg_cost(const struct sweep *s, const struct window_seg *g)
 {
 	if (s->partial && g->owner != SM_FREE && !own_staged(s, g))
 		return COST_INF;
 	return owner_cost(s->p, g->owner, s->need);
 }
 
-static void seg_enter(struct sweep *s, const struct vseg *g)
+static void seg_enter(struct sweep *s, const struct window_seg *g)
 {
 	uint64_t c = seg_cost(s, g);
 
@@ -162,7 +162,7 @@ static void seg_enter(struct sweep *s, const struct vseg *g)
 		s->cost += c;
 }
 
-static void seg_leave(struct sweep *s, const struct vseg *g)
+static void seg_leave(struct sweep *s, const struct window_seg *g)
 {
 	uint64_t c = seg_cost(s, g);
 
@@ -549,14 +549,14 @@ static errcode_t place_in_window(struct planner *p, const struct unit *u,
 	for (i = 0; !ret && i < s.ncand && !*placed; i++) {
 		if (budget && s.cand[i].cost > budget)
 			continue;
-		ret = psnap_take(p);
+		ret = snapshot_take(p);
 		if (ret)
 			break;
 		ret = try_window(&s, u, s.cand[i].x, placed);
 		if (ret || !*placed)
-			psnap_restore(p);
+			snapshot_restore(p);
 		else
-			psnap_forget(p);
+			snapshot_forget(p);
 	}
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags &= ~PF_IN_UNIT;
@@ -607,14 +607,14 @@ errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
 	for (i = 0; !ret && i < s.ncand && !*cleared; i++) {
 		if (s.cand[i].cost > budget)
 			continue;
-		ret = psnap_take(p);
+		ret = snapshot_take(p);
 		if (ret)
 			break;
 		ret = try_window(&s, NULL, s.cand[i].x, cleared);
 		if (ret || !*cleared)
-			psnap_restore(p);
+			snapshot_restore(p);
 		else
-			psnap_forget(p);
+			snapshot_forget(p);
 	}
 	free(s.v);
 	free(s.zv);

@@ -27,7 +27,7 @@ static int same_map(const struct fmap *a, const struct fmap *b)
 	uint32_t i;
 
 	if (a->nitems != b->nitems || a->extents != b->extents ||
-	    a->depth != b->depth || a->netb != b->netb ||
+	    a->depth != b->depth || a->ntree_blocks != b->ntree_blocks ||
 	    a->stream_blocks != b->stream_blocks ||
 	    a->data_blocks != b->data_blocks)
 		return 0;

@@ -1,5 +1,5 @@
 /*
- * runs_splice.c --- a move applied in place (filemap/fmap_runs.c:
+ * runs_splice.c --- a move applied in place (filemap/runs.c:
  * runs_apply_span, runs_spliced_count, runs_splice; the planner's commit)
  * against runs_apply, which copies the whole stream, its oracle.  Random
  * merged streams and sorted changes, made to land where they join the
@@ -47,7 +47,7 @@ static blk64_t phys(const struct layout_piece *r, size_t n, blk64_t pos)
 
 /* Sorted changes inside [0, TOTAL): some to where blocks are or next to them. */
 static size_t make_changes(const struct layout_piece *r, size_t n, blk64_t total,
-			   struct plan_seg *ch)
+			   struct runs_change *ch)
 {
 	size_t k = 0, want = 1 + rnd() % 5;
 	blk64_t at = rnd() % total;
@@ -75,7 +75,7 @@ int main(void)
 {
 	struct layout_piece cur[MAXRUNS], work[2 * MAXRUNS], *full;
 	struct piece_vec span = { 0 };
-	struct plan_seg ch[8];
+	struct runs_change ch[8];
 	blk64_t off[2 * MAXRUNS + 1], want[2 * MAXRUNS + 1];
 	long bad = 0, badoff = 0, cases = 0, refused = 0;
 	int t;
@@ -116,7 +116,7 @@ int main(void)
 	/* Past the end: both refuse. */
 	{
 		blk64_t total = make_runs(cur, 10);
-		struct plan_seg past = { total - 1, 2, 5 };
+		struct runs_change past = { total - 1, 2, 5 };
 		size_t first, last, nfull;
 		int fa = 1, fb = 1;
 

@@ -1,8 +1,8 @@
 /*
- * fmap_runs.c --- streams as lists of physical runs, and changes to them.
+ * runs.c --- streams as lists of physical runs, and changes to them.
  *
  * The planner and the mover both describe a move as changes to where a
- * file's stream lies (struct plan_seg): the planner to keep its picture
+ * file's stream lies (struct runs_change): the planner to keep its picture
  * of the disk, the mover to turn the map it reads from disk into the
  * target it checks and writes.  Both use these helpers, so they agree.
  */
@@ -24,7 +24,7 @@ static errcode_t push(struct piece_vec *out, blk64_t start, blk64_t len)
 	return piece_vec_add(out, start, start + len);
 }
 
-int runs_changes_fit(const struct plan_seg *ch, size_t nch, blk64_t total)
+int runs_changes_fit(const struct runs_change *ch, size_t nch, blk64_t total)
 {
 	size_t j;
 
@@ -36,7 +36,7 @@ int runs_changes_fit(const struct plan_seg *ch, size_t nch, blk64_t total)
 }
 
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
-		     const struct plan_seg *ch, size_t nch,
+		     const struct runs_change *ch, size_t nch,
 		     struct layout_piece **out, size_t *nout, int *fits)
 {
 	struct piece_vec o = { 0 };
@@ -94,7 +94,7 @@ size_t runs_at(const blk64_t *off, size_t n, blk64_t pos)
 }
 
 errcode_t runs_apply_span(const struct layout_piece *cur, const blk64_t *off,
-			  size_t ncur, const struct plan_seg *ch, size_t nch,
+			  size_t ncur, const struct runs_change *ch, size_t nch,
 			  size_t *first, size_t *last, struct piece_vec *out,
 			  int *fits)
 {
@@ -256,9 +256,9 @@ int runs_cmp_len_desc(const void *a, const void *b)
 	return compare_piece_start(a, b);
 }
 
-int plan_seg_cmp_off(const void *a, const void *b)
+int runs_change_cmp_off(const void *a, const void *b)
 {
-	const struct plan_seg *x = a, *y = b;
+	const struct runs_change *x = a, *y = b;
 
 	return x->off < y->off ? -1 : x->off > y->off;
 }
