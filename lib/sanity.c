@@ -277,12 +277,7 @@ void sanity_note_map(struct layout *layout, ext2_ino_t ino,
 	}
 }
 
-/*
- * Whether an attribute in INODE's body (BYTES of it read) keeps its value
- * in an attribute inode, or BYTES do not reach the attributes: 1 (unknown).
- */
-static int ea_inode_values(ext2_filsys fs, const struct ext2_inode *inode,
-			   size_t bytes)
+int sanity_inode_ea_values(ext2_filsys fs, const struct ext2_inode *inode)
 {
 	const struct ext2_inode_large *big = (const void *)inode;
 	const char *p = (const char *)inode;
@@ -291,8 +286,6 @@ static int ea_inode_values(ext2_filsys fs, const struct ext2_inode *inode,
 
 	if (isize <= EXT2_GOOD_OLD_INODE_SIZE)
 		return 0;
-	if (bytes < isize)
-		return 1;
 	off = EXT2_GOOD_OLD_INODE_SIZE + big->i_extra_isize;
 	if ((big->i_extra_isize & 3) || off + sizeof(magic) > isize)
 		return 0;
@@ -314,7 +307,7 @@ static int ea_inode_values(ext2_filsys fs, const struct ext2_inode *inode,
 }
 
 void sanity_note_blocks(struct layout *layout, ext2_ino_t ino,
-			const struct ext2_inode *inode, size_t bytes,
+			const struct ext2_inode *inode, int ea_values,
 			blk64_t blocks)
 {
 	struct sanity_notes *n = layout->sanity;
@@ -326,8 +319,7 @@ void sanity_note_blocks(struct layout *layout, ext2_ino_t ino,
 	 * attributes' values live in (e2fsck charges them so, with the
 	 * ea_inode feature or without): not checked then.
 	 */
-	if (!n || ext2fs_has_feature_ea_inode(fs->super) ||
-	    ea_inode_values(fs, inode, bytes))
+	if (!n || ext2fs_has_feature_ea_inode(fs->super) || ea_values)
 		return;
 	have = ext2fs_get_stat_i_blocks(fs, (struct ext2_inode *)inode);
 	if (have != want && note_problem(n, SANITY_BAD_IBLOCKS, ino, 0, NULL)) {

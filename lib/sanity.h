@@ -95,14 +95,19 @@ void sanity_note_map(struct layout *layout, ext2_ino_t ino,
 		     const struct ext2_inode *inode, blk64_t data,
 		     blk64_t lend, blk64_t init_end, int hole);
 /*
+ * Whether an attribute in INODE's body (EXT2_INODE_SIZE bytes) keeps its
+ * value in an attribute inode: its blocks count in INODE's i_blocks too.
+ */
+int sanity_inode_ea_values(ext2_filsys fs, const struct ext2_inode *inode);
+/*
  * Note that INO's map, as the scan walked it, holds BLOCKS blocks (data,
  * indirect and extent tree blocks, its attribute block): i_blocks must
  * say so (e2fsck's pass 1 sets it, and a move adjusts it by what it
- * frees and gains, which keeps a wrong count wrong).  BYTES of INODE were
- * read (its attributes are past the first 128).
+ * frees and gains, which keeps a wrong count wrong).  EA_VALUES: what
+ * sanity_inode_ea_values said (then it is not checked).
  */
 void sanity_note_blocks(struct layout *layout, ext2_ino_t ino,
-			const struct ext2_inode *inode, size_t bytes,
+			const struct ext2_inode *inode, int ea_values,
 			blk64_t blocks);
 /*
  * Note that the scan could not walk reserved inode INO's map (the resize

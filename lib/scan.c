@@ -33,7 +33,9 @@ struct deferred {
 	blk64_t			ind;	/* its indirect block: the order they are read in */
 	uint64_t		file;	/* index of its record in layout->files */
 	ext2_ino_t		ino;
-	int			csum_ok;	/* its checksum held (plain_map) */
+	/* Its checksum held (plain_map); its attributes keep values in
+	 * attribute inodes (sanity_inode_ea_values: past the 128 bytes kept). */
+	uint16_t		csum_ok, ea_values;
 	struct ext2_inode	inode;
 };
 
@@ -275,7 +277,8 @@ static int deferrable(const struct layout *layout, struct ext2_inode *inode,
 
 static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 			  ext2_ino_t ino, struct ext2_inode *inode, int reserved,
-			  int csum_ok, const struct blockmap_cache *cache, int *keep);
+			  int csum_ok, int ea_values, const struct blockmap_cache *cache,
+			  int *keep);
 
 static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 			    struct ext2_inode *inode, int csum_ok)
@@ -332,10 +335,12 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
 		d->file = layout->nfiles++;	/* its place, kept in inode order */
 		d->ino = ino;
 		d->csum_ok = csum_ok;
+		d->ea_values = layout->sanity && sanity_inode_ea_values(fs, inode);
 		d->inode = *inode;
 		return 0;
 	}
-	ret = scan_map(s, f, ino, inode, reserved, csum_ok, NULL, &keep);
+	ret = scan_map(s, f, ino, inode, reserved, csum_ok,
+		       layout->sanity && sanity_inode_ea_values(fs, inode), NULL, &keep);
 	if (!ret && keep)
 		layout->nfiles++;
 	return ret;
@@ -348,7 +353,8 @@ static errcode_t scan_inode(struct scan_state *s, ext2_ino_t ino,
  */
 static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 			  ext2_ino_t ino, struct ext2_inode *inode, int reserved,
-			  int csum_ok, const struct blockmap_cache *cache, int *keep)
+			  int csum_ok, int ea_values, const struct blockmap_cache *cache,
+			  int *keep)
 {
 	struct layout *layout = s->layout;
 	ext2_filsys fs = layout->fs;
@@ -382,9 +388,7 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 
 	ea = ext2fs_file_acl_block(fs, inode);
 	if (layout->sanity && !(f->flags & LAYOUT_F_CORRUPT))
-		/* (A deferred directory kept only the first 128 bytes.) */
-		sanity_note_blocks(layout, ino, inode, cache ? sizeof(*inode) :
-				   EXT2_INODE_SIZE(fs->super), a.stream + a.etb +
+		sanity_note_blocks(layout, ino, inode, ea_values, a.stream + a.etb +
 				   (ea && ea >= fs->super->s_first_data_block &&
 				    ea < ext2fs_blocks_count(fs->super)));
 	if (ea && ea >= fs->super->s_first_data_block &&
@@ -546,7 +550,8 @@ static errcode_t scan_deferred(struct scan_state *s)
 			struct deferred *d = &s->deferred[k];
 			struct layout_file *f = &layout->files[d->file];
 
-			ret = scan_map(s, f, d->ino, &d->inode, 0, d->csum_ok, &cache, &keep);
+			ret = scan_map(s, f, d->ino, &d->inode, 0, d->csum_ok, d->ea_values,
+				       &cache, &keep);
 			if (ret)
 				goto out;
 			if (!keep) {

@@ -175,6 +175,17 @@ static errcode_t memio_set_option(io_channel ch, const char *option,
 	return EXT2_ET_INVALID_ARGUMENT;
 }
 
+/* Whether the write asked for now fails (memimg.fail_from). */
+static int dead(void)
+{
+	struct memimg *img = open_img;
+
+	if (!img || img->fail_from < 0 || img->writes++ < img->fail_from)
+		return 0;
+	img->failed++;
+	return 1;
+}
+
 /* memimg: writes land in the copy; none may reach past its end. */
 static errcode_t span(io_channel ch, unsigned long long block, int count,
 		      uint64_t *off, uint64_t *len)
@@ -198,6 +209,8 @@ static errcode_t memimg_write_blk64(io_channel ch, unsigned long long block,
 	uint64_t off, len;
 	errcode_t ret = span(ch, block, count, &off, &len);
 
+	if (!ret && dead())
+		return EIO;
 	if (!ret)
 		memcpy(m->wdata + off, data, len);
 	return ret;
@@ -216,6 +229,8 @@ static errcode_t memimg_write_byte(io_channel ch, unsigned long offset,
 
 	if (count < 0 || offset > m->size || m->size - offset < (uint64_t)count)
 		return EXT2_ET_SHORT_WRITE;
+	if (dead())
+		return EIO;
 	memcpy(m->wdata + offset, data, count);
 	return 0;
 }
@@ -230,6 +245,8 @@ static errcode_t memimg_zeroout(io_channel ch, unsigned long long block,
 	if (count > INT32_MAX)
 		return EXT2_ET_SHORT_WRITE;
 	ret = span(ch, block, (int)count, &off, &len);
+	if (!ret && dead())
+		return EIO;
 	if (!ret)
 		memset(m->wdata + off, 0, len);
 	return ret;
@@ -254,6 +271,7 @@ errcode_t memimg_open(struct memimg *img, const uint8_t *data, size_t size)
 	}
 	img->data = p;
 	img->size = size;
+	img->fail_from = -1;
 	memcpy(img->data, data, size);
 	snprintf(img->name, sizeof(img->name), "/proc/self/fd/%d", img->fd);
 	open_img = img;

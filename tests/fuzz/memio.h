@@ -36,6 +36,11 @@ struct memimg {
 	size_t	size;
 	int	fd;
 	char	name[40];
+	/* A disk that dies: every write from the FAIL_FROM-th on (counted
+	 * from 0) fails with EIO; -1 (memimg_open's): none does. */
+	long	fail_from;
+	long	writes;		/* asked for so far */
+	long	failed;		/* of them failed */
 };
 
 extern io_manager memimg_manager;

@@ -23,8 +23,10 @@
 set -u
 dir=$1 target=$2 seconds=$3 e2fragimg=$4 corpus=$5 srcdir=$6
 case $target in
-read) fuzzer=$dir/e2frag-fuzz max_len=${FUZZ_MAX_LEN:-262144} keep_data=0 ;;
-run) fuzzer=$dir/e2defrag-run-fuzz max_len=${FUZZ_MAX_LEN:-2097152} keep_data=1 ;;
+read) fuzzer=$dir/e2frag-fuzz max_len=${FUZZ_MAX_LEN:-262144} keep_data=0 timeout=10 ;;
+# (A whole run on a 2 MiB image takes a second under the sanitizers on a
+# busy machine: a timeout is a hang, not a slow plan.)
+run) fuzzer=$dir/e2defrag-run-fuzz max_len=${FUZZ_MAX_LEN:-2097152} keep_data=1 timeout=60 ;;
 *) echo "fuzz: the target is read or run, not '$target'" >&2; exit 2 ;;
 esac
 
@@ -38,7 +40,7 @@ mkdir -p "$seeds" "$corpus_out" "$crash_dir" || exit 2
 
 # Images e2fragimg makes: each workload that fits a small filesystem, on
 # each type, with 1 KiB blocks and small groups so that there are several.
-seed() {	# NAME TYPE SIZE OPTIONS...
+seed() {	# NAME TYPE SIZE OPTIONS... (a --block-size of their own, or 1024)
 	name=$1 type=$2 size=$3
 	shift 3
 	[ -s "$seeds/$name.img" ] && return
@@ -71,6 +73,18 @@ if [ "$max_len" -ge 2097152 ]; then
 		--chunk 4K --sync 64K
 	seed nearfull-ext3 ext3 2M --workload nearfull --blocks-per-group 1024 \
 		--chunk 4K --sync 64K
+	# 4 KiB blocks: the superblock is then written as the whole block 0.
+	seed streams-ext2-4k ext2 2M --workload streams --streams 3 --total 512K \
+		--block-size 4096
+	# A journal with checksums (v3), as the kernel's journal_checksum
+	# leaves it: debugfs sets it up.
+	if [ ! -s "$seeds/jcsum-ext4.img" ] && [ -s "$seeds/streams-ext4.img" ]; then
+		cp "$seeds/streams-ext4.img" "$seeds/jcsum-ext4.tmp" &&
+			printf 'jo -c\njc\n' | debugfs -w -f - "$seeds/jcsum-ext4.tmp" \
+				>/dev/null 2>&1 &&
+			mv "$seeds/jcsum-ext4.tmp" "$seeds/jcsum-ext4.img"
+		rm -f "$seeds/jcsum-ext4.tmp"
+	fi
 	# Quota files, which a move that changes a file's block count writes.
 	if [ ! -s "$seeds/quota-ext4.img" ] && [ -s "$seeds/streams-ext4.img" ]; then
 		cp "$seeds/streams-ext4.img" "$seeds/quota-ext4.tmp" &&
@@ -118,7 +132,7 @@ while :; do
 	ASAN_OPTIONS=${ASAN_OPTIONS:-max_malloc_fill_size=0:quarantine_size_mb=16} \
 	nice -n 10 "$fuzzer" -max_total_time="$left" -max_len="$max_len" \
 		${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
-		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$crash_dir/" "$corpus_out" "$@" > "$log" 2>&1
 	rc=$?
 	cat "$log" >> "$log.all"

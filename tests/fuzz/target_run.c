@@ -16,7 +16,11 @@
  *     e2defrag(8) promises is missing.
  *
  * How the run goes is the input's last byte (MODE_*), the cancelling
- * move its last but one: mutations of them try the other ways.
+ * move or the first write that fails its last but one: mutations of them
+ * try the other ways.  When a write failed (MODE_EIO), the filesystem is
+ * as a power cut would leave it, for e2fsck to repair: then only what
+ * the sanitizers see is checked (tests/crash holds such states to the
+ * promise).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +42,7 @@ enum {
 	MODE_SMALL_BUF	= 1 << 2,	/* --buffer of a few blocks: copies in batches */
 	MODE_CANCEL	= 1 << 3,	/* SIGINT while moving (the last but one byte: when) */
 	MODE_NAMES_LATE	= 1 << 4,	/* names read after planning, as without PATHs */
+	MODE_EIO	= 1 << 5,	/* the disk dies: writes fail from the Nth on */
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -169,7 +174,7 @@ static void plan_run(ext2_filsys fs, size_t size, uint8_t mode,
 /* The moves, as e2defrag makes them; the report as it prints it. */
 static void move_all(ext2_filsys fs, struct layout *layout,
 		     struct selection *sel, struct plan *plan,
-		     uint8_t mode, uint8_t when)
+		     uint8_t mode, uint8_t when, const struct memimg *img)
 {
 	struct switch_ctx *sw = NULL;
 	struct run_state st;
@@ -194,11 +199,11 @@ static void move_all(ext2_filsys fs, struct layout *layout,
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
 	if (ret)
 		broken("run_plan failed", error_message(ret));
-	/* The memory never fails a write: neither may a switch. */
-	if (st.switch_failed)
+	/* Unless the disk died, no switch may fail. */
+	if (st.switch_failed && !img->failed)
 		broken("a switch failed with no I/O error", NULL);
 	ret = switch_close(sw);
-	if (ret)
+	if (ret && !img->failed)
 		broken("switch_close failed", error_message(ret));
 	if (verbose)
 		fprintf(stderr, "run target: mode %#x: %llu moves planned, %llu done, %llu failed%s\n",
@@ -300,7 +305,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		super_agreed = fsoracle_super_counts_agree(ro);
 		if (fsoracle_blocks_differ(ro, super_agreed, why, sizeof(why)))
 			broken("accepted an image whose blocks disagree", why);
-		move_all(fs, layout, &sel, plan, mode, when);
+		if (mode & MODE_EIO)
+			img.fail_from = when * 8;
+		move_all(fs, layout, &sel, plan, mode, when, &img);
 	}
 	accepted = plan != NULL;
 	if (verbose && !before)
@@ -308,13 +315,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plan_free(plan);
 	select_free(&sel);
 	layout_free(layout);
-	if (fs && ext2fs_close_free(&fs))
+	if (fs && ext2fs_close_free(&fs) && !img.failed)
 		broken("closing the filesystem failed", NULL);
-	if (before)
-		check_after(&img, before, super_agreed);
-	else if (memcmp(img.data, data, size))
+	if (before) {
+		if (!img.failed)
+			check_after(&img, before, super_agreed);
+	} else if (memcmp(img.data, data, size)) {
 		broken(accepted ? "nothing to move, yet the image changed" :
 		       "refused, yet the image changed", NULL);
+	}
 	fsoracle_files_free(before);
 	memimg_close(&img);
 out:
