@@ -19,6 +19,7 @@ struct memio {
 	const uint8_t	*data;
 	uint8_t		*wdata;		/* memimg: the same bytes, writable */
 	uint64_t	size;
+	uint64_t	bytes_read, bytes_written;	/* get_stats, as unix_io's */
 };
 
 /* The one writable image open (memimg_open), found by its name. */
@@ -115,6 +116,7 @@ static errcode_t memio_read_blk64(io_channel ch, unsigned long long block,
 		have = m->size - off < len ? m->size - off : len;
 	if (have)
 		memcpy(data, m->data + off, have);
+	((struct memio *)m)->bytes_read += have;
 	if (have < len) {
 		memset((char *)data + have, 0, len - have);
 		return EXT2_ET_SHORT_READ;
@@ -211,8 +213,10 @@ static errcode_t memimg_write_blk64(io_channel ch, unsigned long long block,
 
 	if (!ret && dead())
 		return EIO;
-	if (!ret)
+	if (!ret) {
 		memcpy(m->wdata + off, data, len);
+		((struct memio *)m)->bytes_written += len;
+	}
 	return ret;
 }
 
@@ -232,6 +236,7 @@ static errcode_t memimg_write_byte(io_channel ch, unsigned long offset,
 	if (dead())
 		return EIO;
 	memcpy(m->wdata + offset, data, count);
+	((struct memio *)m)->bytes_written += count;
 	return 0;
 }
 
@@ -250,6 +255,22 @@ static errcode_t memimg_zeroout(io_channel ch, unsigned long long block,
 	if (!ret)
 		memset(m->wdata + off, 0, len);
 	return ret;
+}
+
+/*
+ * What unix_io tells: ext2fs_close() then adds the bytes written to the
+ * superblock's s_kbytes_written and writes it, as after a real run.
+ */
+static errcode_t memimg_get_stats(io_channel ch, io_stats *stats)
+{
+	static struct struct_io_stats st;
+	const struct memio *m = ch->private_data;
+
+	st.num_fields = 2;
+	st.bytes_read = m->bytes_read;
+	st.bytes_written = m->bytes_written;
+	*stats = &st;
+	return 0;
 }
 
 errcode_t memimg_open(struct memimg *img, const uint8_t *data, size_t size)
@@ -313,6 +334,7 @@ static struct struct_io_manager memimg_struct = {
 	.magic		= EXT2_ET_MAGIC_IO_MANAGER,
 	.name		= "writable memory I/O (fuzzing)",
 	.open		= memimg_channel_open,
+	.get_stats	= memimg_get_stats,
 	.close		= memio_close,
 	.set_blksize	= memio_set_blksize,
 	.read_blk	= memio_read_blk,

@@ -95,6 +95,23 @@ if [ "$max_len" -ge 2097152 ]; then
 	fi
 fi
 
+# The run target's ways of running (target_run.c's MODE_*) are the last
+# two bytes: a copy of seed FROM with them set, so that the corpus starts
+# with a disk that dies in the middle of a switch (without a journal and
+# with one).
+mode_seed() {	# NAME FROM BYTE-BEFORE-LAST LAST-BYTE
+	[ "$keep_data" = 1 ] && [ ! -s "$seeds/$1.img" ] && [ -s "$seeds/$2.img" ] ||
+		return 0
+	cp "$seeds/$2.img" "$seeds/$1.tmp" &&
+		printf "\\$(printf %o "$3")\\$(printf %o "$4")" |
+		dd of="$seeds/$1.tmp" bs=1 seek=$(($(wc -c < "$seeds/$1.tmp") - 2)) \
+			conv=notrunc 2>/dev/null &&
+		mv "$seeds/$1.tmp" "$seeds/$1.img"
+	rm -f "$seeds/$1.tmp"
+}
+mode_seed eio-ext2 streams-ext2 5 32
+mode_seed eio-ext4 streams-ext4 4 32
+
 # What crashed a program once: the first inputs run, so that a regression
 # is the first thing found.
 mkdir -p "$dir/regress"

@@ -206,10 +206,11 @@ static void move_all(ext2_filsys fs, struct layout *layout,
 	if (ret && !img->failed)
 		broken("switch_close failed", error_message(ret));
 	if (verbose)
-		fprintf(stderr, "run target: mode %#x: %llu moves planned, %llu done, %llu failed%s\n",
+		fprintf(stderr, "run target: mode %#x: %llu moves planned, %llu done, %llu failed%s%s\n",
 			mode, (unsigned long long)plan->nmoves,
 			(unsigned long long)st.done, (unsigned long long)st.failed,
-			st.cancelled ? ", cancelled" : "");
+			st.cancelled ? ", cancelled" : "",
+			st.switch_failed ? ", a switch failed" : "");
 	memset(&lo, 0, sizeof(lo));
 	readmodel_defaults(&lo.model);
 	lo.names = LAYOUT_NAMES_LOSSY;
@@ -306,7 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fsoracle_blocks_differ(ro, super_agreed, why, sizeof(why)))
 			broken("accepted an image whose blocks disagree", why);
 		if (mode & MODE_EIO)
-			img.fail_from = when * 8;
+			img.fail_from = data[size - 2];
 		move_all(fs, layout, &sel, plan, mode, when, &img);
 	}
 	accepted = plan != NULL;
