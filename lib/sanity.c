@@ -343,6 +343,34 @@ static int in_fs(ext2_filsys fs, blk64_t blk)
 	       blk < ext2fs_blocks_count(fs->super);
 }
 
+/*
+ * The superblock's quota inodes, as e2fsck checks them (its "Invalid
+ * quota inode"): none, or an inode that may be one.
+ */
+static void check_quota_inodes(ext2_filsys fs, struct sanity_finding *found)
+{
+	static const char *const which[] = { "user", "group", "project" };
+	const __u32 inum[] = { fs->super->s_usr_quota_inum,
+			       fs->super->s_grp_quota_inum,
+			       fs->super->s_prj_quota_inum };
+	unsigned q;
+
+	for (q = 0; q < 3; q++) {
+		__u32 ino = inum[q];
+		struct sanity_finding f;
+
+		if (!ino || (ino <= fs->super->s_inodes_count &&
+			     (ino == EXT4_USR_QUOTA_INO || ino == EXT4_GRP_QUOTA_INO ||
+			      ino >= EXT2_FIRST_INODE(fs->super))))
+			continue;
+		memset(&f, 0, sizeof(f));
+		f.what = SANITY_QUOTA_INODE;
+		f.ino = ino;
+		f.detail = which[q];
+		sanity_found(found, &f);
+	}
+}
+
 errcode_t sanity_check_fs(ext2_filsys fs, struct sanity_finding *found)
 {
 	char *buf = NULL;
@@ -350,6 +378,7 @@ errcode_t sanity_check_fs(ext2_filsys fs, struct sanity_finding *found)
 	errcode_t ret;
 
 	memset(found, 0, sizeof(*found));
+	check_quota_inodes(fs, found);
 	if (ext2fs_has_feature_metadata_csum(fs->super) &&
 	    !ext2fs_superblock_csum_verify(fs, fs->super))
 		sanity_found_simple(found, SANITY_SB_CSUM, 0, 0, 0);

@@ -28,6 +28,7 @@
 enum sanity_what {
 	SANITY_NONE = 0,
 	SANITY_SB_CSUM,		/* superblock checksum */
+	SANITY_QUOTA_INODE,	/* the superblock's quota inode cannot be one (ino, detail: which) */
 	SANITY_GD_CSUM,		/* group descriptor checksum (group) */
 	SANITY_BBITMAP_CSUM,	/* block bitmap checksum (group) */
 	SANITY_IBITMAP_CSUM,	/* inode bitmap checksum (group) */

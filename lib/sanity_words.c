@@ -38,6 +38,10 @@ size_t sanity_describe(const struct layout *layout,
 	case SANITY_NONE:
 		n = snprintf(buf, len, "no problem found");
 		break;
+	case SANITY_QUOTA_INODE:
+		n = snprintf(buf, len, "the superblock's %s quota inode %u cannot be one",
+			     f->detail ? f->detail : "", f->ino);
+		break;
 	case SANITY_SB_CSUM:
 		n = snprintf(buf, len, "the superblock's checksum does not match");
 		break;
