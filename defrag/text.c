@@ -297,7 +297,7 @@ void text_plan(FILE *out, const struct report *r)
 		return;
 	}
 	fprintf(out, "  files selected:     %llu: %llu to best pieces, %llu to fewer pieces, "
-		"%llu left (no room), %llu skipped\n",
+		"%llu unchanged (no room), %llu skipped\n",
 		(unsigned long long)p->selected, (unsigned long long)p->best,
 		(unsigned long long)p->partial, (unsigned long long)p->no_room,
 		(unsigned long long)p->skipped);
