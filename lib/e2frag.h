@@ -481,8 +481,9 @@ blk64_t layout_room_available(const struct layout *layout);
  * only, with SELECTED_ONLY), how many e2defrag could bring closer to
  * their best on the disk as it is, estimated from the layout
  * (doc/design.md: improvable): best within reach (above), or fewer pieces
- * in the zones with the most room for the file (their free blocks and
- * its own).  Not the planner's answer: e2frag(8) says how it can differ.
+ * without moving another file (whole in one run of its own blocks and
+ * free ones, or in fewer of the largest free extents than its pieces).
+ * Not the planner's answer: e2frag(8) says how it can differ.
  */
 errcode_t layout_count_improvable(const struct layout *layout, int selected_only,
 				  uint64_t *count);

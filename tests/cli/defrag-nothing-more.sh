@@ -4,7 +4,9 @@
 #  - e2frag's estimate of the avoidably fragmented files e2defrag could
 #    bring closer to best (summary.improvable_files, and its text line)
 #    against the files a run then brings to fewer pieces, counted from
-#    debugfs alone before and after (tests/lib/best_oracle.py files);
+#    debugfs alone before and after (tests/lib/best_oracle.py files):
+#    the same where the disk has room, some but no more on the near-full
+#    disk, where packing does what the estimate leaves out;
 #  - on the near-full disk a run leaves a recording short of best for want
 #    of room (fewer free blocks than the recording: dumpe2fs, debugfs):
 #    exit 0 and a closing line naming it and why; then e2frag counts it
@@ -54,8 +56,13 @@ for w in "nearfull -t ext4" "turns -t ext4" "streams -t ext2 -b 1024 -s 16M --to
 	$BEST files "$img" > "$T/$name.after.json" || fail "$name: the oracle after"
 	got=$(improved "$img" "$T/before.json" "$T/$name.after.json")
 	[ "$got" -gt 0 ] || fail "$name: the run improved nothing"
-	[ "$est" -eq "$got" ] ||
-		fail "$name: e2frag estimated $est files e2defrag could improve, the run improved $got (debugfs)"
+	# Exact where the disk has room; on the near-full disk the run also
+	# packs recordings together, moving others aside, which the estimate
+	# leaves out (e2frag(8)): some, never more than the run improves.
+	case $name in
+	nearfull*) [ "$est" -gt 0 ] && [ "$est" -le "$got" ] ;;
+	*) [ "$est" -eq "$got" ] ;;
+	esac || fail "$name: e2frag estimated $est files e2defrag could improve, the run improved $got (debugfs)"
 	echo "$name: $est improvable, $got improved"
 done
 
