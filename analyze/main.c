@@ -288,6 +288,7 @@ int main(int argc, char **argv)
 		return EXIT_OPERATIONAL;
 	}
 	c.report.device = info.device;
+	c.report.dump = info.dump == FSOPEN_DUMP_QCOW2;
 	if (info.mount_flags & EXT2_MF_MOUNTED)
 		fprintf(stderr, "%s: warning: %s is mounted%s%s; the results may be stale\n",
 			prog, info.device, info.mount_point[0] ? " on " : "",

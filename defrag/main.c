@@ -515,7 +515,7 @@ static int run(struct cli *c, const char *prog)
 	if (c->force)
 		flags |= FSOPEN_FORCE;
 	if (c->dry_run)
-		flags |= FSOPEN_CHECK;
+		flags |= FSOPEN_CHECK | FSOPEN_DRY_RUN;
 	if (c->undo_file && !c->dry_run) {
 		/*
 		 * A new undo file for every run, as e2fsck, resize2fs and
