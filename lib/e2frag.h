@@ -73,8 +73,21 @@ struct fsopen_info {
 /*
  * Resolve SPEC (a path, LABEL=..., UUID=...) to a device or image path.
  * On success *device is malloc'd.  E2F_ERR_NOT_FOUND when no such tag.
+ * A directory that is a mount point resolves to the device of the
+ * ext2/3/4 filesystem mounted there (the last mount over it, as
+ * /proc/self/mountinfo lists them); another directory is
+ * E2F_ERR_NOT_MOUNT_POINT, a mount of something else (tmpfs, overlay)
+ * E2F_ERR_MOUNT_NOT_EXT.
  */
 errcode_t fsopen_resolve(const char *spec, char **device);
+
+/*
+ * The device mounted on directory DIR (a canonical path) according to
+ * MOUNTINFO (a file in /proc/self/mountinfo's format): *device malloc'd.
+ * Exposed for tests, which give it a mountinfo of their own.
+ */
+errcode_t fsopen_mount_source(const char *mountinfo, const char *dir,
+			      char **device);
 
 /*
  * Open SPEC read-only or (FSOPEN_WRITE) read-write, always with 64-bit

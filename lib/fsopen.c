@@ -20,8 +20,97 @@
 
 #include "layout_int.h"
 
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = 0;
+}
+
+/*
+ * A mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] -
+ * FSTYPE SOURCE SUPEROPTS".  The later of two mounts on one directory
+ * hides the earlier, so the last match wins.
+ */
+errcode_t fsopen_mount_source(const char *mountinfo, const char *dir,
+			      char **device)
+{
+	char *line = NULL, *found = NULL, *fields[6], *save, *dash, *fstype, *src;
+	size_t cap = 0;
+	int ext = 0, n;
+	FILE *f = fopen(mountinfo, "re");
+
+	*device = NULL;
+	if (!f)
+		return errno;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		dash = strstr(line, " - ");
+		if (!dash)
+			continue;
+		*dash = 0;
+		for (n = 0, fields[0] = strtok_r(line, " ", &save); n < 5 && fields[n];
+		     fields[++n] = strtok_r(NULL, " ", &save))
+			;
+		if (n < 5)
+			continue;
+		unescape_octal(fields[4]);
+		if (strcmp(fields[4], dir))
+			continue;
+		fstype = strtok_r(dash + 3, " ", &save);
+		src = fstype ? strtok_r(NULL, " ", &save) : NULL;
+		free(found);
+		found = NULL;
+		ext = fstype && src && src[0] == '/' &&
+		      (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+		       !strcmp(fstype, "ext4"));
+		if (src) {
+			unescape_octal(src);
+			found = strdup(src);
+			if (!found)
+				break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		return E2F_ERR_NOT_MOUNT_POINT;
+	if (!ext) {
+		free(found);
+		return E2F_ERR_MOUNT_NOT_EXT;
+	}
+	*device = found;
+	return 0;
+}
+
+/* SPEC is a directory: the device mounted on it. */
+static errcode_t resolve_mount_point(const char *spec, char **device)
+{
+	char *dir = realpath(spec, NULL);
+	errcode_t ret;
+
+	if (!dir)
+		return errno;
+	ret = fsopen_mount_source("/proc/self/mountinfo", dir, device);
+	free(dir);
+	if (ret == ENOENT)	/* no /proc: say what was given */
+		ret = E2F_ERR_IS_DIR;
+	return ret;
+}
+
 errcode_t fsopen_resolve(const char *spec, char **device)
 {
+	struct stat st;
 	char *dev;
 
 	*device = NULL;
@@ -32,6 +121,8 @@ errcode_t fsopen_resolve(const char *spec, char **device)
 		dev = blkid_evaluate_spec(spec, NULL);
 		if (!dev)
 			return E2F_ERR_NOT_FOUND;
+	} else if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+		return resolve_mount_point(spec, device);
 	} else {
 		dev = strdup(spec);
 		if (!dev)
