@@ -276,7 +276,11 @@ void text_report(FILE *out, const struct layout *layout,
 	}
 	fputc('\n', out);
 	verdict_color(out, o, s->score >= o->threshold && s->score > 0);
-	if (s->score >= o->threshold && s->score > 0)
+	if (s->score >= o->threshold && s->score > 0 && o->dump)
+		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
+			"recommended; run e2defrag on the filesystem this dump "
+			"was made from", s->score, o->threshold);
+	else if (s->score >= o->threshold && s->score > 0)
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
 			"recommended; run: e2defrag %s", s->score, o->threshold,
 			o->spec);

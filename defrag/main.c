@@ -75,8 +75,9 @@ static void usage(FILE *out, const char *prog)
 "in path order) and leave free space in few large runs.  Every file move is\n"
 "crash-safe.\n"
 "\n"
-"SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
-"(inside the filesystem) restrict the run to those files and trees.\n"
+"SPEC is an image file, a block device, LABEL=... or UUID=... (-n also\n"
+"reads a mount point and an e2image -Q dump); PATHs (inside the\n"
+"filesystem) restrict the run to those files and trees.\n"
 "\n"
 "Selection (default: every avoidably fragmented or interleaved file):\n"
 "      --min-score N       only files whose score is at least N (0-100)\n"
@@ -501,7 +502,7 @@ static int run(struct cli *c, const char *prog)
 	if (c->force)
 		flags |= FSOPEN_FORCE;
 	if (c->dry_run)
-		flags |= FSOPEN_CHECK;
+		flags |= FSOPEN_CHECK | FSOPEN_DRY_RUN;
 	if (c->undo_file && !c->dry_run) {
 		/*
 		 * A new undo file for every run, as e2fsck, resize2fs and
