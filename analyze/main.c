@@ -347,7 +347,7 @@ int main(int argc, char **argv)
 	}
 
 	/* Only the reports that show it, from the bitmap the scan read. */
-	if (!(c.svg && !strcmp(c.svg, "-")) && (c.json || !c.report.list) &&
+	if ((c.metrics || (!(c.svg && !strcmp(c.svg, "-")) && (c.json || !c.report.list))) &&
 	    (ret = layout_count_improvable(layout, optind + 1 < argc, &c.report.improvable))) {
 		com_err(prog, ret, "while estimating what e2defrag could improve on %s",
 			info.device);
@@ -359,6 +359,8 @@ int main(int argc, char **argv)
 		struct metrics_figures fig;
 
 		metrics_figures_from(&fig, layout);
+		fig.have_improvable = 1;
+		fig.improvable = c.report.improvable;
 		if (metrics_write(c.metrics, prog, info.device,
 				  c.metrics_mountpoint ? c.metrics_mountpoint :
 				  (info.mount_flags & EXT2_MF_MOUNTED) ? info.mount_point : NULL,

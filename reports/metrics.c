@@ -105,6 +105,11 @@ static void write_all(const struct out *o, const struct metrics_figures *fig,
 		      (double)s->fragmented_files);
 		gauge(o, "e2frag_avoidably_fragmented_files", "Files in more pieces than "
 		      "their best layout needs.", (double)s->avoidably_fragmented_files);
+		if (fig->have_improvable)
+			gauge(o, "e2frag_improvable_files", "Of the avoidably fragmented "
+			      "files, those e2defrag could bring closer to their best on "
+			      "the disk as it is (an estimate; 0: nothing more to do).",
+			      (double)fig->improvable);
 		gauge(o, "e2frag_interleaved_files", "Files written into each other's way "
 		      "by concurrent writers.", (double)s->interleaved_files);
 		gauge(o, "e2frag_interleave_sets", "Sets of files interleaved with each other.",

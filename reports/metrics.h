@@ -14,6 +14,8 @@ struct metrics_figures {
 	int		have;		/* 0: the filesystem was not read */
 	struct layout_summary summary;
 	uint64_t	free_bytes, free_runs, largest_free_run_bytes;
+	int		have_improvable;	/* e2frag: improvable below is set */
+	uint64_t	improvable;	/* layout_count_improvable */
 };
 
 void metrics_figures_from(struct metrics_figures *f, const struct layout *layout);

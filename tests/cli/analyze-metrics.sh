@@ -37,6 +37,7 @@ want = {
     "e2frag_files": s["files"],
     "e2frag_fragmented_files": s["fragmented_files"],
     "e2frag_avoidably_fragmented_files": s["avoidably_fragmented_files"],
+    "e2frag_improvable_files": s["improvable_files"],
     "e2frag_interleaved_files": s["interleaved_files"],
     "e2frag_interleave_sets": len(report["interleave_sets"]),
     "e2frag_free_bytes": free["free_blocks"] * bs,
