@@ -269,7 +269,8 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 	 * A plan no better than the disk as it is (a file moved in as many
 	 * pieces, free runs as they were: a packing that changed nothing a
 	 * reader or a writer sees) is dropped for one that only joins free
-	 * space (--pack), or else for no move at all.
+	 * space (--pack: kept if it gains, leaves no file in more pieces and
+	 * free space in no more runs), or else for no move at all.
 	 */
 	for (s = IDLE_PLACING; !err && kept && kept->nmoves && s <= IDLE_ALL &&
 	     !plan_gains(sel, kept); s++) {
@@ -278,7 +279,10 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		if (s == IDLE_PLACING && !(opts && opts->pack))
 			continue;
 		err = plan_once(layout, sel, opts, &v, &b);
-		if (!err && (s == IDLE_ALL || plan_gains(sel, b))) {
+		/* Joining only: kept if it gains within --pack's promises. */
+		if (!err && (s == IDLE_ALL ||
+			     (plan_gains(sel, b) && !plan_any_worse(b) &&
+			      b->free_extents_after <= b->free_extents_before))) {
 			plan_free(kept);
 			kept = b;
 		} else if (!err) {
