@@ -346,6 +346,13 @@ int main(int argc, char **argv)
 		layout_summarize(layout, 0);
 	}
 
+	/* Only the reports that show it, from the bitmap the scan read. */
+	if (!(c.svg && !strcmp(c.svg, "-")) && (c.json || !c.report.list) &&
+	    (ret = layout_count_improvable(layout, optind + 1 < argc, &c.report.improvable))) {
+		com_err(prog, ret, "while estimating what e2defrag could improve on %s",
+			info.device);
+		goto out;
+	}
 	if (c.svg && svg_report(layout, info.device, c.svg, c.highlight, NULL, prog))
 		goto out;
 	if (c.metrics) {

@@ -31,6 +31,8 @@ struct report_opts {
 	int		npaths;
 	int		verbose;
 	int		color;		/* --color: escape codes in the text report */
+	/* Of the avoidably fragmented files, those e2defrag could improve (room.c). */
+	uint64_t	improvable;
 };
 
 /* text.c: the fsck-like summary. */

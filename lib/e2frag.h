@@ -492,6 +492,26 @@ layout_file_piece(const struct layout *layout, const struct layout_file *f,
 /* Fewest pieces F could have here (doc/design.md: best). */
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f);
 
+/*
+ * room.c: the free blocks F's best layout needs (its largest part: the
+ * whole stream, or the largest zone's worth), and the free blocks the
+ * disk has.  With the second at least the first, the zones F's best takes
+ * can be cleared and filled a zone at a time; with less, F cannot reach
+ * its best here whatever moves (doc/design.md: no room).
+ */
+blk64_t layout_room_needed(const struct layout *layout, const struct layout_file *f);
+blk64_t layout_room_available(const struct layout *layout);
+/*
+ * Of the avoidably fragmented files (those flagged LAYOUT_F_SELECTED
+ * only, with SELECTED_ONLY), how many e2defrag could bring closer to
+ * their best on the disk as it is, estimated from the layout
+ * (doc/design.md: improvable): best within reach (above), or fewer pieces
+ * in the zones with the most room for the file (their free blocks and
+ * its own).  Not the planner's answer: e2frag(8) says how it can differ.
+ */
+errcode_t layout_count_improvable(const struct layout *layout, int selected_only,
+				  uint64_t *count);
+
 /* Extent tree blocks F owns (owned, not read). */
 uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *f);
 
