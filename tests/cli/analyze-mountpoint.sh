@@ -47,6 +47,12 @@ sys.exit(a != b)
 PY
 done
 note "e2frag mount point: $(cat "$T/err")"
+# The verdict names the command that can run on a mounted filesystem.
+e2frag "$T/mnt" 2> /dev/null | tail -1 > "$T/verdict"
+if grep -q "defragmentation recommended" "$T/verdict"; then
+	grep -q "run: e2defrag-offline $T/mnt\$" "$T/verdict" || fail "the verdict on a mount: $(cat "$T/verdict")"
+fi
+note "verdict: $(cat "$T/verdict")"
 run_status e2defrag "$T/mnt" > "$T/out" 2> "$T/err"
 [ "$status" -eq 8 ] && grep -q "is mounted on $T/mnt" "$T/err" ||
 	fail "e2defrag on the mount point: exit $status: $(cat "$T/err")"
