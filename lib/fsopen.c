@@ -218,6 +218,7 @@ static errcode_t dump_kind(const char *device, const struct stat *st,
 			   enum fsopen_dump *kind)
 {
 	unsigned char head[20];
+	__u32 magic;
 	ssize_t n;
 	int fd;
 
@@ -235,7 +236,8 @@ static errcode_t dump_kind(const char *device, const struct stat *st,
 		*kind = FSOPEN_DUMP_QCOW2;
 		return 0;
 	}
-	if (n >= 18 && ext2fs_le32_to_cpu(*(__u32 *)head) == (__u32)EXT2_ET_MAGIC_E2IMAGE &&
+	memcpy(&magic, head, sizeof(magic));
+	if (n >= 18 && ext2fs_le32_to_cpu(magic) == (__u32)EXT2_ET_MAGIC_E2IMAGE &&
 	    !memcmp(head + 4, "Ext2 Image", 10))
 		return E2F_ERR_E2IMAGE_NORMAL;
 	return 0;
