@@ -232,7 +232,7 @@ static errcode_t dump_kind(const char *device, const struct stat *st,
 	close(fd);
 	if (n < 0)
 		return errno;
-	if (qcow2_is_dump(head, n)) {
+	if (qcow2_io_is_dump(head, n)) {
 		*kind = FSOPEN_DUMP_QCOW2;
 		return 0;
 	}
@@ -252,7 +252,7 @@ static errcode_t device_bytes(const char *device, const struct stat *st,
 	errcode_t ret;
 
 	if (kind == FSOPEN_DUMP_QCOW2)
-		return qcow2_dump_size(device, bytes);
+		return qcow2_io_dump_size(device, bytes);
 	if (S_ISREG(st->st_mode)) {
 		*bytes = st->st_size;
 		return 0;
