@@ -300,6 +300,8 @@ int main(int argc, char **argv)
 	}
 	c.report.device = info.device;
 	c.report.dump = info.dump == FSOPEN_DUMP_QCOW2;
+	if ((info.mount_flags & EXT2_MF_MOUNTED) && info.mount_point[0])
+		c.report.mount_point = info.mount_point;
 	if (info.mount_flags & EXT2_MF_MOUNTED)
 		fprintf(stderr, "%s: warning: %s is mounted%s%s; the results may be stale\n",
 			prog, info.device, info.mount_point[0] ? " on " : "",

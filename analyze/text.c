@@ -280,6 +280,10 @@ void text_report(FILE *out, const struct layout *layout,
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
 			"recommended; run e2defrag on the filesystem this dump "
 			"was made from", s->score, o->threshold);
+	else if (s->score >= o->threshold && s->score > 0 && o->mount_point)
+		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
+			"recommended; run: e2defrag-offline %s", s->score,
+			o->threshold, o->mount_point);
 	else if (s->score >= o->threshold && s->score > 0)
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
 			"recommended; run: e2defrag %s", s->score, o->threshold,

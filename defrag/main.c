@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "svg.h"
+#include "metrics.h"
 #include "modelopt.h"
 #include "version.h"
 #include "damage.h"
@@ -36,7 +37,7 @@ enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_BUFFER, OPT_PACK,
 	OPT_SVG_BEFORE, OPT_SVG_AFTER, OPT_SVG,
-	OPT_VERIFY,
+	OPT_VERIFY, OPT_METRICS, OPT_METRICS_MOUNTPOINT,
 };
 
 /* e2defrag's own; the read model's follow (modelopt_long_options). */
@@ -57,6 +58,8 @@ static const struct option own_options[] = {
 	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
 	{ "svg-after",	     required_argument, NULL, OPT_SVG_AFTER },
 	{ "verify",	     no_argument,	NULL, OPT_VERIFY },
+	{ "metrics",	     required_argument, NULL, OPT_METRICS },
+	{ "metrics-mountpoint", required_argument, NULL, OPT_METRICS_MOUNTPOINT },
 	{ "verbose",	     no_argument,	NULL, 'v' },
 	{ "version",	     no_argument,	NULL, 'V' },
 	{ "help",	     no_argument,	NULL, 'h' },
@@ -108,6 +111,9 @@ static void usage(FILE *out, const char *prog)
 "      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
 "      --verify            read every copy back from the disk (not the\n"
 "                          cache) before switching the file to it\n"
+"      --metrics FILE      write the figures and the run's outcome for\n"
+"                          node_exporter's textfile collector into FILE\n"
+"      --metrics-mountpoint DIR  label them with this mount point\n"
 "\n", prog);
 	modelopt_usage(out);
 	fputs(
@@ -224,6 +230,16 @@ struct cli {
 	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
 	char		*spec;
+	const char	*metrics, *metrics_mountpoint;	/* --metrics... */
+	/* What the metrics report, filled in by run(). */
+	struct metrics_figures fig;	/* after the run, or as planned from */
+	uint64_t	bytes_written;
+	int		would_improve;	/* the plan brings a file to its best or
+					 * fewer pieces, or joins free space */
+	int		attempted;	/* moves were tried: a failure wrote */
+	int		moved;		/* moves went through */
+	char		*mount_point;	/* where it is mounted (-n), or NULL */
+	char		*device;	/* as resolved, or NULL */
 };
 
 static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
@@ -287,6 +303,8 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 				return -1;
 			}
 			break;
+		case OPT_METRICS: c->metrics = optarg; break;
+		case OPT_METRICS_MOUNTPOINT: c->metrics_mountpoint = optarg; break;
 		case OPT_VERIFY:
 			c->verify = 1;
 			break;
@@ -734,6 +752,18 @@ static int run(struct cli *c, const char *prog)
 	if (!c->json)
 		text_closing(stdout, &r);
 out:
+	if (layout && c->metrics) {
+		metrics_figures_from(&c->fig, after ? after : layout);
+		c->bytes_written = (uint64_t)st.written * fs->blocksize;
+		c->would_improve = plan && plan->best + plan->partial + plan->consolidated > 0;
+		c->attempted = st.done || st.failed || st.switch_failed;
+		c->moved = st.done > 0;
+	}
+	if (c->metrics && info.device && !c->device) {
+		c->device = strdup(info.device);
+		if (mounted && info.mount_point[0])
+			c->mount_point = strdup(info.mount_point);
+	}
 	progress_close(&pr);
 	svg_compare_free(both);
 	if (fflush(stdout) || ferror(stdout)) {
@@ -755,10 +785,45 @@ out:
 	return status;
 }
 
+/* The run's outcome, as e2defrag(8) METRICS names it. */
+static const char *outcome(const struct cli *c, int status)
+{
+	if (status == EXIT_CANCELLED)
+		return "cancelled";
+	if (status == EXIT_FAILED || (status == EXIT_OPERATIONAL && c->attempted))
+		return "failed";
+	if (status == EXIT_OPERATIONAL)
+		return "refused";	/* or could not open, scan or plan: nothing written */
+	if (c->dry_run)
+		return c->would_improve ? "planned" : "skipped";
+	return c->moved ? "done" : "nothing_to_do";
+}
+
+/*
+ * --metrics: the figures (after the run, or as planned from) and the
+ * run's outcome, whatever it was; a file that cannot be written makes a
+ * run that went well an operational error, as a picture does.
+ */
+static int write_metrics(struct cli *c, const char *prog, int status)
+{
+	struct metrics_run run;
+
+	run.outcome = outcome(c, status);
+	run.bytes_written = c->bytes_written;
+	run.seconds = util_now_seconds() - c->start;
+	run.exit_status = status;
+	if (metrics_write(c->metrics, prog, c->device ? c->device : c->spec,
+			  c->metrics_mountpoint ? c->metrics_mountpoint : c->mount_point,
+			  &c->fig, &run))
+		return status < EXIT_OPERATIONAL ? EXIT_OPERATIONAL : status;
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *prog = "e2defrag";
 	struct cli c;
+	int status;
 
 #ifdef M_MMAP_THRESHOLD
 	/*
@@ -782,5 +847,10 @@ int main(int argc, char **argv)
 	readmodel_defaults(&c.model);
 	if (parse_args(argc, argv, &c, prog))
 		return EXIT_USAGE;
-	return run(&c, prog);
+	status = run(&c, prog);
+	if (c.metrics)
+		status = write_metrics(&c, prog, status);
+	free(c.device);
+	free(c.mount_point);
+	return status;
 }

@@ -218,6 +218,7 @@ static errcode_t dump_kind(const char *device, const struct stat *st,
 			   enum fsopen_dump *kind)
 {
 	unsigned char head[20];
+	__u32 magic;
 	ssize_t n;
 	int fd;
 
@@ -231,11 +232,12 @@ static errcode_t dump_kind(const char *device, const struct stat *st,
 	close(fd);
 	if (n < 0)
 		return errno;
-	if (qcow2_is_dump(head, n)) {
+	if (qcow2_io_is_dump(head, n)) {
 		*kind = FSOPEN_DUMP_QCOW2;
 		return 0;
 	}
-	if (n >= 18 && ext2fs_le32_to_cpu(*(__u32 *)head) == (__u32)EXT2_ET_MAGIC_E2IMAGE &&
+	memcpy(&magic, head, sizeof(magic));
+	if (n >= 18 && ext2fs_le32_to_cpu(magic) == (__u32)EXT2_ET_MAGIC_E2IMAGE &&
 	    !memcmp(head + 4, "Ext2 Image", 10))
 		return E2F_ERR_E2IMAGE_NORMAL;
 	return 0;
@@ -250,7 +252,7 @@ static errcode_t device_bytes(const char *device, const struct stat *st,
 	errcode_t ret;
 
 	if (kind == FSOPEN_DUMP_QCOW2)
-		return qcow2_dump_size(device, bytes);
+		return qcow2_io_dump_size(device, bytes);
 	if (S_ISREG(st->st_mode)) {
 		*bytes = st->st_size;
 		return 0;

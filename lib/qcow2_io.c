@@ -78,7 +78,7 @@ static errcode_t read_exact(const struct qcow2 *q, uint64_t off, void *buf,
 	return 0;
 }
 
-int qcow2_is_dump(const unsigned char *head, size_t len)
+int qcow2_io_is_dump(const unsigned char *head, size_t len)
 {
 	return len >= 4 && be32(head) == QCOW2_MAGIC;
 }
@@ -204,7 +204,7 @@ static errcode_t qcow2_read(struct qcow2 *q, uint64_t off, void *buf, size_t len
 	return 0;
 }
 
-errcode_t qcow2_dump_size(const char *path, uint64_t *bytes)
+errcode_t qcow2_io_dump_size(const char *path, uint64_t *bytes)
 {
 	struct qcow2 q;
 	errcode_t ret;

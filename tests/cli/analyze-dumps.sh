@@ -115,4 +115,29 @@ bad_qcow2 "a qcow2 dump whose L2 tables are outside the file" "$T/l2.qcow2"
 cp "$T/dump.qcow2" "$T/cb.qcow2"
 printf '\000\000\000\077' | dd of="$T/cb.qcow2" bs=1 seek=20 conv=notrunc status=none
 bad_qcow2 "a qcow2 dump with a 2^63-byte cluster" "$T/cb.qcow2"
+
+# 150 dumps with random bytes of the header, the L1 table or anywhere
+# changed: e2frag reports or refuses (0, 1, 8), never dies of a signal.
+python3 - "$T/dump.qcow2" "$T/rand.qcow2" "$(command -v e2frag)" <<'PY' || fail "a damaged qcow2 dump crashed e2frag"
+import random, struct, subprocess, sys
+src, dst, e2frag = sys.argv[1:4]
+d = open(src, "rb").read()
+l1_size, l1_off = struct.unpack_from(">IQ", d, 36)
+rng = random.Random(24)
+seen = {}
+for i in range(150):
+    b = bytearray(d)
+    for _ in range(rng.randint(1, 8)):
+        where = rng.choice(("header", "l1", "any"))
+        off = (rng.randrange(72) if where == "header" else
+               l1_off + rng.randrange(l1_size * 8) if where == "l1" else rng.randrange(len(b)))
+        b[off] = rng.randrange(256)
+    open(dst, "wb").write(b)
+    rc = subprocess.run([e2frag, dst], capture_output=True, timeout=60).returncode
+    seen[rc] = seen.get(rc, 0) + 1
+    if rc not in (0, 1, 8):
+        print("FAIL: damaged dump %d: exit %d" % (i, rc), file=sys.stderr)
+        sys.exit(1)
+print("# 150 damaged dumps: exit statuses %s" % dict(sorted(seen.items())))
+PY
 exit 0

@@ -2,8 +2,8 @@
 # A mount point names the filesystem mounted there, as e4defrag -c takes
 # one: e2frag MOUNTPOINT reports on its device with the "mounted: may be
 # stale" warning and the figures e2frag gives for the image itself
-# (JSON compared, the device aside); e2defrag MOUNTPOINT refuses it as
-# mounted.  A directory that is no mount point gets one clear line, exit
+# (JSON compared, the device aside); e2defrag -n plans from it as from
+# the image; e2defrag MOUNTPOINT refuses it as mounted.  A directory that is no mount point gets one clear line, exit
 # 8 (runs everywhere); the mounted part needs root and loop devices and
 # skips (77) without them.  The parsing of mountinfo itself:
 # tests/unit/mount_source.c.
@@ -47,6 +47,28 @@ sys.exit(a != b)
 PY
 done
 note "e2frag mount point: $(cat "$T/err")"
+# The verdict names the command that can run on a mounted filesystem.
+e2frag "$T/mnt" 2> /dev/null | tail -1 > "$T/verdict"
+if grep -q "defragmentation recommended" "$T/verdict"; then
+	grep -q "run: e2defrag-offline $T/mnt\$" "$T/verdict" || fail "the verdict on a mount: $(cat "$T/verdict")"
+fi
+note "verdict: $(cat "$T/verdict")"
+# e2defrag -n plans from the mount point's device as from the image.
+e2defrag -n -J "$img" > "$T/plan-img.json" 2> /dev/null
+run_status e2defrag -n -J "$T/mnt" > "$T/plan-mnt.json" 2> "$T/err"
+[ "$status" -le 1 ] && grep -q "warning: /dev/loop[0-9]* is mounted on $T/mnt" "$T/err" ||
+	fail "e2defrag -n on the mount point: exit $status: $(cat "$T/err")"
+python3 - "$T/plan-img.json" "$T/plan-mnt.json" <<'PY' || fail "e2defrag -n: the plans differ"
+import json, sys
+def strip(x):
+    if isinstance(x, dict):
+        return {k: strip(v) for k, v in x.items() if k != "device"}
+    if isinstance(x, list):
+        return [strip(v) for v in x]
+    return x
+a, b = (strip(json.load(open(p))) for p in sys.argv[1:3])
+sys.exit(a != b)
+PY
 run_status e2defrag "$T/mnt" > "$T/out" 2> "$T/err"
 [ "$status" -eq 8 ] && grep -q "is mounted on $T/mnt" "$T/err" ||
 	fail "e2defrag on the mount point: exit $status: $(cat "$T/err")"
