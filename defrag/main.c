@@ -4,8 +4,9 @@
  * The front end: parses options, opens the filesystem through the core
  * (which refuses what must not be written), sets up the undo file,
  * signals and progress, and runs the engine: scan, select, plan, move.
- * Exit codes are doc/design.md's: 0 done or nothing to do, 1 some files could
- * not reach best, 4 some files failed to move, 8 operational error or
+ * Exit codes are doc/design.md's (report.h; status.c decides a run's): 0
+ * done, nothing to do or all that is possible done, 1 another run could
+ * still do more, 4 some files failed to move, 8 operational error or
  * refusal, 16 usage error, 32 cancelled.
  */
 #include <errno.h>
@@ -24,6 +25,7 @@
 
 #include "config.h"
 #include "svg.h"
+#include "metrics.h"
 #include "modelopt.h"
 #include "version.h"
 #include "damage.h"
@@ -32,15 +34,10 @@
 #include "fmap_err.h"
 
 enum {
-	EXIT_OK = 0, EXIT_NOT_BEST = 1, EXIT_FAILED = 4, EXIT_OPERATIONAL = 8,
-	EXIT_USAGE = 16, EXIT_CANCELLED = 32,
-};
-
-enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
 	OPT_BUFFER, OPT_PACK,
 	OPT_SVG_BEFORE, OPT_SVG_AFTER, OPT_SVG,
-	OPT_VERIFY,
+	OPT_VERIFY, OPT_METRICS, OPT_METRICS_MOUNTPOINT,
 };
 
 /* e2defrag's own; the read model's follow (modelopt_long_options). */
@@ -61,6 +58,8 @@ static const struct option own_options[] = {
 	{ "svg-before",	     required_argument, NULL, OPT_SVG_BEFORE },
 	{ "svg-after",	     required_argument, NULL, OPT_SVG_AFTER },
 	{ "verify",	     no_argument,	NULL, OPT_VERIFY },
+	{ "metrics",	     required_argument, NULL, OPT_METRICS },
+	{ "metrics-mountpoint", required_argument, NULL, OPT_METRICS_MOUNTPOINT },
 	{ "verbose",	     no_argument,	NULL, 'v' },
 	{ "version",	     no_argument,	NULL, 'V' },
 	{ "help",	     no_argument,	NULL, 'h' },
@@ -79,8 +78,9 @@ static void usage(FILE *out, const char *prog)
 "in path order) and leave free space in few large runs.  Every file move is\n"
 "crash-safe.\n"
 "\n"
-"SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
-"(inside the filesystem) restrict the run to those files and trees.\n"
+"SPEC is an image file, a block device, LABEL=... or UUID=... (-n also\n"
+"reads a mount point and an e2image -Q dump); PATHs (inside the\n"
+"filesystem) restrict the run to those files and trees.\n"
 "\n"
 "Selection (default: every avoidably fragmented or interleaved file):\n"
 "      --min-score N       only files whose score is at least N (0-100)\n"
@@ -111,6 +111,9 @@ static void usage(FILE *out, const char *prog)
 "      --svg-after FILE    ... and after the run (with -n: as it is, unchanged)\n"
 "      --verify            read every copy back from the disk (not the\n"
 "                          cache) before switching the file to it\n"
+"      --metrics FILE      write the figures and the run's outcome for\n"
+"                          node_exporter's textfile collector into FILE\n"
+"      --metrics-mountpoint DIR  label them with this mount point\n"
 "\n", prog);
 	modelopt_usage(out);
 	fputs(
@@ -120,10 +123,11 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "Times are printed in seconds.\n"
 "\n"
-"Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
-"best layout, 4 some files failed to move, 8 operational error or refusal\n"
-"(mounted, needs recovery, errors, not clean, orphans, unsupported feature),\n"
-"16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", out);
+"Exit status: 0 done (nothing to do, or all that is possible: files left\n"
+"short of best are named with the reason), 1 another run could do more\n"
+"(stopped at --max-time), 4 some files failed to move, 8 operational error\n"
+"or refusal (mounted, needs recovery, errors, not clean, orphans,\n"
+"unsupported feature), 16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", out);
 }
 
 static void on_signal(int sig)
@@ -226,6 +230,16 @@ struct cli {
 	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
 	char		*spec;
+	const char	*metrics, *metrics_mountpoint;	/* --metrics... */
+	/* What the metrics report, filled in by run(). */
+	struct metrics_figures fig;	/* after the run, or as planned from */
+	uint64_t	bytes_written;
+	int		would_improve;	/* the plan brings a file to its best or
+					 * fewer pieces, or joins free space */
+	int		attempted;	/* moves were tried: a failure wrote */
+	int		moved;		/* moves went through */
+	char		*mount_point;	/* where it is mounted (-n), or NULL */
+	char		*device;	/* as resolved, or NULL */
 };
 
 static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
@@ -289,6 +303,8 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 				return -1;
 			}
 			break;
+		case OPT_METRICS: c->metrics = optarg; break;
+		case OPT_METRICS_MOUNTPOINT: c->metrics_mountpoint = optarg; break;
 		case OPT_VERIFY:
 			c->verify = 1;
 			break;
@@ -455,17 +471,6 @@ static uint8_t *file_results(const struct plan *plan, const struct run_state *st
 	return res;
 }
 
-static int exit_status(const struct plan *plan, const struct run_state *st)
-{
-	if (st && st->cancelled)
-		return EXIT_CANCELLED;
-	if (st && st->failed)
-		return EXIT_FAILED;
-	if (plan->partial || plan->no_room || plan->skipped || (st && st->timed_out))
-		return EXIT_NOT_BEST;
-	return EXIT_OK;
-}
-
 /* Whether the plan lists file I (layout_names_more). */
 static int planned(void *priv, uint64_t i)
 {
@@ -515,7 +520,7 @@ static int run(struct cli *c, const char *prog)
 	if (c->force)
 		flags |= FSOPEN_FORCE;
 	if (c->dry_run)
-		flags |= FSOPEN_CHECK;
+		flags |= FSOPEN_CHECK | FSOPEN_DRY_RUN;
 	if (c->undo_file && !c->dry_run) {
 		/*
 		 * A new undo file for every run, as e2fsck, resize2fs and
@@ -664,11 +669,13 @@ static int run(struct cli *c, const char *prog)
 			goto out;
 		if (both && svg_compare_end(both, layout, caption, prog))
 			goto out;
-		r.status = status = exit_status(plan, NULL);
+		r.status = status = run_exit_status(plan, NULL, NULL);
 		if (c->json)
 			json_output(stdout, &r);
 		else
 			text_plan(stdout, &r);
+		if (!c->json)
+			text_closing(stdout, &r);
 		goto out;
 	}
 	if (c->undo_file)
@@ -724,7 +731,7 @@ static int run(struct cli *c, const char *prog)
 	r.after = after;
 	r.run = &st;
 	r.result = file_results(plan, &st);
-	r.status = status = exit_status(plan, &st);
+	r.status = status = run_exit_status(plan, &st, r.result);
 	/* The run is done whatever the picture does; a failed one is an error still. */
 	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
@@ -742,7 +749,21 @@ static int run(struct cli *c, const char *prog)
 		json_output(stdout, &r);
 	else
 		text_result(stdout, &r);
+	if (!c->json)
+		text_closing(stdout, &r);
 out:
+	if (layout && c->metrics) {
+		metrics_figures_from(&c->fig, after ? after : layout);
+		c->bytes_written = (uint64_t)st.written * fs->blocksize;
+		c->would_improve = plan && plan->best + plan->partial + plan->consolidated > 0;
+		c->attempted = st.done || st.failed || st.switch_failed;
+		c->moved = st.done > 0;
+	}
+	if (c->metrics && info.device && !c->device) {
+		c->device = strdup(info.device);
+		if (mounted && info.mount_point[0])
+			c->mount_point = strdup(info.mount_point);
+	}
 	progress_close(&pr);
 	svg_compare_free(both);
 	if (fflush(stdout) || ferror(stdout)) {
@@ -764,10 +785,45 @@ out:
 	return status;
 }
 
+/* The run's outcome, as e2defrag(8) METRICS names it. */
+static const char *outcome(const struct cli *c, int status)
+{
+	if (status == EXIT_CANCELLED)
+		return "cancelled";
+	if (status == EXIT_FAILED || (status == EXIT_OPERATIONAL && c->attempted))
+		return "failed";
+	if (status == EXIT_OPERATIONAL)
+		return "refused";	/* or could not open, scan or plan: nothing written */
+	if (c->dry_run)
+		return c->would_improve ? "planned" : "skipped";
+	return c->moved ? "done" : "nothing_to_do";
+}
+
+/*
+ * --metrics: the figures (after the run, or as planned from) and the
+ * run's outcome, whatever it was; a file that cannot be written makes a
+ * run that went well an operational error, as a picture does.
+ */
+static int write_metrics(struct cli *c, const char *prog, int status)
+{
+	struct metrics_run run;
+
+	run.outcome = outcome(c, status);
+	run.bytes_written = c->bytes_written;
+	run.seconds = util_now_seconds() - c->start;
+	run.exit_status = status;
+	if (metrics_write(c->metrics, prog, c->device ? c->device : c->spec,
+			  c->metrics_mountpoint ? c->metrics_mountpoint : c->mount_point,
+			  &c->fig, &run))
+		return status < EXIT_OPERATIONAL ? EXIT_OPERATIONAL : status;
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	const char *prog = "e2defrag";
 	struct cli c;
+	int status;
 
 #ifdef M_MMAP_THRESHOLD
 	/*
@@ -791,5 +847,10 @@ int main(int argc, char **argv)
 	readmodel_defaults(&c.model);
 	if (parse_args(argc, argv, &c, prog))
 		return EXIT_USAGE;
-	return run(&c, prog);
+	status = run(&c, prog);
+	if (c.metrics)
+		status = write_metrics(&c, prog, status);
+	free(c.device);
+	free(c.mount_point);
+	return status;
 }
