@@ -16,6 +16,8 @@
 # Then the near-full recordings disks (e2fragimg -w nearfull,
 # 2 GiB, 90% and 95% full, ext2/ext3/ext4; see bench_nearfull), also alone
 # with NEARFULL_ONLY=1; NEARFULL_IMAGES="IMG..." measures given images instead.
+# Then disks where a recording is larger than the free space (see
+# bench_bigfile), also alone with BIGFILE_ONLY=1.
 # Run from the build tree after make.  Needs about 10 GiB under DIR.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -225,6 +227,27 @@ if [ -n "${NEARFULL_IMAGES:-}" ]; then
 	exit 0
 fi
 
+# bench_bigfile: the near-full figures on disks where a recording is larger
+# than all the free space, two or three recordings written side by side
+# into the holes of deleted ones (tests/cli/defrag-bigfile.sh's shapes,
+# four times the size): ext2 1 KiB, ext3 1 and 4 KiB, ext4 1 KiB with and
+# without flex_bg.  A file rebuilt where others step aside may take up to
+# 2x its bytes (REBUILD_AMPLIFICATION), every other file 1.5x.
+bench_bigfile() {
+	bfw="-w nearfull --fill"
+	bench_nearfull bigfile-ext2-1k -S 2 $bfw 96 -t ext2 -b 1024 -s 128M --streams 2
+	bench_nearfull bigfile-ext3-1k -S 1 $bfw 93 -t ext3 -b 1024 -s 128M --streams 2
+	bench_nearfull bigfile-ext3-4k -S 1 $bfw 93 -t ext3 -b 4096 -s 256M --streams 2
+	bench_nearfull bigfile-ext4-1k -S 3 $bfw 90 -t ext4 -b 1024 -s 128M --streams 2
+	bench_nearfull bigfile-ext4-1k-noflex-2 -S 1 $bfw 93 -t ext4 -b 1024 -s 128M --streams 2 --no-flex-bg
+	bench_nearfull bigfile-ext4-1k-noflex-3 -S 1 $bfw 96 -t ext4 -b 1024 -s 128M --streams 3 --no-flex-bg
+}
+
+if [ -n "${BIGFILE_ONLY:-}" ]; then
+	bench_bigfile
+	exit 0
+fi
+
 if [ -n "${NEARFULL_ONLY:-}" ]; then
 	for t in ext2 ext3 ext4; do
 		for fill in 90 95; do
@@ -242,6 +265,7 @@ for t in ext2 ext3 ext4; do
 		bench_nearfull "nearfull-$t-$fill" -w nearfull -t "$t" -s 2G --fill "$fill" --seed 1
 	done
 done
+bench_bigfile
 
 # e4defrag on a loop mount of the same aged image.
 if [ "$(id -u)" -ne 0 ] || ! command -v e4defrag >/dev/null 2>&1 || [ "$type" != ext4 ]; then

@@ -55,6 +55,7 @@ struct img_opts {
 	unsigned	rounds;		/* aged */
 	unsigned	rounds_set;
 	blk64_t		blocks_per_group;	/* 0: mke2fs' choice */
+	int		no_flex_bg;	/* ext4 without flex_bg */
 	uint64_t	sync;		/* nearfull, turns: bytes between syncs */
 	int		sync_set;
 	const char	*script;	/* nearfull, turns: write the operations here */

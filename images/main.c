@@ -40,6 +40,7 @@ enum { EXIT_OK = 0, EXIT_OPERATIONAL = 8, EXIT_USAGE = 16, EXIT_CANCELLED = 32 }
 enum {
 	OPT_STREAMS = 256, OPT_CHUNK, OPT_TOTAL, OPT_RESERVATION, OPT_FILES,
 	OPT_FILL, OPT_ROUNDS, OPT_DIRS, OPT_SYNC, OPT_SCRIPT, OPT_BLOCKS_PER_GROUP,
+	OPT_NO_FLEX_BG,
 };
 
 static const struct option long_options[] = {
@@ -59,6 +60,7 @@ static const struct option long_options[] = {
 	{ "sync",	 required_argument, NULL, OPT_SYNC },
 	{ "script",	 required_argument, NULL, OPT_SCRIPT },
 	{ "blocks-per-group", required_argument, NULL, OPT_BLOCKS_PER_GROUP },
+	{ "no-flex-bg",	 no_argument,	    NULL, OPT_NO_FLEX_BG },
 	{ "quiet",	 no_argument,	    NULL, 'q' },
 	{ "version",	 no_argument,	    NULL, 'V' },
 	{ "help",	 no_argument,	    NULL, 'h' },
@@ -118,6 +120,8 @@ static void usage(FILE *out)
 "  -b, --block-size BYTES   1024, 2048 or 4096 (default 4096)\n"
 "      --blocks-per-group N blocks per group, a multiple of 8 (default as\n"
 "                           mke2fs; nearfull: at least 8 groups)\n"
+"      --no-flex-bg         ext4 without flex_bg: every group keeps its own\n"
+"                           bitmaps and inode table, as mke2fs -O ^flex_bg\n"
 "  -S, --seed N             seed of every choice and id (default 1)\n"
 "\n"
 "Allocation:\n"
@@ -304,6 +308,9 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 				return bad("--blocks-per-group wants a multiple of 8 from 256 to 65528, not '%s'",
 					   optarg);
 			o->blocks_per_group = v;
+			break;
+		case OPT_NO_FLEX_BG:
+			o->no_flex_bg = 1;
 			break;
 		case 'q':
 			o->quiet = 1;

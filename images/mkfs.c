@@ -176,6 +176,10 @@ errcode_t mkfs_create(const char *path, const struct img_opts *o,
 	param.s_default_mount_opts = EXT2_DEFM_XATTR_USER | EXT2_DEFM_ACL;
 	/* Features first: the counts' high halves are set only with 64bit. */
 	set_features(&param, o->type);
+	if (o->no_flex_bg) {
+		ext2fs_clear_feature_flex_bg(&param);
+		param.s_log_groups_per_flex = 0;
+	}
 	ext2fs_blocks_count_set(&param, geo->blocks);
 	param.s_blocks_per_group = (__u32)geo->blocks_per_group;
 	ext2fs_r_blocks_count_set(&param, geo->blocks / 20);

@@ -502,7 +502,8 @@ errcode_t consolidate(struct planner *p, blk64_t needed, blk64_t largest_before,
 	memset(&c, 0, sizeof(c));
 	c.p = p;
 	c.budget = pack ? ~(blk64_t)0 : (blk64_t)(needed * CONSOLIDATE_JOIN_SHARE);
-	c.copy_cap = pack ? ~(blk64_t)0 : (blk64_t)(needed * CONSOLIDATE_AMPLIFICATION);
+	c.copy_cap = pack ? ~(blk64_t)0 :
+		plan_write_target(needed, planner_rebuilt_blocks(p));
 	c.largest_before = largest_before;
 	/* Joins too stay within the whole run's cap: placing spent some of it. */
 	room = c.copy_cap > p->plan->copy_blocks ? c.copy_cap - p->plan->copy_blocks : 0;

@@ -125,6 +125,12 @@ static int64_t member_index(const struct planner *p, uint32_t file)
 /* Stream blocks of the candidates the plan moves (below). */
 static blk64_t needed_blocks(const struct planner *p);
 
+/* What the plan may write (plan_write_target). */
+static blk64_t write_target(const struct planner *p)
+{
+	return plan_write_target(needed_blocks(p), planner_rebuilt_blocks(p));
+}
+
 /*
  * One compaction (compact_place), and what it leaves: files it moved out
  * of the way without finding them a place get a turn of their own.
@@ -209,7 +215,7 @@ static errcode_t compact_tries(struct planner *p, const struct unit *u,
 		 * for another reason than running out of room: none.
 		 */
 		if (!err && !k && ((!keep && !stuck) || (keep && p->plan->copy_blocks <=
-				   (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION)))) {
+				   write_target(p)))) {
 			if (keep)
 				snapshot_forget(p);
 			else
@@ -284,8 +290,7 @@ static int unit_pending(const struct planner *p, const struct unit *u)
 /* Whether the plan writes more than the target times what needed moving. */
 static int over_target(const struct planner *p)
 {
-	return p->plan->copy_blocks >
-	       (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION);
+	return p->plan->copy_blocks > write_target(p);
 }
 
 /*
@@ -310,6 +315,29 @@ static errcode_t compact_zone(struct planner *p, const struct unit *left,
 		snapshot_restore(p);
 	else
 		snapshot_forget(p);
+	return err;
+}
+
+/*
+ * FILE rebuilt (rebuild.c), kept when the plan then writes no more than
+ * its target, which the rebuild raises by REBUILD_AMPLIFICATION's share
+ * of the file's blocks.
+ */
+static errcode_t rebuild_within_target(struct planner *p, uint32_t file)
+{
+	errcode_t err;
+	int placed = 0;
+
+	err = planner_check(p);
+	if (!err)
+		err = snapshot_take(p);
+	if (err)
+		return err;
+	err = rebuild_file(p, file, &placed);
+	if (!err && placed && p->plan->copy_blocks <= write_target(p))
+		snapshot_forget(p);
+	else
+		snapshot_restore(p);
 	return err;
 }
 
@@ -390,6 +418,10 @@ static errcode_t place_all(struct planner *p, int pack_first)
 		}
 		err = compact_zone(p, left, nleft, z);
 	}
+	/* Still short: rebuilt where others step aside, where that reaches best. */
+	for (i = 0; !err && p->variant->rebuild && i < p->layout->nfiles; i++)
+		if (short_of_best(p, i))
+			err = rebuild_within_target(p, i);
 	for (i = 0; !err && i < p->layout->nfiles; i++)
 		if (p->pf[i].flags & PF_PENDING) {
 			err = planner_check(p);
@@ -399,6 +431,17 @@ static errcode_t place_all(struct planner *p, int pack_first)
 	free(tried);
 	free(left);
 	return err;
+}
+
+blk64_t planner_rebuilt_blocks(const struct planner *p)
+{
+	blk64_t n = 0;
+	uint64_t i;
+
+	for (i = 0; i < p->layout->nfiles; i++)
+		if ((p->pf[i].flags & PF_REBUILT) && planner_moves(p, i))
+			n += layout_stream_blocks(p->layout, &p->layout->files[i]);
+	return n;
 }
 
 /* Stream blocks of the candidates the plan moves: what needed moving. */
@@ -535,7 +578,7 @@ static errcode_t settle_split(struct planner *p)
 		p->pf[i].flags &= ~PF_PENDING;
 	if (!err && snapshot_gain(p) && !snapshot_any_worse(p) &&
 	    p->plan->copy_blocks <=
-	    (blk64_t)(needed_blocks(p) * CONSOLIDATE_AMPLIFICATION))
+	    write_target(p))
 		snapshot_forget(p);
 	else
 		snapshot_restore(p);

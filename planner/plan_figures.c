@@ -232,6 +232,8 @@ errcode_t plan_finish_figures(struct planner *p)
 		}
 		if (r->moves)
 			plan->needed_blocks += layout_stream_blocks(layout, f);
+		if (r->moves && (p->pf[i].flags & PF_REBUILT))
+			plan->rebuilt_blocks += layout_stream_blocks(layout, f);
 		plan->pieces_before += r->pieces_before;
 		plan->pieces_after += r->pieces_after;
 		plan->read_before += r->read_before;

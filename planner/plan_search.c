@@ -17,9 +17,10 @@
  * Along each axis the first value is always tried; a later one only when
  * the plan kept so far on that axis calls for it (its `when`), and it then
  * replaces that plan if its `rule` prefers it.  What one axis keeps is
- * the candidate of the axis around it.  At most 3 x 2 x 3 = 18 plans; a
- * disk where the first plan brings every file to best within the write
- * target makes one.
+ * the candidate of the axis around it.  At most 3 x 2 x 3 = 18 plans, and
+ * when the plan kept leaves files short of best, one more: it, with those
+ * files rebuilt where others step aside (rebuild.c).  A disk where the
+ * first plan brings every file to best within the write target makes one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ enum plan_rule {
 	RULE_BEST_NONE_WORSE,	/* more files at best, and no file worse than it was */
 	RULE_BEST_FREE_WRITES,	/* more at best, then the free-space promise, then writes */
 	RULE_SPLIT,		/* split_better */
+	RULE_REBUILD,		/* more files at best within the write target */
 };
 
 /* One value of an axis: the fields of struct plan_variant it sets. */
@@ -107,7 +109,7 @@ static int plan_any_worse(const struct plan *plan)
 /* Whether PLAN writes more than the target times what needed moving. */
 static int plan_over_budget(const struct plan *plan)
 {
-	return plan->copy_blocks > (blk64_t)(plan->needed_blocks * CONSOLIDATE_AMPLIFICATION);
+	return plan->copy_blocks > plan_write_target(plan->needed_blocks, plan->rebuilt_blocks);
 }
 
 /* Whether PLAN leaves more free runs than before and than block groups. */
@@ -206,20 +208,27 @@ static int plan_prefer(const struct layout *layout, enum plan_rule rule,
 		return b->copy_blocks < a->copy_blocks;
 	case RULE_SPLIT:
 		return split_better(layout, a, b);
+	case RULE_REBUILD:
+		return b->best > a->best && !plan_over_budget(b);
 	default:
 		return 0;
 	}
 }
 
-/* *KEPT or B, as RULE prefers; the other is freed.  B may be NULL (none made). */
+/*
+ * *KEPT or B, as RULE prefers; the other is freed.  B may be NULL (none
+ * made).  *KV, the variant *KEPT was made with, becomes BV with B.
+ */
 static void plan_keep(const struct layout *layout, enum plan_rule rule,
-		      struct plan **kept, struct plan *b)
+		      struct plan **kept, struct plan_variant *kv, struct plan *b,
+		      const struct plan_variant *bv)
 {
 	if (!b)
 		return;
 	if (plan_prefer(layout, rule, *kept, b)) {
 		plan_free(*kept);
 		*kept = b;
+		*kv = *bv;
 	} else {
 		plan_free(b);
 	}
@@ -229,6 +238,7 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret)
 {
 	struct plan *kept = NULL, *ks, *kd, *b;
+	struct plan_variant kept_v = { 0 }, ks_v = { 0 }, kd_v = { 0 };
 	size_t s, d, o;
 	errcode_t err = 0;
 
@@ -253,17 +263,31 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 					continue;
 				err = plan_once(layout, sel, opts, &v, &b);
 				if (!err)
-					plan_keep(layout, by_order[o].rule, &kd, b);
+					plan_keep(layout, by_order[o].rule, &kd, &kd_v, b, &v);
 			}
 			if (err)
 				plan_free(kd);
 			else
-				plan_keep(layout, by_direct[d].rule, &ks, kd);
+				plan_keep(layout, by_direct[d].rule, &ks, &ks_v, kd, &kd_v);
 		}
 		if (err)
 			plan_free(ks);
 		else
-			plan_keep(layout, by_split[s].rule, &kept, ks);
+			plan_keep(layout, by_split[s].rule, &kept, &kept_v, ks, &ks_v);
+	}
+	/*
+	 * Files still short of best: the plan kept, made again with them
+	 * rebuilt where others step aside (rebuild.c), which writes more;
+	 * kept when more files reach best within the write target (which the
+	 * rebuilt files raise: plan_write_target).
+	 */
+	if (!err && kept && plan_short(kept)) {
+		struct plan_variant v = kept_v;
+
+		v.rebuild = 1;
+		err = plan_once(layout, sel, opts, &v, &b);
+		if (!err)
+			plan_keep(layout, RULE_REBUILD, &kept, &kept_v, b, &v);
 	}
 	/*
 	 * A plan no better than the disk as it is (a file moved in as many

@@ -139,6 +139,25 @@ struct plan_opts {
  */
 #define CONSOLIDATE_JOIN_SHARE		0.5
 #define CONSOLIDATE_AMPLIFICATION	1.5
+/*
+ * A file with no room for its best but by being rebuilt where others step
+ * aside (planner/rebuild.c: larger than the free space, or than any free
+ * run packing leaves) reaches best though that writes more: up to
+ * REBUILD_AMPLIFICATION times its blocks, CONSOLIDATE_AMPLIFICATION
+ * holding for every other file.
+ */
+#define REBUILD_AMPLIFICATION		2.0
+
+/*
+ * The blocks a run may write: CONSOLIDATE_AMPLIFICATION times the blocks
+ * of the files that needed moving (NEEDED), and REBUILD_AMPLIFICATION
+ * times for those of them rebuilt (REBUILT, counted in NEEDED too).
+ */
+static inline blk64_t plan_write_target(blk64_t needed, blk64_t rebuilt)
+{
+	return (blk64_t)(needed * CONSOLIDATE_AMPLIFICATION +
+			 rebuilt * (REBUILD_AMPLIFICATION - CONSOLIDATE_AMPLIFICATION));
+}
 
 struct runs_change;
 
@@ -176,6 +195,7 @@ struct plan {
 	blk64_t		consolidate_blocks;	/* ... of them to consolidate free space */
 	int		consolidate_over_budget;	/* more was possible (pack) */
 	blk64_t		needed_blocks;	/* stream blocks of the files that needed moving */
+	blk64_t		rebuilt_blocks;	/* ... of them rebuilt (plan_write_target) */
 	uint64_t	pieces_before, pieces_after;
 	double		read_before, read_after, ideal;
 	uint64_t	free_extents_before, free_extents_after;

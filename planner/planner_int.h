@@ -13,6 +13,8 @@
  *   place.c          where one unit goes (free run, own piece, window)
  *   window.c         making room: the cheapest window, cleared
  *   selfstage.c      a file's own blocks out of its window
+ *   rebuild.c        a file with no room for its best, rebuilt where
+ *                    the fewest blocks of others step aside
  *   zonewalk.c       a stream laid across zones
  *   compact.c        packing a nearly full disk (compact_stage.c: where
  *                    what must leave goes; compact_move.c: the moves;
@@ -42,6 +44,8 @@ enum {
 	PF_PLACED	= 1 << 1,	/* the plan moved it */
 	PF_UNMOVABLE	= 1 << 2,	/* never moved (select.c) */
 	PF_IN_SET	= 1 << 3,	/* pending member of a multi-file unit */
+	PF_REBUILT	= 1 << 4,	/* placed at best by rebuild.c: its writes
+					 * may reach REBUILD_AMPLIFICATION */
 	PF_IN_UNIT	= 1 << 5,	/* member of the unit being placed (window.c) */
 };
 
@@ -149,10 +153,13 @@ enum { IDLE_NONE, IDLE_PLACING, IDLE_ALL };
  * before a chunk (compact.c); SPLIT (SPLIT_*): packings may give a file
  * with no place the gaps' ends, in pieces (compact_split.c); IDLE
  * (IDLE_*): steps left out, for a plan no better than the disk as it is
- * (plan_search.c).
+ * (plan_search.c); REBUILD: a file still short of best then is rebuilt
+ * where others step aside (rebuild.c), a plan made only when the others
+ * leave files short.
  */
 struct plan_variant {
 	uint8_t		pack_first, lenient, no_direct, split, idle;
+	uint8_t		rebuild;	/* files still short rebuilt (rebuild.c) */
 };
 
 /* Files placed as one: an interleave set (path order) or a single file. */
@@ -350,6 +357,8 @@ uint32_t planner_member_at(const struct planner *p, uint32_t file);
 errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		    const struct plan_opts *opts, const struct plan_variant *v,
 		    struct plan **ret);
+/* Stream blocks of the files rebuild.c placed: plan_write_target's REBUILT. */
+blk64_t planner_rebuilt_blocks(const struct planner *p);
 /* p->owner_count, made (zeroed) if it is not yet. */
 errcode_t planner_owner_count(struct planner *p);
 /*
@@ -580,5 +589,55 @@ errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
  */
 errcode_t selfstage_out(struct planner *p, uint32_t file, blk64_t lo,
 			blk64_t hi, int *ok);
+/*
+ * The same for any file, block-mapped too (a block map's indirect blocks
+ * are its stream's: they move as the stream does), into free space
+ * outside [XLO, XHI) as well (XLO == XHI: no such bound), which holds
+ * [LO, HI) when given.  With KEEP_SHIFT, a run of it in [LO, HI) whose
+ * stream offset is its distance from LO plus *KEEP_SHIFT is where it is to
+ * go, and stays.  MOVE_STAGE, so a pending file stays pending.
+ */
+errcode_t stage_out_of(struct planner *p, uint32_t file, blk64_t lo,
+		       blk64_t hi, blk64_t xlo, blk64_t xhi,
+		       const int64_t *keep_shift, int *ok);
+
+/*
+ * Free stretches of P's space map below LIMIT and outside [LO, HI) and
+ * [XLO, XHI) (XLO == XHI: no second), longest first, into *OUT (malloc'd).
+ */
+errcode_t stage_room(const struct planner *p, blk64_t limit,
+		     blk64_t lo, blk64_t hi, blk64_t xlo, blk64_t xhi,
+		     struct layout_piece **out, size_t *n);
+/*
+ * Take LEN blocks from the stretches F (NF; cursor *FI, *FO) as changes
+ * from stream offset OFF onto OUT; nonzero: not that many left.
+ */
+int stage_room_take(const struct layout_piece *f, size_t nf, size_t *fi,
+		    blk64_t *fo, blk64_t off, blk64_t len, struct change_vec *out);
+/* A cursor over stage_room's stretches, for stage_cursor_alloc. */
+struct stage_cursor {
+	const struct layout_piece *f;
+	size_t		nf;
+	size_t		*fi;
+	blk64_t		*fo;
+};
+/* fmap_close_alloc_fn taking a block from a struct stage_cursor. */
+int stage_cursor_alloc(void *priv, blk64_t pos, blk64_t *pblk);
+/*
+ * CH (changes to block-mapped FILE's stream, M its map, sorted) with the
+ * indirect blocks whose contents they change moved too, to blocks from
+ * ALLOC (fmap_close_changes); E2F_ERR_NO_SPACE when ALLOC had none.
+ */
+errcode_t stage_close(struct planner *p, uint32_t file, struct fmap *m,
+		      struct change_vec *ch, fmap_close_alloc_fn alloc, void *priv);
+
+/* rebuild.c */
+/*
+ * FILE, short of best with no room for it otherwise, rebuilt in the region
+ * where the fewest blocks of others must step aside, cleared a chunk at a
+ * time, its own blocks the staging room; taken back unless it reaches best
+ * with no other file in more pieces.  *PLACED: it did (PF_REBUILT set).
+ */
+errcode_t rebuild_file(struct planner *p, uint32_t file, int *placed);
 
 #endif /* PLANNER_PLANNER_INT_H */
