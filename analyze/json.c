@@ -46,11 +46,15 @@ static int dump(FILE *out, const char *key, json_t *value, int last)
 int json_report(FILE *out, const struct layout *layout,
 		const struct report_opts *o)
 {
+	json_t *summary = report_json_summary(layout);
 	uint64_t i, n = 0;
 
 	fputs("{\n", out);
+	/* e2frag's own addition: what e2defrag could improve (room.c). */
+	if (summary)
+		json_object_set_new(summary, "improvable_files", json_integer(o->improvable));
 	if (dump(out, "filesystem", report_json_filesystem(layout, o->device), 0) ||
-	    dump(out, "summary", report_json_summary(layout), 0))
+	    dump(out, "summary", summary, 0))
 		return -1;
 	fputs("  \"files\": [", out);
 	for (i = 0; i < layout->nfiles; i++) {

@@ -20,6 +20,7 @@
 #include "progress.h"
 #include "modelopt.h"
 #include "svg.h"
+#include "metrics.h"
 #include "version.h"
 
 enum {
@@ -28,7 +29,7 @@ enum {
 
 enum {
 	OPT_NOHEADINGS = 256, OPT_LIST_COLUMNS, OPT_SVG, OPT_HIGHLIGHT, OPT_THRESHOLD,
-	OPT_COLOR,
+	OPT_COLOR, OPT_METRICS, OPT_METRICS_MOUNTPOINT,
 };
 
 /* e2frag's own; the read model's follow (modelopt_long_options). */
@@ -48,6 +49,8 @@ static const struct option own_options[] = {
 	{ "svg",	   required_argument, NULL, OPT_SVG },
 	{ "highlight",	   required_argument, NULL, OPT_HIGHLIGHT },
 	{ "color",	   optional_argument, NULL, OPT_COLOR },
+	{ "metrics",	   required_argument, NULL, OPT_METRICS },
+	{ "metrics-mountpoint", required_argument, NULL, OPT_METRICS_MOUNTPOINT },
 	{ "verbose",	   no_argument,	      NULL, 'v' },
 	{ "version",	   no_argument,	      NULL, 'V' },
 	{ "help",	   no_argument,	      NULL, 'h' },
@@ -62,8 +65,9 @@ static void usage(FILE *out, const char *prog)
 "fragmentation, interleaving between files, free space and the time a\n"
 "rotating disk would take to read it all back.\n"
 "\n"
-"SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
-"(inside the filesystem) restrict the report to those files and trees.\n"
+"SPEC is an image file (raw or e2image -Q), a block device, a mount point,\n"
+"LABEL=... or UUID=...; PATHs (inside the filesystem) restrict the report\n"
+"to those files and trees.\n"
 "\n"
 "Report:\n"
 "  -J, --json              the whole report as JSON (see e2frag(8))\n"
@@ -77,6 +81,10 @@ static void usage(FILE *out, const char *prog)
 "      --highlight PATH    in the SVG, mark PATH and the files it interleaves with\n"
 "      --color[=WHEN]      colour the report: auto (default: on a terminal,\n"
 "                          unless NO_COLOR is set), always, never\n"
+"      --metrics FILE      also write the figures for node_exporter's textfile\n"
+"                          collector into FILE (atomically)\n"
+"      --metrics-mountpoint DIR  label them with this mount point (default:\n"
+"                          where the filesystem is mounted, if it is)\n"
 "\n"
 "File table (worst lost read time first):\n"
 "  -o, --output LIST       its columns (--list-columns); +LIST adds to the default\n"
@@ -107,6 +115,7 @@ struct cli {
 	struct layout_opts	scan;
 	int			json;			/* -J */
 	const char		*svg, *highlight;	/* --svg, --highlight */
+	const char		*metrics, *metrics_mountpoint;
 	enum color_mode		color;
 };
 
@@ -192,6 +201,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			exit(EXIT_NOTHING);
 		case OPT_SVG: c->svg = optarg; break;
 		case OPT_HIGHLIGHT: c->highlight = optarg; break;
+		case OPT_METRICS: c->metrics = optarg; break;
+		case OPT_METRICS_MOUNTPOINT: c->metrics_mountpoint = optarg; break;
 		case OPT_COLOR:
 			if (optarg && color_parse_mode(optarg, &c->color)) {
 				fprintf(stderr, "%s: --color wants auto, always or never, not '%s'\n",
@@ -288,6 +299,7 @@ int main(int argc, char **argv)
 		return EXIT_OPERATIONAL;
 	}
 	c.report.device = info.device;
+	c.report.dump = info.dump == FSOPEN_DUMP_QCOW2;
 	if (info.mount_flags & EXT2_MF_MOUNTED)
 		fprintf(stderr, "%s: warning: %s is mounted%s%s; the results may be stale\n",
 			prog, info.device, info.mount_point[0] ? " on " : "",
@@ -334,8 +346,25 @@ int main(int argc, char **argv)
 		layout_summarize(layout, 0);
 	}
 
+	/* Only the reports that show it, from the bitmap the scan read. */
+	if (!(c.svg && !strcmp(c.svg, "-")) && (c.json || !c.report.list) &&
+	    (ret = layout_count_improvable(layout, optind + 1 < argc, &c.report.improvable))) {
+		com_err(prog, ret, "while estimating what e2defrag could improve on %s",
+			info.device);
+		goto out;
+	}
 	if (c.svg && svg_report(layout, info.device, c.svg, c.highlight, NULL, prog))
 		goto out;
+	if (c.metrics) {
+		struct metrics_figures fig;
+
+		metrics_figures_from(&fig, layout);
+		if (metrics_write(c.metrics, prog, info.device,
+				  c.metrics_mountpoint ? c.metrics_mountpoint :
+				  (info.mount_flags & EXT2_MF_MOUNTED) ? info.mount_point : NULL,
+				  &fig, NULL))
+			goto out;
+	}
 	if (c.svg && !strcmp(c.svg, "-")) {
 		/* The picture is on stdout: no report beside it. */
 	} else if (c.json) {

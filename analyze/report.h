@@ -18,6 +18,7 @@ struct report_opts {
 	const char	*program;
 	const char	*device;	/* as resolved, for the report */
 	const char	*spec;		/* as given, for the suggested command */
+	int		dump;		/* SPEC is a qcow2 dump: suggest no command on it */
 	unsigned	top;		/* worst files listed; 0: all that lose time */
 	int		top_set;	/* --top given (--list lists all otherwise) */
 	int		show_groups, show_free, show_sets;
@@ -30,6 +31,8 @@ struct report_opts {
 	int		npaths;
 	int		verbose;
 	int		color;		/* --color: escape codes in the text report */
+	/* Of the avoidably fragmented files, those e2defrag could improve (room.c). */
+	uint64_t	improvable;
 };
 
 /* text.c: the fsck-like summary. */

@@ -245,6 +245,9 @@ void text_report(FILE *out, const struct layout *layout,
 		"%llu avoidably (more pieces than their best)\n",
 		(unsigned long long)s->files, (unsigned long long)s->fragmented_files,
 		(unsigned long long)s->avoidably_fragmented_files);
+	if (s->avoidably_fragmented_files)
+		fprintf(out, "              %llu of them e2defrag could bring closer to best "
+			"on this disk as it is\n", (unsigned long long)o->improvable);
 	fprintf(out, "              %llu %s where %llu would do; %llu %s\n",
 		(unsigned long long)s->pieces, util_plural(s->pieces, "piece", "pieces"),
 		(unsigned long long)s->best_pieces, (unsigned long long)s->extents,
@@ -273,7 +276,11 @@ void text_report(FILE *out, const struct layout *layout,
 	}
 	fputc('\n', out);
 	verdict_color(out, o, s->score >= o->threshold && s->score > 0);
-	if (s->score >= o->threshold && s->score > 0)
+	if (s->score >= o->threshold && s->score > 0 && o->dump)
+		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
+			"recommended; run e2defrag on the filesystem this dump "
+			"was made from", s->score, o->threshold);
+	else if (s->score >= o->threshold && s->score > 0)
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
 			"recommended; run: e2defrag %s", s->score, o->threshold,
 			o->spec);

@@ -171,10 +171,16 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			st->abandoned = 1;
 			break;
 		}
+		/*
+		 * A plan whose moves are all whole, or need no new mapping
+		 * blocks, has no segs or meta array at all: no pointer into
+		 * one then (arithmetic on NULL is undefined).
+		 */
 		res->err = move_file(&c, layout->files[mv->file].ino,
 				     mv->whole ? &whole : plan->segs + seg,
 				     mv->whole ? 1 : plan_move_nsegs(mv),
-				     plan->meta + meta, mv->nmeta, &ms);
+				     mv->nmeta ? plan->meta + meta : NULL, mv->nmeta,
+				     &ms);
 		res->done = ms.switched;
 		if (ms.switched)
 			batch[nbatch++] = i;

@@ -14,7 +14,7 @@
  *     "files": [ { ino, path, type, size, blocks, outcome, reason,
  *                  pieces_before, pieces_after, best, read_seconds_before,
  *                  read_seconds_after, ideal_read_seconds, bytes_to_write,
- *                  interleave_set } ],
+ *                  interleave_set, room_needed, room_free } ],
  *     "skipped": [ { ino, name, reason } ],
  *     "result": { moves_done, moves_failed, files_failed, bytes_written,
  *                 bytes_copied, write_amplification, seconds, cancelled, timed_out,
@@ -109,6 +109,16 @@ static json_t *file_json(const struct report *r, uint64_t i)
 	json_object_set_new(o, "interleave_set", json_integer(
 		layout_file_interleave(r->layout, f) ?
 		layout_file_interleave(r->layout, f)->set : 0));
+	/* Short of best: the free space its best needs, and the disk's (text.c). */
+	if (pf->outcome == OUT_PARTIAL || pf->outcome == OUT_NO_ROOM) {
+		json_object_set_new(o, "room_needed",
+				    json_integer(layout_room_needed(r->layout, f) * bs));
+		json_object_set_new(o, "room_free", json_integer(layout_room_available(
+			r->after ? r->after : r->layout) * bs));
+	} else {
+		json_object_set_new(o, "room_needed", json_null());
+		json_object_set_new(o, "room_free", json_null());
+	}
 	return o;
 }
 

@@ -4,8 +4,9 @@
  * The front end: parses options, opens the filesystem through the core
  * (which refuses what must not be written), sets up the undo file,
  * signals and progress, and runs the engine: scan, select, plan, move.
- * Exit codes are doc/design.md's: 0 done or nothing to do, 1 some files could
- * not reach best, 4 some files failed to move, 8 operational error or
+ * Exit codes are doc/design.md's (report.h; status.c decides a run's): 0
+ * done, nothing to do or all that is possible done, 1 another run could
+ * still do more, 4 some files failed to move, 8 operational error or
  * refusal, 16 usage error, 32 cancelled.
  */
 #include <errno.h>
@@ -30,11 +31,6 @@
 #include "report.h"
 #include "writer.h"
 #include "fmap_err.h"
-
-enum {
-	EXIT_OK = 0, EXIT_NOT_BEST = 1, EXIT_FAILED = 4, EXIT_OPERATIONAL = 8,
-	EXIT_USAGE = 16, EXIT_CANCELLED = 32,
-};
 
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
@@ -80,8 +76,9 @@ static void usage(FILE *out, const char *prog)
 "in path order) and leave free space in few large runs.  Every file move is\n"
 "crash-safe.\n"
 "\n"
-"SPEC is an image file, a block device, LABEL=... or UUID=...; PATHs\n"
-"(inside the filesystem) restrict the run to those files and trees.\n"
+"SPEC is an image file, a block device, LABEL=... or UUID=... (-n also\n"
+"reads a mount point and an e2image -Q dump); PATHs (inside the\n"
+"filesystem) restrict the run to those files and trees.\n"
 "\n"
 "Selection (default: every avoidably fragmented or interleaved file):\n"
 "      --min-score N       only files whose score is at least N (0-100)\n"
@@ -122,10 +119,11 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "Times are printed in seconds.\n"
 "\n"
-"Exit status: 0 done (or nothing to do), 1 some files could not reach their\n"
-"best layout, 4 some files failed to move, 8 operational error or refusal\n"
-"(mounted, needs recovery, errors, not clean, orphans, unsupported feature),\n"
-"16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", out);
+"Exit status: 0 done (nothing to do, or all that is possible: files left\n"
+"short of best are named with the reason), 1 another run could do more\n"
+"(stopped at --max-time), 4 some files failed to move, 8 operational error\n"
+"or refusal (mounted, needs recovery, errors, not clean, orphans,\n"
+"unsupported feature), 16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", out);
 }
 
 /* The first finishes the unit at hand, the second the move at hand. */
@@ -473,17 +471,6 @@ static uint8_t *file_results(const struct plan *plan, const struct run_state *st
 	return res;
 }
 
-static int exit_status(const struct plan *plan, const struct run_state *st)
-{
-	if (st && st->cancelled)
-		return EXIT_CANCELLED;
-	if (st && st->failed)
-		return EXIT_FAILED;
-	if (plan->partial || plan->no_room || plan->skipped || (st && st->timed_out))
-		return EXIT_NOT_BEST;
-	return EXIT_OK;
-}
-
 /* Whether the plan lists file I (layout_names_more). */
 static int planned(void *priv, uint64_t i)
 {
@@ -535,7 +522,7 @@ static int run(struct cli *c, const char *prog)
 	if (c->force)
 		flags |= FSOPEN_FORCE;
 	if (c->dry_run)
-		flags |= FSOPEN_CHECK;
+		flags |= FSOPEN_CHECK | FSOPEN_DRY_RUN;
 	if (c->undo_file && !c->dry_run) {
 		/*
 		 * A new undo file for every run, as e2fsck, resize2fs and
@@ -690,11 +677,13 @@ static int run(struct cli *c, const char *prog)
 			goto out;
 		if (both && svg_compare_end(both, layout, caption, prog))
 			goto out;
-		r.status = status = exit_status(plan, NULL);
+		r.status = status = run_exit_status(plan, NULL, NULL);
 		if (c->json)
 			json_output(stdout, &r);
 		else
 			text_plan(stdout, &r);
+		if (!c->json)
+			text_closing(stdout, &r);
 		goto out;
 	}
 	if (c->undo_file)
@@ -760,7 +749,7 @@ static int run(struct cli *c, const char *prog)
 	r.after = after;
 	r.run = &st;
 	r.result = file_results(plan, &st);
-	r.status = status = exit_status(plan, &st);
+	r.status = status = run_exit_status(plan, &st, r.result);
 	/* The run is done whatever the picture does; a failed one is an error still. */
 	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
@@ -778,6 +767,8 @@ static int run(struct cli *c, const char *prog)
 		json_output(stdout, &r);
 	else
 		text_result(stdout, &r);
+	if (!c->json)
+		text_closing(stdout, &r);
 out:
 	progress_close(&pr);
 	svg_compare_free(both);

@@ -11,6 +11,16 @@
 #include "defrag.h"
 #include "units.h"
 
+/* doc/design.md's exit codes. */
+enum {
+	EXIT_OK = 0,		/* done, nothing to do, or all that is possible done */
+	EXIT_MORE = 1,		/* another run could still do more (--max-time) */
+	EXIT_FAILED = 4,	/* some files failed to move */
+	EXIT_OPERATIONAL = 8,	/* refused, or an operational error */
+	EXIT_USAGE = 16,
+	EXIT_CANCELLED = 32,	/* SIGINT, SIGTERM */
+};
+
 /* What became of a file in a real run (per layout file). */
 enum file_result {
 	FR_PLANNED = 0,		/* dry run, or not touched */
@@ -34,9 +44,22 @@ struct report {
 	int		status;		/* the exit status */
 };
 
+/*
+ * status.c: the exit status of a run from its plan, ST (NULL: a dry run)
+ * and RESULT (enum file_result per layout file, or NULL).
+ */
+int run_exit_status(const struct plan *plan, const struct run_state *st,
+		    const uint8_t *result);
+
 /* text.c */
 void text_plan(FILE *out, const struct report *r);
 void text_result(FILE *out, const struct report *r);
+/*
+ * The closing line: whether another run could do more (exit 1: what this
+ * one did not reach), or else which selected files stay short of best
+ * and why, when any do (exit 0: no run can change that here).
+ */
+void text_closing(FILE *out, const struct report *r);
 /* Name the files that failed, on stderr. */
 void text_failures(FILE *out, const struct report *r);
 /*

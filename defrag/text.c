@@ -20,13 +20,46 @@ static const char *outcome_word(const struct report *r, uint64_t i)
 	}
 	switch (pf->outcome) {
 	case OUT_BEST: return "best";
-	case OUT_PARTIAL: return "fewer pieces (no room for best)";
-	case OUT_NO_ROOM: return "unchanged (no room)";
+	case OUT_PARTIAL: return "fewer pieces";
+	case OUT_NO_ROOM:
+		/* Moved out of others' way, maybe, but in no fewer pieces. */
+		return pf->pieces_after > pf->pieces_before ? "more pieces" : "unchanged";
 	case OUT_SKIPPED: return skip_reason_text(pf->reason);
 	case OUT_EVACUATED: return "moved out of the way";
 	case OUT_CONSOLIDATED: return "moved to join free space";
 	default: return "";
 	}
+}
+
+/*
+ * Why file I stays short of best, for the outcomes that say so, into BUF:
+ * the free space its best layout needs against what the disk has
+ * (layout_room_needed, layout_room_available; after a run, the disk as
+ * it is then).  "no room" when the disk has less: no run can do better
+ * here.  Else e2defrag found no way to clear that much for it.  Empty
+ * for the other outcomes.
+ */
+static const char *short_reason(const struct report *r, uint64_t i, char *buf,
+				size_t len)
+{
+	const struct plan_file *pf = plan_file(r->plan, i);
+	const struct layout *now = r->after ? r->after : r->layout;
+	unsigned bs = r->layout->fs->blocksize;
+	blk64_t need, have;
+	char a[32], b[32];
+
+	buf[0] = 0;
+	if (pf->outcome != OUT_PARTIAL && pf->outcome != OUT_NO_ROOM)
+		return buf;
+	if (r->result && (r->result[i] == FR_FAILED || r->result[i] == FR_NOT_REACHED))
+		return buf;
+	need = layout_room_needed(r->layout, &r->layout->files[i]);
+	have = layout_room_available(now);
+	util_format_size(need * (uint64_t)bs, a, sizeof(a));
+	util_format_size(have * (uint64_t)bs, b, sizeof(b));
+	snprintf(buf, len, "%s: its best needs %s free, the disk has %s",
+		 need > have ? "no room" : "no way found to clear room", a, b);
+	return buf;
 }
 
 /* Path bytes util_printable passes as they are. */
@@ -118,7 +151,7 @@ static void file_lines(FILE *out, const struct report *r)
 	     i = plan_next_line(r->plan, i + 1)) {
 		const struct plan_file *pf = plan_file(r->plan, i);
 		const struct layout_file *f = &layout->files[i];
-		char size[32], line[256 + PATH_ROOM + 128], *p;
+		char size[32], line[256 + PATH_ROOM + 256], why[128], *p;
 		const char *word;
 
 		if (pf->outcome == OUT_NONE)
@@ -147,6 +180,11 @@ static void file_lines(FILE *out, const struct report *r)
 		word = outcome_word(r, i);
 		p = field(p, ": ", 2, 0, 0);
 		p = field(p, word, strlen(word), 0, 0);
+		if (*short_reason(r, i, why, sizeof(why))) {
+			p = field(p, " (", 2, 0, 0);
+			p = field(p, why, strlen(why), 0, 0);
+			p = field(p, ")", 1, 0, 0);
+		}
 		*p++ = '\n';
 		fwrite(line, 1, p - line, out);
 	}
@@ -166,6 +204,7 @@ static void file_lines(FILE *out, const struct report *r)
 /* The selected files that did not reach best, and why. */
 static void not_best_lines(FILE *out, const struct report *r)
 {
+	char why[128];
 	uint64_t i;
 
 	for (i = 0; i < r->layout->nfiles; i++) {
@@ -187,10 +226,58 @@ static void not_best_lines(FILE *out, const struct report *r)
 		}
 		fprintf(out, "  not at best: ");
 		print_path(out, r->layout, r->layout->files[i].ino);
-		fprintf(out, " (%u -> %u %s, best %u): %s\n", pf->pieces_before,
+		fprintf(out, " (%u -> %u %s, best %u): %s", pf->pieces_before,
 			after, util_plural(after, "piece", "pieces"), pf->best,
 			outcome_word(r, i));
+		if (*short_reason(r, i, why, sizeof(why)))
+			fprintf(out, " (%s)", why);
+		fputc('\n', out);
 	}
+}
+
+/* Files named in the closing line, at most; the rest are counted. */
+#define CLOSING_NAMES	3
+
+void text_closing(FILE *out, const struct report *r)
+{
+	uint64_t i, n = 0, not_reached = 0;
+	char why[128];
+
+	for (i = 0; r->result && i < r->layout->nfiles; i++)
+		not_reached += r->result[i] == FR_NOT_REACHED;
+	if (r->status == EXIT_MORE) {
+		fprintf(out, "%s: stopped at --max-time: another run could do more "
+			"(%llu %s not reached)\n", r->prog, (unsigned long long)not_reached,
+			util_plural(not_reached, "file", "files"));
+		return;
+	}
+	if (r->status != EXIT_OK)
+		return;
+	for (i = plan_next_line(r->plan, 0); i < r->layout->nfiles;
+	     i = plan_next_line(r->plan, i + 1)) {
+		const struct plan_file *pf = plan_file(r->plan, i);
+
+		if (pf->outcome != OUT_PARTIAL && pf->outcome != OUT_NO_ROOM &&
+		    pf->outcome != OUT_SKIPPED)
+			continue;
+		if (!n)
+			fprintf(out, "%s: %s short of best: ", r->prog, r->dry_run ?
+				"a run would leave" : "done, and another run would do no more;");
+		if (n < CLOSING_NAMES) {
+			fputs(n ? ", " : "", out);
+			print_path(out, r->layout, r->layout->files[i].ino);
+			if (pf->outcome == OUT_SKIPPED)
+				fprintf(out, " (skipped: %s)", skip_reason_text(pf->reason));
+			else
+				fprintf(out, " (%s)", short_reason(r, i, why, sizeof(why)));
+		}
+		n++;
+	}
+	if (n > CLOSING_NAMES)
+		fprintf(out, " and %llu more (listed above)",
+			(unsigned long long)(n - CLOSING_NAMES));
+	if (n)
+		fputc('\n', out);
 }
 
 void text_plan(FILE *out, const struct report *r)
@@ -210,7 +297,7 @@ void text_plan(FILE *out, const struct report *r)
 		return;
 	}
 	fprintf(out, "  files selected:     %llu: %llu to best pieces, %llu to fewer pieces, "
-		"%llu left (no room), %llu skipped\n",
+		"%llu unchanged (no room), %llu skipped\n",
 		(unsigned long long)p->selected, (unsigned long long)p->best,
 		(unsigned long long)p->partial, (unsigned long long)p->no_room,
 		(unsigned long long)p->skipped);

@@ -48,6 +48,14 @@ enum {
 	FSOPEN_FORCE	 = 1 << 1,	/* -f: override "not checked since mount" only */
 	FSOPEN_CHECK	 = 1 << 2,	/* with FSOPEN_WRITE: refuse as for writing, but
 					 * open read-only (e2defrag -n) */
+	FSOPEN_DRY_RUN	 = 1 << 3,	/* with FSOPEN_CHECK: nothing will be written,
+					 * so a qcow2 dump may be read */
+};
+
+/* What kind of file holds the filesystem. */
+enum fsopen_dump {
+	FSOPEN_DUMP_NONE = 0,	/* a device or a raw image (e2image -r) */
+	FSOPEN_DUMP_QCOW2,	/* e2image -Q, read through the qcow2 tables */
 };
 
 /* What fsopen_open() found out while opening; front ends warn with it. */
@@ -59,18 +67,35 @@ struct fsopen_info {
 	int	has_errors;	/* s_state has EXT2_ERROR_FS */
 	int	not_clean;	/* s_state lacks EXT2_VALID_FS */
 	char	unsupported[64]; /* first feature e2defrag cannot handle, or "" */
+	enum fsopen_dump dump;	/* a qcow2 dump is read-only */
 };
 
 /*
  * Resolve SPEC (a path, LABEL=..., UUID=...) to a device or image path.
  * On success *device is malloc'd.  E2F_ERR_NOT_FOUND when no such tag.
+ * A directory that is a mount point resolves to the device of the
+ * ext2/3/4 filesystem mounted there (the last mount over it, as
+ * /proc/self/mountinfo lists them); another directory is
+ * E2F_ERR_NOT_MOUNT_POINT, a mount of something else (tmpfs, overlay)
+ * E2F_ERR_MOUNT_NOT_EXT.
  */
 errcode_t fsopen_resolve(const char *spec, char **device);
 
 /*
+ * The device mounted on directory DIR (a canonical path) according to
+ * MOUNTINFO (a file in /proc/self/mountinfo's format): *device malloc'd.
+ * Exposed for tests, which give it a mountinfo of their own.
+ */
+errcode_t fsopen_mount_source(const char *mountinfo, const char *dir,
+			      char **device);
+
+/*
  * Open SPEC read-only or (FSOPEN_WRITE) read-write, always with 64-bit
  * bitmaps.  Rejects non-ext input, directories, empty and truncated
- * images, corrupt group descriptors.  For writing it also refuses a
+ * images, corrupt group descriptors, normal-format e2image dumps
+ * (E2F_ERR_E2IMAGE_NORMAL); reads qcow2 dumps (e2image -Q) through their
+ * tables, and refuses to write one (E2F_ERR_DUMP_READONLY) unless
+ * FSOPEN_DRY_RUN says nothing will be written.  For writing it also refuses a
  * mounted, busy, dirty, erroneous, needs-recovery, orphan-carrying
  * filesystem or one with an unsupported feature, with the E2F_ERR_* code
  * naming why (info->unsupported names the feature).  IO may be NULL
@@ -466,6 +491,26 @@ layout_file_piece(const struct layout *layout, const struct layout_file *f,
 
 /* Fewest pieces F could have here (doc/design.md: best). */
 uint32_t layout_file_best(const struct layout *layout, const struct layout_file *f);
+
+/*
+ * room.c: the free blocks F's best layout needs (its largest part: the
+ * whole stream, or the largest zone's worth), and the free blocks the
+ * disk has.  With the second at least the first, the zones F's best takes
+ * can be cleared and filled a zone at a time; with less, F cannot reach
+ * its best here whatever moves (doc/design.md: no room).
+ */
+blk64_t layout_room_needed(const struct layout *layout, const struct layout_file *f);
+blk64_t layout_room_available(const struct layout *layout);
+/*
+ * Of the avoidably fragmented files (those flagged LAYOUT_F_SELECTED
+ * only, with SELECTED_ONLY), how many e2defrag could bring closer to
+ * their best on the disk as it is, estimated from the layout
+ * (doc/design.md: improvable): best within reach (above), or fewer pieces
+ * in the zones with the most room for the file (their free blocks and
+ * its own).  Not the planner's answer: e2frag(8) says how it can differ.
+ */
+errcode_t layout_count_improvable(const struct layout *layout, int selected_only,
+				  uint64_t *count);
 
 /* Extent tree blocks F owns (owned, not read). */
 uint32_t layout_file_etb(const struct layout *layout, const struct layout_file *f);

@@ -20,8 +20,97 @@
 
 #include "layout_int.h"
 
+/* Undo mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = 0;
+}
+
+/*
+ * A mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] -
+ * FSTYPE SOURCE SUPEROPTS".  The later of two mounts on one directory
+ * hides the earlier, so the last match wins.
+ */
+errcode_t fsopen_mount_source(const char *mountinfo, const char *dir,
+			      char **device)
+{
+	char *line = NULL, *found = NULL, *fields[6], *save, *dash, *fstype, *src;
+	size_t cap = 0;
+	int ext = 0, n;
+	FILE *f = fopen(mountinfo, "re");
+
+	*device = NULL;
+	if (!f)
+		return errno;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		dash = strstr(line, " - ");
+		if (!dash)
+			continue;
+		*dash = 0;
+		for (n = 0, fields[0] = strtok_r(line, " ", &save); n < 5 && fields[n];
+		     fields[++n] = strtok_r(NULL, " ", &save))
+			;
+		if (n < 5)
+			continue;
+		unescape_octal(fields[4]);
+		if (strcmp(fields[4], dir))
+			continue;
+		fstype = strtok_r(dash + 3, " ", &save);
+		src = fstype ? strtok_r(NULL, " ", &save) : NULL;
+		free(found);
+		found = NULL;
+		ext = fstype && src && src[0] == '/' &&
+		      (!strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+		       !strcmp(fstype, "ext4"));
+		if (src) {
+			unescape_octal(src);
+			found = strdup(src);
+			if (!found)
+				break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		return E2F_ERR_NOT_MOUNT_POINT;
+	if (!ext) {
+		free(found);
+		return E2F_ERR_MOUNT_NOT_EXT;
+	}
+	*device = found;
+	return 0;
+}
+
+/* SPEC is a directory: the device mounted on it. */
+static errcode_t resolve_mount_point(const char *spec, char **device)
+{
+	char *dir = realpath(spec, NULL);
+	errcode_t ret;
+
+	if (!dir)
+		return errno;
+	ret = fsopen_mount_source("/proc/self/mountinfo", dir, device);
+	free(dir);
+	if (ret == ENOENT)	/* no /proc: say what was given */
+		ret = E2F_ERR_IS_DIR;
+	return ret;
+}
+
 errcode_t fsopen_resolve(const char *spec, char **device)
 {
+	struct stat st;
 	char *dev;
 
 	*device = NULL;
@@ -32,6 +121,8 @@ errcode_t fsopen_resolve(const char *spec, char **device)
 		dev = blkid_evaluate_spec(spec, NULL);
 		if (!dev)
 			return E2F_ERR_NOT_FOUND;
+	} else if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
+		return resolve_mount_point(spec, device);
 	} else {
 		dev = strdup(spec);
 		if (!dev)
@@ -117,13 +208,49 @@ const char *fsopen_unsupported_feature(ext2_filsys fs)
 	return NULL;
 }
 
+/*
+ * What an image file is, from its first bytes: e2image's normal format
+ * (its header's magic, lib/ext2fs/e2image.h; stored little-endian) holds
+ * no indirect, extent-tree or directory blocks, so nothing here can be
+ * shown from it; a qcow2 dump is read through its tables.
+ */
+static errcode_t dump_kind(const char *device, const struct stat *st,
+			   enum fsopen_dump *kind)
+{
+	unsigned char head[20];
+	ssize_t n;
+	int fd;
+
+	*kind = FSOPEN_DUMP_NONE;
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n < 0)
+		return errno;
+	if (qcow2_is_dump(head, n)) {
+		*kind = FSOPEN_DUMP_QCOW2;
+		return 0;
+	}
+	if (n >= 18 && ext2fs_le32_to_cpu(*(__u32 *)head) == (__u32)EXT2_ET_MAGIC_E2IMAGE &&
+	    !memcmp(head + 4, "Ext2 Image", 10))
+		return E2F_ERR_E2IMAGE_NORMAL;
+	return 0;
+}
+
 /* Size of the image or device, in bytes. */
 static errcode_t device_bytes(const char *device, const struct stat *st,
-			      ext2_filsys fs, uint64_t *bytes)
+			      ext2_filsys fs, enum fsopen_dump kind,
+			      uint64_t *bytes)
 {
 	blk64_t blocks;
 	errcode_t ret;
 
+	if (kind == FSOPEN_DUMP_QCOW2)
+		return qcow2_dump_size(device, bytes);
 	if (S_ISREG(st->st_mode)) {
 		*bytes = st->st_size;
 		return 0;
@@ -214,8 +341,15 @@ static errcode_t open_checked(const char *device, int flags, io_manager io,
 	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_SKIP_MMP;
 
 	ret = check_file_kind(device, &st);
+	if (!ret)
+		ret = dump_kind(device, &st, &info->dump);
 	if (ret)
 		return ret;
+	if (info->dump == FSOPEN_DUMP_QCOW2) {
+		if (flags & FSOPEN_WRITE)	/* fsopen_open refuses it first */
+			return E2F_ERR_DUMP_READONLY;
+		io = qcow2_io_manager;
+	}
 	if (flags & FSOPEN_WRITE) {
 		oflags |= EXT2_FLAG_RW;
 		if (S_ISBLK(st.st_mode))
@@ -240,7 +374,7 @@ static errcode_t open_checked(const char *device, int flags, io_manager io,
 	if (!bitarray_is_small(fs->super))
 		fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 
-	ret = device_bytes(device, &st, fs, &have);
+	ret = device_bytes(device, &st, fs, info->dump, &have);
 	if (!ret)
 		ret = fsopen_check_opened(fs, have, info);
 	if (ret) {
@@ -276,6 +410,11 @@ errcode_t fsopen_open(const char *spec, int flags, io_manager io,
 	if (ret || !(flags & FSOPEN_WRITE)) {
 		*ret_fs = fs;
 		return ret;
+	}
+	if (info->dump == FSOPEN_DUMP_QCOW2 &&
+	    (flags & (FSOPEN_CHECK | FSOPEN_DRY_RUN)) != (FSOPEN_CHECK | FSOPEN_DRY_RUN)) {
+		ext2fs_close_free(&fs);
+		return E2F_ERR_DUMP_READONLY;
 	}
 	ret = fsopen_write_refusal(fs, info, flags);
 	if (!ret && (flags & FSOPEN_CHECK)) {

@@ -47,6 +47,13 @@ errcode_t names_add(struct layout *layout, struct scan_extra *extra,
  */
 const char *fsopen_unsupported_feature(ext2_filsys fs);
 
+/* qcow2_io.c: e2image -Q dumps, read-only. */
+extern io_manager qcow2_io_manager;
+/* Whether the file starting with HEAD (LEN bytes) is a qcow2 image. */
+int qcow2_is_dump(const unsigned char *head, size_t len);
+/* The size of the filesystem the dump at PATH holds, from its header. */
+errcode_t qcow2_dump_size(const char *path, uint64_t *bytes);
+
 /* ------------------------------------------------------------------ zones.c */
 
 /*

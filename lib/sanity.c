@@ -186,8 +186,14 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 		if (ret)
 			return ret;
 	}
-	if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
-		return 0;	/* reserved: e2fsck has its own rules for each */
+	if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO) {
+		/* Reserved: e2fsck has its own rules for each, but checks
+		 * every one's checksum (an all-zero inode passes). */
+		if (ext2fs_has_feature_metadata_csum(fs->super) &&
+		    !ext2fs_inode_csum_verify(fs, ino, (struct ext2_inode_large *)inode))
+			note_problem(n, SANITY_INODE_CSUM, ino, 0, NULL);
+		return 0;
+	}
 	if (special_inode(fs, ino)) {
 		/* The superblock's own (orphan file, quota): in use, no name. */
 		ext2fs_mark_inode_bitmap2(n->in_use, ino);
@@ -269,6 +275,71 @@ void sanity_note_map(struct layout *layout, ext2_ino_t ino,
 		if (!size || size >= bs || data != 1 || lend != 1)
 			note_problem(n, SANITY_BAD_SYMLINK, ino, 0, NULL);
 	}
+}
+
+/*
+ * Whether an attribute in INODE's body (BYTES of it read) keeps its value
+ * in an attribute inode, or BYTES do not reach the attributes: 1 (unknown).
+ */
+static int ea_inode_values(ext2_filsys fs, const struct ext2_inode *inode,
+			   size_t bytes)
+{
+	const struct ext2_inode_large *big = (const void *)inode;
+	const char *p = (const char *)inode;
+	size_t isize = EXT2_INODE_SIZE(fs->super), off;
+	uint32_t magic;
+
+	if (isize <= EXT2_GOOD_OLD_INODE_SIZE)
+		return 0;
+	if (bytes < isize)
+		return 1;
+	off = EXT2_GOOD_OLD_INODE_SIZE + big->i_extra_isize;
+	if ((big->i_extra_isize & 3) || off + sizeof(magic) > isize)
+		return 0;
+	memcpy(&magic, p + off, sizeof(magic));
+	if (magic != EXT2_EXT_ATTR_MAGIC)
+		return 0;
+	for (off += sizeof(magic);
+	     off + sizeof(struct ext2_ext_attr_entry) <= isize;) {
+		struct ext2_ext_attr_entry e;
+
+		memcpy(&e, p + off, sizeof(e));
+		if (EXT2_EXT_IS_LAST_ENTRY(&e))
+			return 0;
+		if (e.e_value_inum)
+			return 1;
+		off += EXT2_EXT_ATTR_LEN(e.e_name_len);
+	}
+	return 0;
+}
+
+void sanity_note_blocks(struct layout *layout, ext2_ino_t ino,
+			const struct ext2_inode *inode, size_t bytes,
+			blk64_t blocks)
+{
+	struct sanity_notes *n = layout->sanity;
+	ext2_filsys fs = layout->fs;
+	blk64_t have, want = blocks * (fs->blocksize / 512);
+
+	/*
+	 * i_blocks also counts the blocks of the attribute inodes its
+	 * attributes' values live in (e2fsck charges them so, with the
+	 * ea_inode feature or without): not checked then.
+	 */
+	if (!n || ext2fs_has_feature_ea_inode(fs->super) ||
+	    ea_inode_values(fs, inode, bytes))
+		return;
+	have = ext2fs_get_stat_i_blocks(fs, (struct ext2_inode *)inode);
+	if (have != want && note_problem(n, SANITY_BAD_IBLOCKS, ino, 0, NULL)) {
+		n->first.recorded = have;
+		n->first.counted = want;
+	}
+}
+
+void sanity_note_corrupt_reserved(struct layout *layout, ext2_ino_t ino)
+{
+	if (layout->sanity)
+		note_problem(layout->sanity, SANITY_CORRUPT_MAP, ino, 0, NULL);
 }
 
 /* --------------------------------------------------------- before the scan */

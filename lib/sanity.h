@@ -37,6 +37,7 @@ enum sanity_what {
 	SANITY_BAD_EA_BLOCK,	/* extended attribute block outside the fs (ino, blk) */
 	SANITY_CORRUPT_MAP,	/* block map unreadable: outside the fs, loop, disorder (ino) */
 	SANITY_BAD_SIZE,	/* i_size disagrees with the blocks (ino, recorded, counted: bytes) */
+	SANITY_BAD_IBLOCKS,	/* i_blocks vs the blocks mapped (ino, recorded, counted: 512-byte units) */
 	SANITY_DIR_HOLE,	/* a directory with a hole in its blocks (ino) */
 	SANITY_BAD_SYMLINK,	/* a slow symlink's size or blocks (ino) */
 	SANITY_DIR_CSUM,	/* a directory block's checksum (ino) */
@@ -93,6 +94,23 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 void sanity_note_map(struct layout *layout, ext2_ino_t ino,
 		     const struct ext2_inode *inode, blk64_t data,
 		     blk64_t lend, blk64_t init_end, int hole);
+/*
+ * Note that INO's map, as the scan walked it, holds BLOCKS blocks (data,
+ * indirect and extent tree blocks, its attribute block): i_blocks must
+ * say so (e2fsck's pass 1 sets it, and a move adjusts it by what it
+ * frees and gains, which keeps a wrong count wrong).  BYTES of INODE were
+ * read (its attributes are past the first 128).
+ */
+void sanity_note_blocks(struct layout *layout, ext2_ino_t ino,
+			const struct ext2_inode *inode, size_t bytes,
+			blk64_t blocks);
+/*
+ * Note that the scan could not walk reserved inode INO's map (the resize
+ * inode's or the journal's: a block outside the filesystem, a loop):
+ * e2fsck clears such an inode, and its blocks are unknown.  Files' corrupt
+ * maps are the layout's own (LAYOUT_F_CORRUPT).
+ */
+void sanity_note_corrupt_reserved(struct layout *layout, ext2_ino_t ino);
 void sanity_notes_free(struct sanity_notes *notes);
 
 /* The checks; 0 with FOUND->what == SANITY_NONE when all agree. */

@@ -358,6 +358,9 @@ static errcode_t iterate_blocks(struct dir_walk *w, ext2_ino_t dir, char *buf,
 				return EXT2_ET_DIR_CORRUPTED;
 			if (!de->inode)
 				continue;	/* empty, or the checksum's tail */
+			/* e2fsck clears an entry with no name (pass 2). */
+			if (!ext2fs_dirent_name_len(de))
+				return EXT2_ET_DIR_CORRUPTED;
 			if (dir_entry(dir, entry, de, offset, bs, blk, w) & DIRENT_ABORT)
 				return 0;
 			if (entry < DIRENT_OTHER_FILE)

@@ -66,6 +66,9 @@ size_t sanity_describe(const struct layout *layout,
 		n = f->ino ? snprintf(buf, len, "the block map of %s is corrupt (a block outside the filesystem, a loop or disorder)", a)
 			   : snprintf(buf, len, "an inode's block map is corrupt (a block outside the filesystem, a loop or disorder)");
 		break;
+	case SANITY_BAD_IBLOCKS:
+		n = snprintf(buf, len, "%s records %llu sectors in use (i_blocks) but maps %llu", a, rec, cnt);
+		break;
 	case SANITY_BAD_SIZE:
 		n = snprintf(buf, len, "%s has a size of %llu %s but blocks up to %llu", a, rec,
 			     util_plural(rec, "byte", "bytes"), cnt);

@@ -377,8 +377,16 @@ static errcode_t scan_map(struct scan_state *s, struct layout_file *f,
 	if (layout->sanity && !reserved && !(f->flags & LAYOUT_F_CORRUPT))
 		sanity_note_map(layout, ino, inode, a.data_seen, a.data_lend,
 				a.init_end, a.hole);
+	if (layout->sanity && reserved && (f->flags & LAYOUT_F_CORRUPT))
+		sanity_note_corrupt_reserved(layout, ino);
 
 	ea = ext2fs_file_acl_block(fs, inode);
+	if (layout->sanity && !(f->flags & LAYOUT_F_CORRUPT))
+		/* (A deferred directory kept only the first 128 bytes.) */
+		sanity_note_blocks(layout, ino, inode, cache ? sizeof(*inode) :
+				   EXT2_INODE_SIZE(fs->super), a.stream + a.etb +
+				   (ea && ea >= fs->super->s_first_data_block &&
+				    ea < ext2fs_blocks_count(fs->super)));
 	if (ea && ea >= fs->super->s_first_data_block &&
 	    ea < ext2fs_blocks_count(fs->super)) {
 		f->flags |= LAYOUT_F_HAS_XATTR_BLOCK;

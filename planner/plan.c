@@ -613,6 +613,8 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 	 */
 	if (!err && again) {
 		err = replan_apply(&p, again);
+	} else if (!err && v->idle) {
+		/* No file placed: what consolidation alone does, or nothing. */
 	} else if (!err) {
 		int light = !(opts && opts->pack), keep;
 
@@ -648,11 +650,11 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 		if (!err && redo->flags)
 			goto out;
 	}
-	if (!err && !consolidated)
+	if (!err && !consolidated && v->idle != IDLE_ALL)
 		err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 				  opts && opts->pack, &plan->consolidate_over_budget);
 	spacemap_trim(&p.sm);
-	if (!err)
+	if (!err && !v->idle)
 		err = settle_partial(&p);
 	if (!err && v->split)
 		err = settle_split(&p);

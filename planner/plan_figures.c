@@ -218,8 +218,10 @@ errcode_t plan_finish_figures(struct planner *p)
 			r->outcome = OUT_SKIPPED;
 			r->reason = p->sel->reason[i];
 		} else if (r->outcome != OUT_SKIPPED) {
-			r->outcome = !r->moves ? OUT_NO_ROOM :
-				r->pieces_after <= r->best ? OUT_BEST : OUT_PARTIAL;
+			/* Moved in no fewer pieces (out of another's way): unchanged. */
+			r->outcome = r->moves && r->pieces_after <= r->best ? OUT_BEST :
+				r->moves && r->pieces_after < r->pieces_before ? OUT_PARTIAL :
+				OUT_NO_ROOM;
 		}
 		plan->selected++;
 		switch (r->outcome) {

@@ -146,6 +146,29 @@ static int split_better(const struct layout *layout, const struct plan *a,
 	return !plan_over_budget(b) || plan_over_budget(a);
 }
 
+/*
+ * Whether PLAN leaves the disk better than it is: a selected file in
+ * fewer pieces or at its best (an interleaved one moved to a place of its
+ * own), or free space in fewer runs or with a larger largest run.  Moves
+ * that change neither serve nothing.
+ */
+static int plan_gains(const struct selection *sel, const struct plan *plan)
+{
+	uint64_t i;
+
+	if (plan->free_extents_after < plan->free_extents_before ||
+	    plan->largest_free_after > plan->largest_free_before)
+		return 1;
+	for (i = 0; i < plan->nfiles; i++) {
+		const struct plan_file *pf = &plan->files[i];
+
+		if (pf->moves && (sel->flags[pf->file] & SEL_CANDIDATE) &&
+		    (pf->pieces_after < pf->pieces_before || pf->outcome == OUT_BEST))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether the plan KEPT (NULL: none yet) calls for a try WHEN. */
 static int plan_wanted(enum plan_when when, const struct plan *kept)
 {
@@ -241,6 +264,26 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 			plan_free(ks);
 		else
 			plan_keep(layout, by_split[s].rule, &kept, ks);
+	}
+	/*
+	 * A plan no better than the disk as it is (a file moved in as many
+	 * pieces, free runs as they were: a packing that changed nothing a
+	 * reader or a writer sees) is dropped for one that only joins free
+	 * space (--pack), or else for no move at all.
+	 */
+	for (s = IDLE_PLACING; !err && kept && kept->nmoves && s <= IDLE_ALL &&
+	     !plan_gains(sel, kept); s++) {
+		struct plan_variant v = { .idle = (uint8_t)s };
+
+		if (s == IDLE_PLACING && !(opts && opts->pack))
+			continue;
+		err = plan_once(layout, sel, opts, &v, &b);
+		if (!err && (s == IDLE_ALL || plan_gains(sel, b))) {
+			plan_free(kept);
+			kept = b;
+		} else if (!err) {
+			plan_free(b);
+		}
 	}
 	if (err) {
 		plan_free(kept);

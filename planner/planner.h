@@ -103,8 +103,8 @@ static inline blk64_t plan_move_whole_at(const struct plan_move *mv)
 enum plan_outcome {
 	OUT_NONE = 0,		/* not considered */
 	OUT_BEST,		/* will reach best */
-	OUT_PARTIAL,		/* fewer pieces, but not best */
-	OUT_NO_ROOM,		/* left as it is: free space too short */
+	OUT_PARTIAL,		/* fewer pieces than it had, but not best */
+	OUT_NO_ROOM,		/* no fewer pieces (left, or moved in as many): no room */
 	OUT_SKIPPED,		/* selected but skipped, reason says why */
 	OUT_EVACUATED,		/* not selected, moved out of the way */
 	OUT_CONSOLIDATED,	/* not selected, moved to join free runs */

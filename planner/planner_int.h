@@ -135,6 +135,11 @@ struct file_state_more {
 
 /* struct plan_variant's split: never; when no packing is kept without; always. */
 enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
+/*
+ * struct plan_variant's idle: every step; no file placed (free space
+ * joined only, as --pack asks); no move at all.
+ */
+enum { IDLE_NONE, IDLE_PLACING, IDLE_ALL };
 
 /*
  * One plan of those plan_search.c tries: units placed in turn, or
@@ -142,10 +147,12 @@ enum { SPLIT_NONE, SPLIT_FALLBACK, SPLIT_ALWAYS };
  * file it moved out of the way is left in more pieces for now (later
  * turns may still place it: compact_once); NO_DIRECT: no direct moves
  * before a chunk (compact.c); SPLIT (SPLIT_*): packings may give a file
- * with no place the gaps' ends, in pieces (compact_split.c).
+ * with no place the gaps' ends, in pieces (compact_split.c); IDLE
+ * (IDLE_*): steps left out, for a plan no better than the disk as it is
+ * (plan_search.c).
  */
 struct plan_variant {
-	uint8_t		pack_first, lenient, no_direct, split;
+	uint8_t		pack_first, lenient, no_direct, split, idle;
 };
 
 /* Files placed as one: an interleave set (path order) or a single file. */

@@ -1,46 +1,57 @@
 #!/bin/sh
-# run.sh DIR SECONDS E2FRAGIMG CORPUS SRCDIR --- `make fuzz`: run the libFuzzer
-# target DIR/e2frag-fuzz (fuzz.mk) for SECONDS, one process at nice 10,
-# and end with the line `fuzz: N runs, C crashes`.  FUZZ_SEED=N fixes
-# libFuzzer's seed (CI's brief run: the same inputs each time, so that a
-# run fails only on a change, not by chance).
+# run.sh DIR TARGET SECONDS E2FRAGIMG CORPUS SRCDIR --- `make fuzz`: run one
+# libFuzzer target (fuzz.mk) for SECONDS, one process at nice 10, and end
+# with the line `fuzz TARGET: N runs, C crashes`.  TARGET: read
+# (DIR/e2frag-fuzz, target.c: the read-only paths) or run
+# (DIR/e2defrag-run-fuzz, target_run.c: a whole e2defrag run).
+# FUZZ_SEED=N fixes libFuzzer's seed (CI's brief run: the same inputs each
+# time, so that a run fails only on a change, not by chance).
 #
-# Seeds: small images made here by E2FRAGIMG (1 KiB blocks, 256 KiB), and
-# the e2fsprogs test images in CORPUS of at most $FUZZ_MAX_LEN bytes
-# (default 256 KiB; FUZZ_MAX_LEN=2097152 adds ext3 and ext4 seeds)
-# once unpacked (skipped when CORPUS is absent); they are unpacked under
-# DIR, never copied into the source tree.  What the fuzzer adds to them
-# stays in DIR/corpus-MAXLEN for the next run.  A crash ends a libFuzzer run: the
-# input is saved in DIR/crashes/ and the fuzzer starts again for the time
-# left.  Exit 1 when anything crashed.  To keep a crasher as a regression
-# input, copy it to tests/fuzz/regress/NAME.img (make check replays it).
+# Seeds: small images made here by E2FRAGIMG (1 KiB blocks), and the
+# e2fsprogs test images in CORPUS of at most $FUZZ_MAX_LEN bytes once
+# unpacked (skipped when CORPUS is absent); they are unpacked under DIR,
+# never copied into the source tree.  FUZZ_MAX_LEN defaults to 256 KiB for
+# read (FUZZ_MAX_LEN=2097152 adds ext3 and ext4 seeds) and 2 MiB for run,
+# whose journal writes want ext3 and ext4.  The read target's seeds keep
+# only metadata (e2image -r: it never reads contents), the run target's
+# their files' contents too (its oracle compares them).  What the fuzzer
+# adds to them stays in DIR/corpus-TARGET-MAXLEN for the next run and for
+# `make fuzz-replay`.  A crash ends a libFuzzer run: the input is saved in
+# DIR/crashes-TARGET/ and the fuzzer starts again for the time left.  Exit
+# 1 when anything crashed.  To keep a crasher as a regression input, gzip
+# it into tests/fuzz/regress/NAME.img.gz (make check replays it).
 set -u
-dir=$1 seconds=$2 e2fragimg=$3 corpus=$4 srcdir=$5
-max_len=${FUZZ_MAX_LEN:-262144}
-fuzzer=$dir/e2frag-fuzz
+dir=$1 target=$2 seconds=$3 e2fragimg=$4 corpus=$5 srcdir=$6
+case $target in
+read) fuzzer=$dir/e2frag-fuzz max_len=${FUZZ_MAX_LEN:-262144} keep_data=0 ;;
+run) fuzzer=$dir/e2defrag-run-fuzz max_len=${FUZZ_MAX_LEN:-2097152} keep_data=1 ;;
+*) echo "fuzz: the target is read or run, not '$target'" >&2; exit 2 ;;
+esac
 
 case $seconds in
 ''|*[!0-9]*) echo "fuzz: FUZZ_SECONDS wants a number of seconds, not '$seconds'" >&2; exit 2 ;;
 esac
-# A corpus per input length: longer inputs would be cut to max_len.
-corpus_out=$dir/corpus-$max_len
-mkdir -p "$dir/seeds" "$corpus_out" "$dir/crashes" || exit 2
+# A corpus per target and input length: longer inputs would be cut.
+corpus_out=$dir/corpus-$target-$max_len
+seeds=$dir/seeds-$target crash_dir=$dir/crashes-$target
+mkdir -p "$seeds" "$corpus_out" "$crash_dir" || exit 2
 
 # Images e2fragimg makes: each workload that fits a small filesystem, on
 # each type, with 1 KiB blocks and small groups so that there are several.
 seed() {	# NAME TYPE SIZE OPTIONS...
 	name=$1 type=$2 size=$3
 	shift 3
-	[ -s "$dir/seeds/$name.img" ] && return
+	[ -s "$seeds/$name.img" ] && return
 	"$e2fragimg" --type "$type" --size "$size" --block-size 1024 --seed 1 \
-		"$@" "$dir/seeds/$name.img" >/dev/null 2>"$dir/seeds/$name.err" ||
+		"$@" "$seeds/$name.img" >/dev/null 2>"$seeds/$name.err" ||
 		{ echo "fuzz: e2fragimg failed on seed $name:" >&2
-		  cat "$dir/seeds/$name.err" >&2; exit 2; }
-	# Only the metadata: the files' contents are never read, and mutating
-	# them would be time lost.
-	e2image -r "$dir/seeds/$name.img" "$dir/seeds/$name.meta" 2>/dev/null &&
-		mv "$dir/seeds/$name.meta" "$dir/seeds/$name.img"
-	rm -f "$dir/seeds/$name.img.json" "$dir/seeds/$name.err"
+		  cat "$seeds/$name.err" >&2; exit 2; }
+	# The read target: only the metadata (it never reads the files'
+	# contents, and mutating them would be time lost).
+	[ "$keep_data" = 1 ] ||
+		{ e2image -r "$seeds/$name.img" "$seeds/$name.meta" 2>/dev/null &&
+		  mv "$seeds/$name.meta" "$seeds/$name.img"; }
+	rm -f "$seeds/$name.img.json" "$seeds/$name.err"
 }
 
 # ext2 in 256 KiB.  ext3 and ext4 need 2 MiB for their journal (1024
@@ -56,6 +67,18 @@ if [ "$max_len" -ge 2097152 ]; then
 	seed streams-ext4 ext4 2M --workload streams --streams 3 --total 256K \
 		--blocks-per-group 1024
 	seed turns-ext4 ext4 2M --workload turns --blocks-per-group 1024
+	seed nearfull-ext4 ext4 2M --workload nearfull --blocks-per-group 256 \
+		--chunk 4K --sync 64K
+	seed nearfull-ext3 ext3 2M --workload nearfull --blocks-per-group 1024 \
+		--chunk 4K --sync 64K
+	# Quota files, which a move that changes a file's block count writes.
+	if [ ! -s "$seeds/quota-ext4.img" ] && [ -s "$seeds/streams-ext4.img" ]; then
+		cp "$seeds/streams-ext4.img" "$seeds/quota-ext4.tmp" &&
+			tune2fs -O quota -Q usrquota,grpquota "$seeds/quota-ext4.tmp" \
+				>/dev/null 2>&1 &&
+			mv "$seeds/quota-ext4.tmp" "$seeds/quota-ext4.img"
+		rm -f "$seeds/quota-ext4.tmp"
+	fi
 fi
 
 # What crashed a program once: the first inputs run, so that a regression
@@ -77,14 +100,14 @@ if [ -d "$corpus" ]; then
 			gzip -dc "$gz" > "$out"
 		fi
 	done
-	set -- "$dir/regress" "$dir/seeds" "$unpacked"
+	set -- "$dir/regress" "$seeds" "$unpacked"
 else
 	echo "fuzz: $corpus is absent; seeding with generated images only" >&2
-	set -- "$dir/regress" "$dir/seeds"
+	set -- "$dir/regress" "$seeds"
 fi
 
 # Run, and again after each crash, until the time is used.
-runs=0 crashes=0 start=$(date +%s) log=$dir/fuzz.log
+runs=0 crashes=0 start=$(date +%s) log=$dir/fuzz-$target.log
 : > "$log.all"
 while :; do
 	left=$((seconds - ($(date +%s) - start)))
@@ -96,7 +119,7 @@ while :; do
 	nice -n 10 "$fuzzer" -max_total_time="$left" -max_len="$max_len" \
 		${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
 		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$dir/crashes/" "$corpus_out" "$@" > "$log" 2>&1
+		-artifact_prefix="$crash_dir/" "$corpus_out" "$@" > "$log" 2>&1
 	rc=$?
 	cat "$log" >> "$log.all"
 	# The executions: the final statistics, or after a crash the last
@@ -112,7 +135,7 @@ while :; do
 		exit 2
 	fi
 	crashes=$((crashes + 1))
-	echo "fuzz: crash $crashes: $crash" >&2
+	echo "fuzz $target: crash $crashes: $crash" >&2
 	# A seed that crashes would crash every start again: out with it
 	# (these are DIR's copies; make fuzz unpacks or makes them again).
 	for d in "$@"; do
@@ -123,5 +146,5 @@ while :; do
 	grep -m 3 -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" >&2
 	[ "$crashes" -lt 100 ] || break
 done
-echo "fuzz: $runs runs, $crashes crashes"
+echo "fuzz $target: $runs runs, $crashes crashes"
 [ "$crashes" -eq 0 ]
