@@ -112,6 +112,8 @@ measure() {
 	nice strace -f -qq -s 8 -e trace=$syscalls -o "$dir/$name.strace" \
 		e2defrag -f -J -C 9 "$img" > "$dir/$name.json" 2> "$dir/$name.err" 9> /dev/null || true
 	e2fsck -fn "$img" > /dev/null 2>&1 || echo "$name: e2fsck -fn NOT CLEAN after the run"
+	# What e2defrag -n says the moves will take on the modeled disk.
+	e2defrag -f -n -J "$orig" > "$dir/$name.plan.json" 2> /dev/null || true
 	moves=
 	[ -z "${KEEP_TRACE:-}" ] || moves="--moves $dir/$name.moves.json"
 	# shellcheck disable=SC2086
@@ -144,9 +146,13 @@ PY
 
 # row NAME: one line of the table.
 row() {
-	python3 - "$1" "$dir/$1.cost.json" "$dir/$1.json" <<'PY'
+	python3 - "$1" "$dir/$1.cost.json" "$dir/$1.json" "$dir/$1.plan.json" <<'PY'
 import json, sys
 name, c, j = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+try:
+    est = json.load(open(sys.argv[4]))["plan"]["estimated_seconds"]
+except (OSError, ValueError, KeyError, TypeError):
+    est = None
 fs = j["filesystem"]
 MiB = 2 ** 20
 w = c["bytes_written"] or 0
@@ -154,13 +160,19 @@ rate = "%.2f s / %.2f s: %.2fx" % (c["wall_seconds"], c["dd_seconds"],
                                    c["dd_seconds"] / c["wall_seconds"]) if w else "-"
 size = fs["blocks"] * fs["block_size"]
 size = "%.0f GiB" % (size / 2**30) if size >= 2**30 else "%.0f MiB" % (size / MiB)
-print("| %s (%s %s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | |" % (
+# The estimate covers the moves: beside the modeled moves (the whole run
+# less its scan and plan).
+moves_s = c["modeled_seconds"] - c["scan_seconds"]
+estimate = "%.1f s / %.1f s: %.2fx" % (est, moves_s, est / moves_s) \
+    if est is not None and moves_s > 0 else "-"
+print("| %s (%s %s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
     name, fs["type"], size,
     format(c["moves"], ","), format(c["forced_reuses"], ","), format(c["flushes"], ","),
     "%.1f" % c["flushes_per_32mib"] if w else "-",
     "%.0f MiB" % (c["disk_bytes_read"] / MiB), "%.0f MiB" % (w / MiB),
     "%.1f s (%.1f s)" % (c["modeled_seconds"], c["scan_seconds"]),
-    "%.1f s" % c["limit_seconds"], "%.1fx" % c["ratio"] if w else "-", rate))
+    "%.1f s" % c["limit_seconds"], "%.1fx" % c["ratio"] if w else "-", rate,
+    estimate))
 PY
 }
 
@@ -169,7 +181,7 @@ for d in $disks; do
 done
 echo "$(e2defrag -V 2>&1 | head -1) ($(git -C "$top" describe --always --dirty 2>/dev/null || echo "no git")), kernel $(uname -r), $(nproc) CPUs, load $(cut -d" " -f1-3 /proc/loadavg)"
 echo
-echo "| disk | moves | forced reuses | flushes | flushes / 32 MiB | read | written | modeled (scan and plan) | limit | ratio | page cache: e2defrag / dd, rate | estimate (e2defrag -n) |"
+echo "| disk | moves | forced reuses | flushes | flushes / 32 MiB | read | written | modeled (scan and plan) | limit | ratio | page cache: e2defrag / dd, rate | estimate (e2defrag -n) / modeled moves |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for d in $disks; do
 	measure "$d"

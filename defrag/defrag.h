@@ -10,6 +10,8 @@
 #ifndef DEFRAG_DEFRAG_H
 #define DEFRAG_DEFRAG_H
 
+#include <signal.h>
+
 #include <time.h>
 
 #include "planner.h"
@@ -54,10 +56,15 @@ struct run_result {
 	blk64_t		written;	/* all blocks written: data and mapping */
 };
 
+struct units;
+
 struct run_opts {
 	e2f_progress_fn	progress;	/* E2F_PHASE_MOVE, units: blocks; nonzero: cancel */
 	void		*progress_priv;
-	double		max_seconds;	/* < 0: no limit; checked between moves */
+	double		max_seconds;	/* < 0: no limit; a unit starts only if it fits */
+	uint64_t	max_units;	/* 0: no limit; stop after that many units */
+	const struct units *units;	/* the plan's units (units.h); NULL: each move one */
+	volatile sig_atomic_t *stop;	/* signals: 1 stops at a unit's end */
 	size_t		buffer_bytes;	/* copy buffer; 0: default */
 	int		verify;		/* read every move back past the cache (verify.h) */
 };
@@ -68,8 +75,14 @@ struct run_state {
 	uint64_t	files_failed;
 	blk64_t		copied, written;
 	int		cancelled;	/* stopped by the progress callback */
-	int		timed_out;	/* stopped by max_seconds */
+	int		timed_out;	/* stopped by max_seconds or max_units */
+	int		unit_limit;	/* stopped by max_units */
+	int		abandoned;	/* cancelled inside a unit (a second signal) */
+	uint64_t	units_done;	/* units finished */
+	double		estimate_rate;	/* measured seconds per modeled second */
 	int		switch_failed;	/* a switch failed: the run stopped there */
+	uint64_t	commits;	/* batches made durable (group commit) */
+	uint64_t	reuse_commits;	/* of them, ended by a reuse of freed blocks */
 	uint64_t	next;		/* first move not attempted */
 	double		seconds;
 };

@@ -18,6 +18,7 @@
  *     "skipped": [ { ino, name, reason } ],
  *     "result": { moves_done, moves_failed, files_failed, bytes_written,
  *                 bytes_copied, write_amplification, seconds, cancelled, timed_out,
+ *                 commits, reuse_commits, units_done, abandoned,
  *                 pieces_after, read_seconds_after,
  *                 avoidably_fragmented_before, avoidably_fragmented_after,
  *                 interleave_sets_before, interleave_sets_after,
@@ -58,6 +59,12 @@ static json_t *plan_json(const struct report *r)
 	json_object_set_new(o, "files_evacuated", json_integer(p->evacuated));
 	json_object_set_new(o, "files_consolidated", json_integer(p->consolidated));
 	json_object_set_new(o, "moves", json_integer(p->nmoves));
+	/* The units a stop falls between, and the modeled time (units.c). */
+	json_object_set_new(o, "units", json_integer(r->units ? r->units->n : 0));
+	json_object_set_new(o, "estimated_seconds",
+			    report_json_real(r->units ? r->units->total_seconds : 0));
+	json_object_set_new(o, "longest_unit_seconds",
+			    report_json_real(r->units ? r->units->longest_seconds : 0));
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
 	json_object_set_new(o, "bytes_to_consolidate",
@@ -138,6 +145,12 @@ static json_t *result_json(const struct report *r)
 	json_object_set_new(o, "seconds", report_json_real(st->seconds));
 	json_object_set_new(o, "cancelled", json_boolean(st->cancelled));
 	json_object_set_new(o, "timed_out", json_boolean(st->timed_out));
+	/* Group commit: batches made durable, and those a reuse of blocks
+	 * freed by the batch ended early. */
+	json_object_set_new(o, "commits", json_integer(st->commits));
+	json_object_set_new(o, "reuse_commits", json_integer(st->reuse_commits));
+	json_object_set_new(o, "units_done", json_integer(st->units_done));
+	json_object_set_new(o, "abandoned", json_boolean(st->abandoned));
 	if (!r->after)
 		return o;
 	report_after_figures(r, &pieces, &read);

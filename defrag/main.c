@@ -35,7 +35,7 @@
 
 enum {
 	OPT_MIN_SCORE = 256, OPT_NEWER_THAN, OPT_INTERLEAVED_ONLY, OPT_MAX_TIME,
-	OPT_BUFFER, OPT_PACK,
+	OPT_BUFFER, OPT_PACK, OPT_MAX_UNITS,
 	OPT_SVG_BEFORE, OPT_SVG_AFTER, OPT_SVG,
 	OPT_VERIFY, OPT_METRICS, OPT_METRICS_MOUNTPOINT,
 };
@@ -52,6 +52,7 @@ static const struct option own_options[] = {
 	{ "newer-than",	     required_argument, NULL, OPT_NEWER_THAN },
 	{ "interleaved-only", no_argument,	NULL, OPT_INTERLEAVED_ONLY },
 	{ "max-time",	     required_argument, NULL, OPT_MAX_TIME },
+	{ "max-units",	     required_argument, NULL, OPT_MAX_UNITS },
 	{ "buffer",	     required_argument, NULL, OPT_BUFFER },
 	{ "pack",	     no_argument,	NULL, OPT_PACK },
 	{ "svg",	     required_argument, NULL, OPT_SVG },
@@ -88,8 +89,9 @@ static void usage(FILE *out, const char *prog)
 "                          (2024-05-01, '2024-05-01 20:00', @EPOCH) or a\n"
 "                          duration ago (90s, 30m, 12h, 7d, 2w)\n"
 "      --interleaved-only  only files interleaved with others\n"
-"      --max-time TIME     stop cleanly, between files, after TIME: seconds,\n"
-"                          or with a unit (90s, 30m, 1.5h)\n"
+"      --max-time TIME     start a unit of the plan only if its estimate fits\n"
+"                          in TIME: seconds, or 90s, 30m, 1.5h\n"
+"      --max-units N       stop after N units of the plan\n"
 "\n"
 "Run:\n"
 "  -n, --dry-run           print the plan, write nothing (reads a mounted\n"
@@ -102,7 +104,7 @@ static void usage(FILE *out, const char *prog)
 "  -z, --undo FILE         save what is overwritten in an e2undo file\n"
 "  -f, --force             run even if not checked since last mounted\n"
 "  -v, --verbose           list every file of the plan and the skipped ones\n"
-"      --buffer SIZE       copy buffer (default 8M)\n"
+"      --buffer SIZE       copy buffer, and data per commit (default 32M)\n"
 "      --pack              join free space into as few runs as possible,\n"
 "                          however much that writes\n"
 "      --svg FILE          draw the block map before any move and after the\n"
@@ -125,15 +127,18 @@ static void usage(FILE *out, const char *prog)
 "\n"
 "Exit status: 0 done (nothing to do, or all that is possible: files left\n"
 "short of best are named with the reason), 1 another run could do more\n"
-"(stopped at --max-time), 4 some files failed to move, 8 operational error\n"
-"or refusal (mounted, needs recovery, errors, not clean, orphans,\n"
-"unsupported feature), 16 usage error, 32 cancelled (SIGINT/SIGTERM).\n", out);
+"(stopped at --max-time or --max-units), 4 some files failed to move,\n"
+"8 operational error or refusal (mounted, needs recovery, errors, not\n"
+"clean, orphans, unsupported feature), 16 usage error, 32 cancelled\n"
+"(SIGINT/SIGTERM).\n", out);
 }
 
+/* The first finishes the unit at hand, the second the move at hand. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	cancel_requested = 1;
+	if (cancel_requested < 2)
+		cancel_requested++;
 }
 
 /*
@@ -227,6 +232,7 @@ struct cli {
 	const char	*svg_before, *svg_after;	/* --svg-before, --svg-after */
 	const char	*svg_both;	/* --svg: before and after side by side */
 	double		max_time;	/* < 0: none */
+	uint64_t	max_units;	/* 0: none */
 	double		start;		/* when we started, CLOCK_MONOTONIC */
 	uint64_t	buffer;
 	char		*spec;
@@ -305,6 +311,19 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 			break;
 		case OPT_METRICS: c->metrics = optarg; break;
 		case OPT_METRICS_MOUNTPOINT: c->metrics_mountpoint = optarg; break;
+		case OPT_MAX_UNITS: {
+			char *end;
+
+			errno = 0;
+			c->max_units = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || !c->max_units ||
+			    *optarg == '-') {
+				fprintf(stderr, "%s: --max-units wants a number from 1 up, not '%s'\n",
+					prog, optarg);
+				return -1;
+			}
+			break;
+		}
 		case OPT_VERIFY:
 			c->verify = 1;
 			break;
@@ -500,6 +519,7 @@ static int run(struct cli *c, const char *prog)
 	struct selection sel;
 	struct plan *plan = NULL;
 	struct run_state st;
+	struct units units;
 	struct run_opts ro;
 	struct plan_opts po;
 	struct progress pr;
@@ -515,6 +535,7 @@ static int run(struct cli *c, const char *prog)
 
 	memset(&sel, 0, sizeof(sel));
 	memset(&st, 0, sizeof(st));
+	memset(&units, 0, sizeof(units));
 	memset(&r, 0, sizeof(r));
 	memset(&pr, 0, sizeof(pr));
 	if (c->force)
@@ -658,6 +679,12 @@ static int run(struct cli *c, const char *prog)
 	r.layout = layout;
 	r.sel = &sel;
 	r.plan = plan;
+	ret = units_make(layout, plan, &lo.model, c->buffer, &units);
+	if (ret) {
+		com_err(prog, ret, "while planning the moves on %s", info.device);
+		goto out;
+	}
+	r.units = &units;
 
 	if (c->dry_run || !plan->nmoves) {
 		/* Nothing moves: the picture after is the one before. */
@@ -695,7 +722,14 @@ static int run(struct cli *c, const char *prog)
 		c->max_time > util_now_seconds() - c->start ? c->max_time - (util_now_seconds() - c->start) : 0;
 	ro.buffer_bytes = c->buffer;
 	ro.verify = c->verify;
+	ro.units = &units;
+	ro.max_units = c->max_units;
+	/* A first signal stops at the end of the unit at hand (execute.c),
+	 * a second in the middle of it, between two moves. */
+	ro.stop = &cancel_requested;
+	pr.cancel_at = 2;
 	ret = run_plan(fs, sw, layout, plan, &ro, &st);
+	pr.cancel_at = 1;
 	/* Every move tried, failed ones too: the moving is done. */
 	if (!ret && !st.cancelled && !st.timed_out && !st.switch_failed)
 		progress_finish(&pr);
@@ -720,8 +754,11 @@ static int run(struct cli *c, const char *prog)
 			info.device);
 		goto out;
 	}
-	if (st.cancelled)
-		fprintf(stderr, "%s: cancelled; the file at hand was finished or left as it was, the filesystem is consistent\n",
+	if (st.cancelled && st.abandoned)
+		fprintf(stderr, "%s: cancelled inside a unit; the file at hand was finished or left as it was, the filesystem is consistent, but its layout may be worse than before until the next run\n",
+			prog);
+	else if (st.cancelled)
+		fprintf(stderr, "%s: cancelled at the end of a unit; the filesystem is consistent and its layout no worse than before (a second signal stops sooner)\n",
 			prog);
 	/* Measure the outcome afresh rather than trust the plan. */
 	lo.progress = NULL;
@@ -773,6 +810,7 @@ out:
 	}
 	free(r.result);
 	run_free(&st);
+	units_free(&units);
 	plan_free(plan);
 	select_free(&sel);
 	layout_free(after);

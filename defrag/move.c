@@ -2,10 +2,11 @@
  * move.c --- move one file to its planned blocks, crash-safe.
  *
  * The order is doc/design.md's: the new blocks are chosen free (on disk and in
- * fs->block_map; switch_file() marks them), the data is copied and the
- * new mapping blocks written into them, everything is flushed, and only
- * then does switch_file() make the file use them and release the old ones
- * in one durable step.  Until that step the file is untouched on disk, so
+ * fs->block_map; switch_add() marks them), the data is copied and the
+ * new mapping blocks written into them, and switch_add() makes the file
+ * use them and release the old ones in memory; the batch's commit flushes
+ * all of it and makes the switches durable in one step (group commit,
+ * writer.h).  Until that step the file is untouched on disk, so
  * a cancel (or a crash) before it leaves the old layout whole.
  *
  * The map is read again here, not taken from the plan: what is on disk
@@ -164,9 +165,8 @@ static errcode_t verify_copy(struct move_ctx *c, struct fmap_rebuild *r)
 
 /*
  * Step 1, reserve: read INO's map as it is on disk, rebuild it at its
- * target (its pieces after CHANGES, META for its new mapping blocks) and
- * check that every block it gains is free.  Nothing is marked: the
- * bitmap changes only in the switch.  E2D_ERR_PLAN_CONFLICT when the
+ * target (its pieces after CHANGES, META for its new mapping blocks).
+ * Nothing is marked: the bitmap changes only in the switch.  E2D_ERR_PLAN_CONFLICT when the
  * target does not fit the map on disk: the plan and the disk disagree.
  */
 static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
@@ -193,8 +193,6 @@ static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 	}
 	if (!ret && !fits)
 		ret = E2D_ERR_PLAN_CONFLICT;
-	if (!ret && (r->ngained || r->nreleased))
-		ret = check_free(fs, r);
 	free(now);
 	free(to);
 	return ret;
@@ -218,20 +216,46 @@ static errcode_t move_copy(struct move_ctx *c, struct fmap_rebuild *r)
 
 /*
  * Step 3, flush: everything the new map points at is on disk before the
- * switch (and, with --verify, read back and compared).
+ * switch is.  The batch's commit flushes (switch_add); --verify flushes
+ * here, to read the move back and compare before its switch.
  */
 static errcode_t move_flush(struct move_ctx *c, struct fmap_rebuild *r)
 {
-	errcode_t ret = io_channel_flush(c->fs->io);
+	errcode_t ret;
 
-	if (!ret && c->verify)
-		ret = verify_copy(c, r);
-	return ret;
+	if (!c->verify)
+		return 0;
+	ret = io_channel_flush(c->fs->io);
+	return ret ? ret : verify_copy(c, r);
+}
+
+/*
+ * Before anything is written: blocks a move of the open batch released
+ * are not free until that batch is durable (writer.h), so a move that
+ * gains one commits the batch first; then every gained block is checked
+ * free.
+ */
+static errcode_t move_claim(struct move_ctx *c, const struct fmap_rebuild *r,
+			    struct move_stats *st)
+{
+	errcode_t ret;
+
+	if (switch_would_reuse(c->sw, r->gained, r->ngained)) {
+		c->reuse_commits++;
+		ret = switch_commit(c->sw);
+		if (ret) {
+			st->switch_failed = 1;
+			return ret;
+		}
+		c->batch_blocks = 0;
+	}
+	return check_free(c->fs, r);
 }
 
 /*
  * Step 4, switch; step 5, free: the inode takes its new map and the old
- * blocks are released, in the one durable step switch_file() makes.
+ * blocks are released, in the batch's one durable step (switch_add, made
+ * durable by switch_commit: when the batch is full, at a stop, at the end).
  */
 static errcode_t move_switch(struct move_ctx *c, ext2_ino_t ino,
 			     struct fmap *m, struct fmap_rebuild *r,
@@ -249,8 +273,8 @@ static errcode_t move_switch(struct move_ctx *c, ext2_ino_t ino,
 					     r->gained_blocks);
 	if (ret)
 		return ret;
-	ret = switch_file(c->sw, ino, inode, r->gained, r->ngained,
-			  r->released, r->nreleased);
+	ret = switch_add(c->sw, ino, inode, r->gained, r->ngained,
+			 r->released, r->nreleased);
 	if (ret)
 		/* A refusal before anything changed fails this file only. */
 		st->switch_failed = switch_is_failed(c->sw);
@@ -275,11 +299,24 @@ errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 	ret = move_reserve(c->fs, ino, changes, nchanges, meta, nmeta, &m, &r);
 	if (ret || (!r.ngained && !r.nreleased))
 		goto out;	/* failed, or already there */
-	ret = move_copy(c, &r);
+	ret = move_claim(c, &r, st);
+	if (!ret)
+		ret = move_copy(c, &r);
 	if (!ret)
 		ret = move_flush(c, &r);
 	if (!ret)
 		ret = move_switch(c, ino, &m, &r, st);
+	if (!ret && switch_batch_size(c->sw) == 1)
+		c->batch_blocks = 0;	/* this move opened a new batch */
+	if (!ret)
+		c->batch_blocks += c->written - written0;
+	/* The data a batch leaves to its commit is bounded by --buffer. */
+	if (!ret && c->batch_blocks >= c->buf_blocks) {
+		ret = switch_commit(c->sw);
+		c->batch_blocks = 0;
+		if (ret)
+			st->switch_failed = 1;
+	}
 out:
 	st->copied = c->copied - copied0;
 	st->written = c->written - written0;

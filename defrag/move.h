@@ -7,8 +7,13 @@
 #include "defrag.h"
 #include "fmap.h"
 
-/* Copy buffer: large sequential I/O, MiBs at a time. */
-#define MOVE_DEFAULT_BUFFER	(8u << 20)
+/*
+ * Copy buffer, and the data a batch of moves writes before its commit
+ * flushes it: 32 MiB makes the flushes (a commit's two or three) cost
+ * little beside the data on a rotating disk (a flush waits for the
+ * platter, tens of ms; 32 MiB take a quarter of a second to write).
+ */
+#define MOVE_DEFAULT_BUFFER	(32u << 20)
 
 struct move_ctx {
 	ext2_filsys	fs;
@@ -20,6 +25,8 @@ struct move_ctx {
 	blk64_t		done, total;	/* progress, blocks */
 	blk64_t		copied, written;	/* so far, blocks */
 	struct verify	*verify;	/* --verify: read back before each switch; owned */
+	blk64_t		batch_blocks;	/* written since the batch opened */
+	uint64_t	reuse_commits;	/* batches ended for a reuse of freed blocks */
 };
 
 struct move_stats {
@@ -38,8 +45,9 @@ void move_fini(struct move_ctx *c);
  * to new blocks), and its extent tree (extent files) in META.
  * E2F_ERR_CANCELLED when the progress callback asked to stop before the
  * switch: the file is untouched.  Any other error also leaves the file as
- * it was, unless a write of switch_file() itself failed (st->switch_failed:
- * the switch context refuses further work).
+ * it was, unless a write of the switch itself failed (st->switch_failed:
+ * the switch context refuses further work).  A move switched is in the
+ * open batch (writer.h): durable when it commits.
  */
 errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
 		    const struct runs_change *changes, size_t nchanges,

@@ -124,6 +124,12 @@ static void finish_phase(struct progress *p)
 	progress_end(p);
 }
 
+/* During the moves a first signal waits for the unit's end (execute.c). */
+static int cancelled(const struct progress *p)
+{
+	return p->cancel && *p->cancel >= (p->cancel_at ? p->cancel_at : 1);
+}
+
 int progress_update(void *priv, enum e2f_phase phase, uint64_t done,
 		    uint64_t total)
 {
@@ -135,7 +141,7 @@ int progress_update(void *priv, enum e2f_phase phase, uint64_t done,
 		/* Not a phase of its own: the inodes are read. */
 		if (p->last_phase == 1)
 			finish_phase(p);
-		return p->cancel && *p->cancel;
+		return cancelled(p);
 	}
 	if (number != p->last_phase) {
 		finish_phase(p);
@@ -161,7 +167,7 @@ int progress_update(void *priv, enum e2f_phase phase, uint64_t done,
 		p->last_pct = pct;
 		p->last_draw = t;
 	}
-	return p->cancel && *p->cancel;
+	return cancelled(p);
 }
 
 void progress_finish(struct progress *p)

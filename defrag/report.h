@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "defrag.h"
+#include "units.h"
 
 /* doc/design.md's exit codes. */
 enum {
@@ -37,6 +38,7 @@ struct report {
 	struct layout	*after;		/* rescanned after a real run, or NULL */
 	struct selection *sel;
 	struct plan	*plan;
+	const struct units *units;	/* the plan's units and their estimate, or NULL */
 	struct run_state *run;		/* NULL for a dry run */
 	uint8_t		*result;	/* enum file_result per layout file, or NULL */
 	int		status;		/* the exit status */
@@ -79,7 +81,8 @@ struct progress {
 	int		own_bar;	/* BAR is ours to close (-C naming a terminal) */
 	unsigned	blocksize;	/* to show blocks as bytes */
 	int		fd;		/* -C: machine-readable lines, or -1 */
-	volatile sig_atomic_t *cancel;
+	volatile sig_atomic_t *cancel;	/* signals received */
+	int		cancel_at;	/* cancel when *cancel reaches it (0: 1) */
 	double		start, last_draw;
 	int		last_phase, last_pct;	/* the -C number of the phase at hand */
 	uint64_t	last_done, last_total;	/* its last report */
@@ -95,7 +98,7 @@ struct progress {
  * not lines.  The caller fills in the rest first (prog, device, ...).
  */
 void progress_open(struct progress *p, int fd, int bar);
-/* The e2f_progress_fn: draws and returns *cancel. */
+/* The e2f_progress_fn: draws and returns whether *cancel reached cancel_at. */
 int progress_update(void *priv, enum e2f_phase phase, uint64_t done,
 		    uint64_t total);
 /*

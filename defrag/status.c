@@ -1,7 +1,8 @@
 /*
  * status.c --- e2defrag's exit status, decided in one place from what the
  * run did (doc/design.md: Exit codes).  1 means that another run could
- * still do more: this one stopped short of its plan (--max-time), and
+ * still do more: this one stopped short of its plan (--max-time,
+ * --max-units: between two units), and
  * the files it did not reach are left for the next.  A run that did all
  * it could exits 0, files short of best included: planning is the same
  * every time on the same disk and one run is a fixed point, so another

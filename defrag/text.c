@@ -322,6 +322,12 @@ void text_plan(FILE *out, const struct report *r)
 		util_format_seconds(p->read_before, a, sizeof(a)),
 		util_format_seconds(p->read_after, b, sizeof(b)),
 		util_format_seconds(p->ideal, c, sizeof(c)));
+	if (r->units && r->units->n)
+		fprintf(out, "  estimated time:     %s on the modeled disk, in %llu %s (the longest %s)\n",
+			util_format_seconds(r->units->total_seconds, a, sizeof(a)),
+			(unsigned long long)r->units->n,
+			util_plural(r->units->n, "unit", "units"),
+			util_format_seconds(r->units->longest_seconds, b, sizeof(b)));
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
 	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s%s\n",
@@ -377,7 +383,8 @@ void text_result(FILE *out, const struct report *r)
 		util_plural(st->done, "move", "moves"),
 		(unsigned long long)st->failed, a,
 		util_format_seconds(st->seconds, secs, sizeof(secs)), b,
-		st->cancelled ? "; cancelled" : st->timed_out ? "; stopped at --max-time" : "");
+		st->cancelled ? "; cancelled" : st->unit_limit ? "; stopped at --max-units" :
+		st->timed_out ? "; stopped at --max-time" : "");
 	if (!r->after)
 		return;
 	report_after_figures(r, &pieces, &read);

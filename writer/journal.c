@@ -158,10 +158,23 @@ errcode_t journal_start(struct journal *j)
 	return ret;
 }
 
+/* The open transaction's image of BLK, or NULL. */
+static struct jblock *pending_find(const struct journal *j, blk64_t blk)
+{
+	size_t i;
+
+	for (i = 0; i < j->npending; i++)
+		if (j->pending[i].blk == blk)
+			return &j->pending[i];
+	return NULL;
+}
+
 int journal_peek(struct journal *j, blk64_t blk, char *buf)
 {
-	struct jblock *b = live_find(&j->live, blk);
+	struct jblock *b = pending_find(j, blk);
 
+	if (!b)
+		b = live_find(&j->live, blk);
 	if (!b)
 		return 0;
 	memcpy(buf, b->image, j->bs);
@@ -183,6 +196,27 @@ void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
 		memcpy((char *)data + (lo - offset),
 		       j->live.slot[i].image + (lo - start), hi - lo);
 	}
+	/* The open transaction's blocks are newer still (a batch). */
+	for (i = 0; i < j->npending; i++) {
+		uint64_t start = j->pending[i].blk * j->bs, lo, hi;
+
+		if (start >= offset + len || start + j->bs <= offset)
+			continue;
+		lo = start > offset ? start : offset;
+		hi = start + j->bs < offset + len ? start + j->bs : offset + len;
+		memcpy((char *)data + (lo - offset),
+		       j->pending[i].image + (lo - start), hi - lo);
+	}
+}
+
+size_t journal_pending(const struct journal *j)
+{
+	return j->npending;
+}
+
+size_t journal_log_blocks(const struct journal *j)
+{
+	return log_len(j);
 }
 
 errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)

@@ -28,8 +28,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "writer.h"
 #include "writer_int.h"
+
+/* A block the open batch writes in place at its commit (ordered). */
+struct pending {
+	blk64_t	blk;
+	char	*image;
+};
 
 struct switch_ctx {
 	ext2_filsys	fs;
@@ -42,6 +49,17 @@ struct switch_ctx {
 	io_channel	wrapper;	/* ours, reading through the journal */
 	int		marked_unclean;	/* ordered: VALID_FS cleared on disk */
 	errcode_t	failed;		/* a write failed: write nothing more */
+	/* The open batch: switches made in memory, durable at switch_commit. */
+	size_t		nbatch;		/* switches in it */
+	struct layout_piece *released;	/* the runs they release */
+	uint64_t	nreleased, released_cap;
+	/* Ordered only: groups its gains touched, and the inode table and
+	 * quota file blocks it writes (their newest images). */
+	struct metawrite_groups gained_groups;
+	struct pending	*pend;
+	uint64_t	npend, pend_cap;
+	uint64_t	commits, reuse_commits;	/* batches made durable, and those
+						 * ended for a reuse */
 };
 
 static int host_is_little_endian(void)
@@ -109,36 +127,62 @@ static errcode_t emit_to_journal(struct switch_ctx *c, blk64_t blk, char *buf)
 	return journal_add(c->journal, blk, buf);
 }
 
-/* Ordered steps 1 and 3: RUNS change hands, made durable. */
-static errcode_t ordered_account(struct switch_ctx *c,
-				 const struct layout_piece *runs, size_t n,
-				 int alloc)
+/* The ordered batch's image of BLK, or NULL. */
+static struct pending *pend_find(const struct switch_ctx *c, blk64_t blk)
 {
-	errcode_t ret;
+	size_t i;
 
-	if (!n)
-		return 0;
-	metawrite_groups_clear(&c->groups);
-	ret = metawrite_account(c->fs, runs, n, alloc, &c->groups);
-	if (!ret)
-		ret = emit_groups(c, emit_in_place);
-	if (!ret)
-		ret = io_channel_flush(c->fs->io);
-	return ret;
+	for (i = 0; i < c->npend; i++)
+		if (c->pend[i].blk == blk)
+			return &c->pend[i];
+	return NULL;
+}
+
+/* Keep IMAGE as BLK's newest content, written at the batch's commit. */
+static errcode_t pend_put(struct switch_ctx *c, blk64_t blk, const char *image)
+{
+	struct pending *p = pend_find(c, blk);
+
+	if (!p) {
+		if (util_grow(&c->pend, &c->pend_cap, c->npend + 1,
+			      sizeof(*c->pend)))
+			return EXT2_ET_NO_MEMORY;
+		p = &c->pend[c->npend];
+		p->image = malloc(c->fs->blocksize);
+		if (!p->image)
+			return EXT2_ET_NO_MEMORY;
+		p->blk = blk;
+		c->npend++;
+	}
+	memcpy(p->image, image, c->fs->blocksize);
+	return 0;
+}
+
+static void pend_clear(struct switch_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->npend; i++)
+		free(c->pend[i].image);
+	c->npend = 0;
 }
 
 /* The image of INO's inode table block with INODE in it, into c->buf. */
 static errcode_t inode_block(struct switch_ctx *c, ext2_ino_t ino,
 			     const struct ext2_inode_large *inode, blk64_t *blk)
 {
+	struct pending *p;
 	unsigned offset;
 	errcode_t ret;
 
 	ret = metawrite_inode_location(c->fs, ino, blk, &offset);
 	if (ret)
 		return ret;
-	/* A block logged but not yet checkpointed is newer than the disk. */
-	if (!c->journal || !journal_peek(c->journal, *blk, c->buf)) {
+	/* The batch's image, or one logged but not yet checkpointed, is
+	 * newer than the disk. */
+	if ((p = pend_find(c, *blk)) != NULL) {
+		memcpy(c->buf, p->image, c->fs->blocksize);
+	} else if (!c->journal || !journal_peek(c->journal, *blk, c->buf)) {
 		ret = io_channel_read_blk64(c->fs->io, *blk, 1, c->buf);
 		if (ret)
 			return ret;
@@ -146,43 +190,72 @@ static errcode_t inode_block(struct switch_ctx *c, ext2_ino_t ino,
 	return metawrite_inode_block(c->fs, ino, inode, c->buf);
 }
 
-static errcode_t switch_ordered(struct switch_ctx *c, ext2_ino_t ino,
-				struct ext2_inode_large *inode,
-				const struct layout_piece *gained, size_t ngained,
-				const struct layout_piece *released,
-				size_t nreleased)
+/*
+ * Ordered: the switch joins the batch in memory.  Its gains are marked
+ * now (no later switch may take them), its releases wait for step 3 of
+ * the commit; the inode and quota blocks are kept for step 2.
+ */
+static errcode_t add_ordered(struct switch_ctx *c, ext2_ino_t ino,
+			     struct ext2_inode_large *inode,
+			     const struct layout_piece *gained, size_t ngained)
 {
 	blk64_t blk;
 	errcode_t ret;
 	size_t i;
 
-	/* The flush also makes the mover's data copies durable first. */
-	ret = ordered_account(c, gained, ngained, 1);
-	if (ret)
-		return ret;
-	ret = inode_block(c, ino, inode, &blk);
+	ret = metawrite_account(c->fs, gained, ngained, 1, &c->gained_groups);
 	if (!ret)
-		ret = io_channel_write_blk64(c->fs->io, blk, 1, c->buf);
+		ret = inode_block(c, ino, inode, &blk);
+	if (!ret)
+		ret = pend_put(c, blk, c->buf);
 	for (i = 0; !ret && i < c->quota.n; i++)
-		ret = io_channel_write_blk64(c->fs->io, c->quota.blk[i], 1,
-					     c->quota.img[i]);
-	if (!ret)
-		ret = io_channel_flush(c->fs->io);
-	if (ret)
-		return ret;
-	return ordered_account(c, released, nreleased, 0);
+		ret = pend_put(c, c->quota.blk[i], c->quota.img[i]);
+	return ret;
 }
 
 /*
- * Whether the transaction of this switch fits in the journal: checked
- * before anything changes, so that a refusal leaves all as it was.
+ * Ordered commit, three steps each ended by a flush:
+ *   1. the gains marked in use (the flush also makes the data durable);
+ *   2. the inode table blocks (and quota file blocks);
+ *   3. the releases marked free.
  */
-static errcode_t journal_fits(struct switch_ctx *c,
+static errcode_t commit_ordered(struct switch_ctx *c)
+{
+	errcode_t ret;
+	size_t i;
+
+	metawrite_groups_free(&c->groups);
+	c->groups = c->gained_groups;
+	memset(&c->gained_groups, 0, sizeof(c->gained_groups));
+	ret = c->groups.n ? emit_groups(c, emit_in_place) : 0;
+	if (!ret)
+		ret = io_channel_flush(c->fs->io);
+	for (i = 0; !ret && i < c->npend; i++)
+		ret = io_channel_write_blk64(c->fs->io, c->pend[i].blk, 1,
+					     c->pend[i].image);
+	if (!ret)
+		ret = io_channel_flush(c->fs->io);
+	if (ret || !c->nreleased)
+		return ret;
+	metawrite_groups_clear(&c->groups);
+	ret = metawrite_account(c->fs, c->released, c->nreleased, 0, &c->groups);
+	if (!ret)
+		ret = emit_groups(c, emit_in_place);
+	if (!ret)
+		ret = io_channel_flush(c->fs->io);
+	return ret;
+}
+
+/*
+ * The journal blocks this switch adds to the transaction at most: its
+ * groups' bitmaps and descriptor blocks, the inode table block, the
+ * superblock, the quota file blocks.  Nothing changes.
+ */
+static errcode_t journal_need(struct switch_ctx *c,
 			      const struct layout_piece *gained, size_t ngained,
 			      const struct layout_piece *released,
-			      size_t nreleased)
+			      size_t nreleased, size_t *nblocks)
 {
-	size_t nblocks;
 	errcode_t ret;
 
 	metawrite_groups_clear(&c->groups);
@@ -191,19 +264,17 @@ static errcode_t journal_fits(struct switch_ctx *c,
 		ret = metawrite_groups_of(c->fs, released, nreleased, &c->groups);
 	if (ret)
 		return ret;
-	/* Bitmaps, descriptor blocks, the inode table block, the superblock,
-	 * the quota file blocks. */
-	nblocks = c->groups.n + metawrite_gdt_blocks_of(c->fs, &c->groups) + 2 +
-		  c->quota.n;
-	return journal_reserve(c->journal, nblocks);
+	*nblocks = c->groups.n + metawrite_gdt_blocks_of(c->fs, &c->groups) + 2 +
+		   c->quota.n;
+	return 0;
 }
 
-static errcode_t switch_journalled(struct switch_ctx *c, ext2_ino_t ino,
-				   struct ext2_inode_large *inode,
-				   const struct layout_piece *gained,
-				   size_t ngained,
-				   const struct layout_piece *released,
-				   size_t nreleased)
+/* Journalled: the switch joins the open transaction, in memory. */
+static errcode_t add_journalled(struct switch_ctx *c, ext2_ino_t ino,
+				struct ext2_inode_large *inode,
+				const struct layout_piece *gained, size_t ngained,
+				const struct layout_piece *released,
+				size_t nreleased)
 {
 	blk64_t blk;
 	errcode_t ret;
@@ -227,8 +298,6 @@ static errcode_t switch_journalled(struct switch_ctx *c, ext2_ino_t ino,
 		ret = emit_groups(c, emit_to_journal);
 	if (!ret)
 		ret = journal_revoke(c->journal, released, nreleased);
-	if (!ret)
-		ret = journal_commit(c->journal);
 	return ret;
 }
 
@@ -266,15 +335,94 @@ static errcode_t quota_blocks(struct switch_ctx *c, ext2_ino_t ino,
 				  inode, &c->quota);
 }
 
-errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
-		      struct ext2_inode_large *inode,
-		      const struct layout_piece *gained, size_t ngained,
-		      const struct layout_piece *released, size_t nreleased)
+/*
+ * A batch holds at most a quarter of the log, as the kernel's transactions
+ * do, so that committing one rarely has to checkpoint the ones before.
+ */
+static size_t batch_journal_cap(const struct switch_ctx *c)
+{
+	return journal_log_blocks(c->journal) / 4;
+}
+
+static errcode_t do_commit(struct switch_ctx *c)
+{
+	errcode_t ret;
+
+	if (!c->nbatch)
+		return 0;
+	/* The journal's first flush also makes the data durable, before
+	 * the commit block (ordered mode); ordered writes' step 1 too. */
+	ret = c->journal ? journal_commit(c->journal) : commit_ordered(c);
+	if (ret)
+		return ret;	/* the batch stays counted: not durable */
+	pend_clear(c);
+	metawrite_groups_clear(&c->gained_groups);
+	c->nreleased = 0;
+	c->nbatch = 0;
+	c->commits++;
+	return 0;
+}
+
+errcode_t switch_commit(struct switch_ctx *c)
 {
 	errcode_t ret;
 
 	if (c->failed)
 		return c->failed;
+	ret = do_commit(c);
+	if (ret)
+		fail_stop(c, ret);
+	return ret;
+}
+
+static int overlaps(const struct layout_piece *a, size_t na,
+		    const struct layout_piece *b, size_t nb)
+{
+	size_t i, k;
+
+	for (i = 0; i < na; i++)
+		for (k = 0; k < nb; k++)
+			if (a[i].start < b[k].start + b[k].len &&
+			    b[k].start < a[i].start + a[i].len)
+				return 1;
+	return 0;
+}
+
+int switch_would_reuse(const struct switch_ctx *c,
+		       const struct layout_piece *runs, size_t n)
+{
+	return c->nbatch && n && overlaps(runs, n, c->released, c->nreleased);
+}
+
+size_t switch_batch_size(const struct switch_ctx *c)
+{
+	return c ? c->nbatch : 0;
+}
+
+void switch_counts(const struct switch_ctx *c, uint64_t *commits,
+		   uint64_t *reuse_commits)
+{
+	*commits = c ? c->commits : 0;
+	*reuse_commits = c ? c->reuse_commits : 0;
+}
+
+errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,
+		     struct ext2_inode_large *inode,
+		     const struct layout_piece *gained, size_t ngained,
+		     const struct layout_piece *released, size_t nreleased)
+{
+	size_t nblocks = 0;
+	errcode_t ret;
+
+	if (c->failed)
+		return c->failed;
+	/* Blocks the batch releases are not free until it is durable. */
+	if (switch_would_reuse(c, gained, ngained)) {
+		c->reuse_commits++;
+		ret = switch_commit(c);
+		if (ret)
+			return ret;
+	}
 	/* Refuse bad input before anything changes, in memory or on disk. */
 	ret = metawrite_check_runs(c->fs, gained, ngained, 0);
 	if (!ret)
@@ -282,23 +430,55 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	if (!ret)
 		ret = quota_blocks(c, ino, inode);
 	if (!ret && c->journal)
-		ret = journal_fits(c, gained, ngained, released, nreleased);
+		ret = journal_need(c, gained, ngained, released, nreleased,
+				   &nblocks);
+	/* A full batch is committed first; a switch that does not fit an
+	 * empty log is refused. */
+	if (!ret && c->journal && c->nbatch &&
+	    (journal_pending(c->journal) + nblocks > batch_journal_cap(c) ||
+	     journal_reserve(c->journal, journal_pending(c->journal) + nblocks))) {
+		ret = switch_commit(c);
+		if (ret)
+			return ret;
+	}
+	if (!ret && c->journal)
+		ret = journal_reserve(c->journal, nblocks);
+	if (!ret && util_grow(&c->released, &c->released_cap,
+			      c->nreleased + nreleased, sizeof(*c->released)))
+		ret = EXT2_ET_NO_MEMORY;
 	if (ret) {
 		quotawrite_free(&c->quota);
 		return ret;
 	}
 	if (c->journal)
-		ret = switch_journalled(c, ino, inode, gained, ngained,
-					released, nreleased);
-	else
-		ret = switch_ordered(c, ino, inode, gained, ngained,
+		ret = add_journalled(c, ino, inode, gained, ngained,
 				     released, nreleased);
+	else
+		ret = add_ordered(c, ino, inode, gained, ngained);
 	quotawrite_free(&c->quota);
 	/* libext2fs' inode cache may hold the old inode. */
 	ext2fs_flush_icache(c->fs);
-	if (ret)
+	if (ret) {
 		fail_stop(c, ret);
-	return ret;
+		return ret;
+	}
+	if (nreleased)
+		copy_n(c->released + c->nreleased, released,
+		       nreleased * sizeof(*released));
+	c->nreleased += nreleased;
+	c->nbatch++;
+	return 0;
+}
+
+errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
+		      struct ext2_inode_large *inode,
+		      const struct layout_piece *gained, size_t ngained,
+		      const struct layout_piece *released, size_t nreleased)
+{
+	errcode_t ret;
+
+	ret = switch_add(c, ino, inode, gained, ngained, released, nreleased);
+	return ret ? ret : switch_commit(c);
 }
 
 int switch_is_failed(const struct switch_ctx *c)
@@ -315,6 +495,30 @@ static void read_through_journal(void *priv, uint64_t offset, uint64_t len,
 	journal_overlay(c->journal, offset, len, data);
 }
 
+/* Ordered: reads see the blocks the open batch has not written yet. */
+static void read_through_batch(void *priv, uint64_t offset, uint64_t len,
+			       void *data)
+{
+	struct switch_ctx *c = priv;
+	uint64_t bs = c->fs->blocksize;
+	size_t i;
+
+	for (i = 0; i < c->npend; i++) {
+		uint64_t start = c->pend[i].blk * bs, lo, hi;
+
+		if (start >= offset + len || start + bs <= offset)
+			continue;
+		lo = start > offset ? start : offset;
+		hi = start + bs < offset + len ? start + bs : offset + len;
+		memcpy((char *)data + (lo - offset),
+		       c->pend[i].image + (lo - start), hi - lo);
+	}
+}
+
+static const struct iowrap_hooks batch_hooks = {
+	.read = read_through_batch,
+};
+
 static const struct iowrap_hooks journal_hooks = {
 	.read = read_through_journal,
 };
@@ -326,6 +530,10 @@ static void ctx_free(struct switch_ctx *c)
 	iowrap_unhook(c->wrapper);
 	journal_free(c->journal);
 	metawrite_groups_free(&c->groups);
+	metawrite_groups_free(&c->gained_groups);
+	pend_clear(c);
+	free(c->pend);
+	free(c->released);
 	quotawrite_free(&c->quota);
 	ext2fs_free_mem(&c->old_inode);
 	ext2fs_free_mem(&c->buf);
@@ -356,11 +564,10 @@ static errcode_t open_ordered(struct switch_ctx *c)
 	ext2_filsys fs = c->fs;
 	errcode_t ret;
 
-	if (!iowrap_is_safe(fs)) {
-		ret = iowrap_push(fs, NULL, NULL);
-		if (ret)
-			return ret;
-	}
+	ret = iowrap_push(fs, &batch_hooks, c);
+	if (ret)
+		return ret;
+	c->wrapper = fs->io;
 	if (!(fs->super->s_state & EXT2_VALID_FS))
 		return 0;
 	fs->super->s_state &= ~EXT2_VALID_FS;
@@ -464,6 +671,8 @@ errcode_t switch_close(struct switch_ctx *c)
 		return 0;
 	fs = c->fs;
 	ret = c->failed;
+	if (!ret)
+		ret = do_commit(c);
 	if (!ret && c->journal) {
 		ret = journal_close(c->journal);
 	} else if (!ret && c->marked_unclean) {

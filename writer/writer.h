@@ -110,7 +110,7 @@ errcode_t switch_check(ext2_filsys fs);
 
 /*
  * Switch INO to INODE (its new i_block, i_blocks, flags; the checksum is
- * set here).  GAINED: block runs the inode owns after the switch and did
+ * set here), durably: switch_add() then switch_commit().  GAINED: block runs the inode owns after the switch and did
  * not before (data and mapping blocks).  RELEASED: runs it owned before and
  * no longer does.  On success fs->block_map, the group descriptors and the
  * superblock counts in memory agree with what is on disk.
@@ -119,6 +119,45 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 		      struct ext2_inode_large *inode,
 		      const struct layout_piece *gained, size_t ngained,
 		      const struct layout_piece *released, size_t nreleased);
+
+/*
+ * Batches (group commit).  switch_add() makes the switch in memory and
+ * adds it to the open batch; switch_commit() makes the whole batch
+ * durable in one step: one JBD2 transaction (its first flush also makes
+ * the data durable, before the commit block), or without a journal the
+ * three ordered steps above, each one flush for the whole batch.  A cut
+ * before the commit leaves every file of the batch old, after it new;
+ * without a journal, a cut inside step 2 leaves each file old or new
+ * (an inode is within one sector), and at worst leaked blocks.
+ * The mover's duties are those of switch_file, but the flush: its copies
+ * must only be written (io_channel_write) before switch_add.  Reads
+ * through fs->io see the batch (inode table blocks, quota file blocks).
+ *
+ * Blocks the open batch releases are not free until it is durable: a
+ * cut would leave the old file pointing at what the next move wrote
+ * there.  So a switch that gains one of them (switch_would_reuse; the
+ * mover asks before writing its copies) commits the batch first.  A
+ * batch is also committed when its transaction would pass a quarter of
+ * the log (as the kernel's), and by switch_close.
+ */
+errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,
+		     struct ext2_inode_large *inode,
+		     const struct layout_piece *gained, size_t ngained,
+		     const struct layout_piece *released, size_t nreleased);
+
+/* Make the open batch durable (nothing to do when it is empty). */
+errcode_t switch_commit(struct switch_ctx *c);
+
+/* Whether RUNS overlap blocks the open batch releases: commit first. */
+int switch_would_reuse(const struct switch_ctx *c,
+		       const struct layout_piece *runs, size_t n);
+
+/* Switches in the open batch (after a failed commit: those not durable). */
+size_t switch_batch_size(const struct switch_ctx *c);
+
+/* Batches committed so far, and how many of them a reuse ended. */
+void switch_counts(const struct switch_ctx *c, uint64_t *commits,
+		   uint64_t *reuse_commits);
 
 /*
  * Whether a failed write stopped C (see above): it then refuses all

@@ -88,18 +88,26 @@ errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 			 size_t n);
 
 /*
- * If BLK was logged and is not yet checkpointed, copy its latest image to
- * BUF and return 1: the disk holds an older version.  Else 0.
+ * If BLK was logged and is not yet checkpointed, or is in the open
+ * transaction, copy its latest image to BUF and return 1: the disk holds
+ * an older version.  Else 0.
  */
 int journal_peek(struct journal *j, blk64_t blk, char *buf);
 
 /*
  * Patch DATA, just read from LEN bytes at byte OFFSET of the device, with
- * the blocks live transactions logged: without checkpoints the disk lags
- * behind, and whoever reads the filesystem must see its current state.
+ * the blocks live transactions logged and those of the open transaction:
+ * without checkpoints the disk lags behind, and whoever reads the
+ * filesystem must see its current state.
  */
 void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
 		     void *data);
+
+/* Blocks the open transaction holds so far (several switches: a batch). */
+size_t journal_pending(const struct journal *j);
+
+/* The log's length, blocks. */
+size_t journal_log_blocks(const struct journal *j);
 
 /* Commit the transaction (checkpointing first if the log is full). */
 errcode_t journal_commit(struct journal *j);

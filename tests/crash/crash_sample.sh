@@ -2,7 +2,9 @@
 # The power-cut harness on a bounded sample (make check; `make crashtest`
 # runs the full sweep): e2defrag deinterleaving small stream images, ext2
 # (ordered writes) and ext4 (journal, checksum v3, and a sparse file whose
-# move writes a new extent tree block); every flush boundary of the run,
+# move writes a new extent tree block), all moves in one batch (group
+# commit), and ext3 aged under --pack --buffer 4k (many batches, some
+# ended by a move into blocks the batch freed); every flush boundary of the run,
 # random subsets of the writes between flushes (24 on ext2, 20 on ext4),
 # 5 prefixes and torn writes (2 on ext2, where only data blocks change in
 # more than one sector, 12 on ext4: a block written in part, 512-byte
@@ -39,13 +41,21 @@ extras() {
 	dbg "$1" "$WORK/extras.cmds"
 	clean "$1" || { cat "$WORK/fsck.out"; fail "extras: not clean"; }
 }
+# sweep NAME IMG RANDOM TORN [E2DEFRAG OPTIONS]
 sweep() {
-	name=$1 img=$2 random=$3 torn=$4
+	name=$1 img=$2 random=$3 torn=$4 opts=${5:-}
 	[ -n "$(fragmented_files "$img")" ] || fail "$name: no fragmented file to move"
 	# The run being cut must really move the files: afterwards every file
 	# is in one piece, by debugfs's block lists (tests/lib/oracle.py).
 	cp "$img" "$WORK/whole.img"
-	e2defrag "$WORK/whole.img" > /dev/null 2>&1 || fail "$name: e2defrag failed"
+	e2defrag $opts --json "$WORK/whole.img" > "$WORK/whole.json" 2>&1 ||
+		fail "$name: e2defrag failed"
+	# Group commit: how many moves and how many batches the run made.
+	set -- $(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+print(r["moves_done"], r["commits"], r["reuse_commits"])' "$WORK/whole.json")
+	moves=$1 commits=$2 reuses=$3
+	echo "$name: moves $moves, commits $commits, of them for a reuse $reuses"
 	python3 "$top_srcdir/tests/lib/oracle.py" layout "$WORK/whole.img" |
 		python3 -c 'import json, sys
 left = [f["path"] for f in json.load(sys.stdin).values() if f["type"] == "f" and f["pieces"] > 1]
@@ -64,7 +74,7 @@ sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag l
 		cmp -s "$img.s1" "$WORK/whole.img.s1" || fail "$name: the run changed the superblock's second sector"
 	fi
 	sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$random" -p 5 -t "$torn" -s 7 -n "$name" "$img" \
-		"e2defrag \"\$IMAGE\"" > "$WORK/sweep.out" 2> "$WORK/sweep.err"
+		"e2defrag $opts \"\$IMAGE\"" > "$WORK/sweep.out" 2> "$WORK/sweep.err"
 	cat "$WORK/sweep.out"
 	head -20 "$WORK/sweep.err"
 	grep -q "^$name: torn cuts $torn:" "$WORK/sweep.out" ||
@@ -79,6 +89,18 @@ mkimg "$img" 4096 -t ext2 -b 1024
 make_streams "$img" 3 40 "$WORK"
 extras "$img"
 sweep ext2-streams "$img" 24 2
+# One batch holds every move: the random cuts fall inside it.
+[ "$commits" -eq 1 ] && [ "$moves" -gt 1 ] || fail "ext2: expected one batch of several moves"
+
+# Many small batches (4 KiB of data each), and batches ended early by a
+# move that takes blocks a move of the batch freed: --pack on an aged
+# ext3 image slides files over the blocks others left.
+img=$WORK/ext3.img
+mkimg "$img" 4096 -t ext3 -b 1024
+make_aged "$img" aged-ext3 60 "$WORK"
+sweep ext3-aged-batches "$img" 10 4 "--pack --buffer 4k"
+[ "$commits" -gt 2 ] && [ "$moves" -gt "$commits" ] && [ "$reuses" -gt 0 ] ||
+	fail "ext3 --pack --buffer 4k: expected several batches, some of several moves, and a reuse"
 
 img=$WORK/ext4.img
 mkimg "$img" 8192 -t ext4 -b 1024
@@ -86,6 +108,7 @@ make_streams "$img" 3 40 "$WORK"
 make_sparse "$img" sparse 6 "$WORK"
 extras "$img"
 sweep ext4-streams "$img" 20 12
+[ "$moves" -gt "$commits" ] || fail "ext4: expected batches of several moves"
 grep -q 'torn cuts.* tree [1-9]' "$WORK/sweep.out" ||
 	fail "ext4: no torn write of a new extent tree block"
 

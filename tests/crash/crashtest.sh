@@ -4,7 +4,8 @@
 # (files written and deleted at random) workloads (and ext4 without a
 # journal, streams), and the aged images again under e2defrag --pack
 # (free space consolidated whole: many moves of files that were not
-# fragmented); for each, every flush boundary of the run and
+# fragmented) and under --pack --buffer 4k (group commit in many small
+# batches, some ended by a move into blocks the batch freed); for each, every flush boundary of the run and
 # CRASH_RANDOM (170) random-subset, CRASH_PREFIX (30) prefix and
 # CRASH_TORN (60) torn-write cuts (cutsweep.sh).  Prints the torn cuts by
 # kind of block, "torn cuts T: KIND N, ...", and the total "cut points
@@ -23,11 +24,15 @@ need mke2fs debugfs e2fsck dumpe2fs tune2fs python3 sha256sum cmp iolog_replay
 need_iolog
 : "${CRASH_RANDOM:=170}" "${CRASH_PREFIX:=30}" "${CRASH_TORN:=60}"
 : "${CRASH_WORKLOAD:=e2defrag \"\$IMAGE\"}"
-# The pack sweep: --pack added to the default workload.
+# The pack sweep: --pack added to the default workload; the batches
+# sweep: --pack in many small batches (group commit: 4 KiB of data per
+# commit, and batches ended by moves into blocks the batch freed).
 if [ "$CRASH_WORKLOAD" = 'e2defrag "$IMAGE"' ]; then
 	PACK_WORKLOAD='e2defrag --pack "$IMAGE"'
+	BATCH_WORKLOAD='e2defrag --pack --buffer 4k "$IMAGE"'
 else
 	PACK_WORKLOAD=$CRASH_WORKLOAD
+	BATCH_WORKLOAD=$CRASH_WORKLOAD
 fi
 mkwork
 
@@ -69,9 +74,10 @@ build() {
 
 total_n=0 total_l=0 total_c=0 total_t=0 sweep_seed=1
 : > "$WORK/kinds"
-for kind in streams aged pack; do
+for kind in streams aged pack batches; do
 	workload=$CRASH_WORKLOAD image=$kind
 	[ $kind = pack ] && workload=$PACK_WORKLOAD image=aged
+	[ $kind = batches ] && workload=$BATCH_WORKLOAD image=aged
 	for fstype in ext2 ext3 ext4 ext4-nojournal; do
 		# ext4 without a journal: ordered writes with checksums.
 		[ $fstype = ext4-nojournal ] && [ $kind != streams ] && continue

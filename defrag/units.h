@@ -1,0 +1,30 @@
+/*
+ * units.h --- the plan cut into units (units.c), and what a unit is
+ * estimated to take on the modeled disk.
+ */
+#ifndef DEFRAG_UNITS_H
+#define DEFRAG_UNITS_H
+
+#include "defrag.h"
+
+struct units {
+	uint64_t	*end;		/* unit k is moves [end[k-1], end[k]) */
+	double		*seconds;	/* its modeled time */
+	uint64_t	n;
+	double		total_seconds, longest_seconds;
+};
+
+/*
+ * Cut PLAN into units: a unit ends after a move when every file a move
+ * of it touched has had its last move (is where the plan leaves it), so
+ * that a stop between two units leaves no file half way (a staging step
+ * and the moves it makes room for are one unit).  Each unit's time is
+ * modeled on MODEL with BUFFER_BYTES of data per commit (units.c says
+ * how).  ENOMEM, else 0.
+ */
+errcode_t units_make(const struct layout *layout, const struct plan *plan,
+		     const struct readmodel *model, size_t buffer_bytes,
+		     struct units *u);
+void units_free(struct units *u);
+
+#endif /* DEFRAG_UNITS_H */

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""defrag-units.py --- the filesystem-wide figures a stop must not make
+worse (tests/cli/defrag-units.sh), from debugfs's block lists
+(tests/lib/oracle.py), never from e2defrag:
+
+  metrics IMG      "pieces P read R": the pieces of every file (oracle.py's
+                   definition: IND blocks in place, ETB left out) and the
+                   modeled read time of every file, the read model of
+                   doc/design.md with e2frag's default disk (7200 rpm,
+                   120 MB/s, 8.5 ms average seek, 1 ms track to track,
+                   1 TB), written out here again
+  noworse A B      compare two "metrics" lines (files A, B): exit 1 when B
+                   has more pieces or a longer read time than A
+"""
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import oracle  # noqa: E402
+
+RPM, MBPS, SEEK, T2T, DISK = 7200.0, 120.0, 8.5e-3, 1e-3, 1e12
+
+
+def jump(gap):
+    """Seconds from the end of one piece to the start of the next, GAP
+    bytes ahead (negative: behind)."""
+    if gap == 0:
+        return 0.0
+    full = T2T + (SEEK - T2T) * math.sqrt(3.0)
+    d = min(abs(gap), DISK)
+    reposition = T2T + (full - T2T) * math.sqrt(d / DISK) + 60.0 / RPM / 2
+    if gap > 0 and gap / (MBPS * 1e6) < reposition:
+        return gap / (MBPS * 1e6)
+    return reposition
+
+
+def blocksize(img):
+    out = oracle.debugfs(img, ["stats"])[0]
+    for line in out.splitlines():
+        if line.startswith("Block size:"):
+            return int(line.split()[-1])
+    raise SystemExit("no block size from debugfs stats")
+
+
+def metrics(img):
+    bs = blocksize(img)
+    pieces, read = 0, 0.0
+    for f in oracle.layout(img).values():
+        runs = f["runs"]
+        pieces += f["pieces"]
+        read += sum(n for _, n in runs) * bs / (MBPS * 1e6)
+        for (a, n), (b, _) in zip(runs, runs[1:]):
+            read += jump((b - (a + n)) * bs)
+    return pieces, read
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "metrics":
+        p, r = metrics(argv[2])
+        print("pieces %d read %.6f" % (p, r))
+        return 0
+    if len(argv) == 4 and argv[1] == "noworse":
+        a = open(argv[2]).read().split()
+        b = open(argv[3]).read().split()
+        pa, ra, pb, rb = int(a[1]), float(a[3]), int(b[1]), float(b[3])
+        if pb > pa or rb > ra + 1e-6:
+            print("worse: pieces %d -> %d, read %.6f -> %.6f" % (pa, pb, ra, rb))
+            return 1
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

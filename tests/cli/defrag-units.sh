@@ -1,0 +1,125 @@
+#!/bin/sh
+# A stopped run never leaves the disk worse (defrag/units.c): on nearly
+# full disks (e2fragimg nearfull: recordings on a disk kept full, so the
+# plan stages files aside), runs stopped after 1 and 5 units
+# (--max-units) and by one SIGINT after the first unit leave the whole
+# filesystem's pieces and modeled read time (debugfs block lists and the
+# read model, tests/cli/defrag-units.py) and its interleave sets (e2frag)
+# no worse than before, e2fsck -fn clean and every file intact; short
+# runs repeated reach what one run reaches.  -n and --json carry the
+# estimate.
+. "$top_srcdir/tests/cli/defrag-lib.sh"
+command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
+UNITS="python3 $top_srcdir/tests/cli/defrag-units.py"
+
+# figures IMG OUT: pieces and read time (debugfs), and interleave sets.
+figures() {
+	$UNITS metrics "$1" > "$2" || fail "metrics of $1"
+	echo "sets $(e2frag_field "$1" interleave_sets)" >> "$2"
+}
+
+# noworse BEFORE AFTER WHAT
+noworse() {
+	$UNITS noworse "$1" "$2" || fail "$3: the filesystem is worse: $(cat "$1") -> $(cat "$2")"
+	[ "$(sed -n 's/^sets //p' "$2")" -le "$(sed -n 's/^sets //p' "$1")" ] ||
+		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
+}
+
+for fs in ext3 ext2; do
+	img=$T/$fs.img
+	e2fragimg -q -w nearfull -t $fs -b 1024 -S 3 "$img" > /dev/null 2>&1 ||
+		fail "e2fragimg nearfull $fs"
+	check_clean "$img"
+	snapshot "$img" "$T/files.json"
+	figures "$img" "$T/before"
+
+	# The estimate, and the units it is made of.
+	e2defrag -n "$img" > "$T/plan.txt" 2>&1
+	grep -q "estimated time: .* on the modeled disk, in [0-9]* units (the longest " "$T/plan.txt" ||
+		{ cat "$T/plan.txt"; fail "$fs: -n says no estimate"; }
+	e2defrag -n --json "$img" > "$T/plan.json" 2>/dev/null
+	set -- $(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+print(p["units"], p["moves"], p["estimated_seconds"] > 0,
+      0 < p["longest_unit_seconds"] <= p["estimated_seconds"])' "$T/plan.json")
+	units=$1
+	[ "$units" -gt 5 ] && [ "$1" -le "$2" ] && [ "$3" = True ] && [ "$4" = True ] ||
+		fail "$fs: plan units $1 moves $2 estimate $3 longest $4: expected more than 5 units"
+
+	for n in 1 5; do
+		cp "$img" "$T/cut.img"
+		e2defrag --max-units $n --json "$T/cut.img" > "$T/run.json" 2>"$T/run.err"
+		rc=$?
+		[ $rc -eq 1 ] || { cat "$T/run.err"; fail "$fs --max-units $n: exit $rc, expected 1"; }
+		done_units=$(json_get "$T/run.json" 'j["result"]["units_done"]')
+		[ "$done_units" -eq $n ] || fail "$fs --max-units $n: $done_units units done"
+		check_clean "$T/cut.img"
+		snapshot "$T/cut.img" "$T/cut.json"
+		same_snapshot "$T/files.json" "$T/cut.json"
+		figures "$T/cut.img" "$T/after"
+		noworse "$T/before" "$T/after" "$fs --max-units $n"
+		echo "ok $fs --max-units $n: $(tr '\n' ' ' < "$T/before")-> $(tr '\n' ' ' < "$T/after")"
+	done
+
+	# One run, and short runs repeated: the same end.
+	cp "$img" "$T/one.img"
+	e2defrag "$T/one.img" > /dev/null 2>&1
+	figures "$T/one.img" "$T/one"
+	cp "$img" "$T/rep.img"
+	k=0
+	while [ $k -lt 30 ]; do
+		cp "$T/rep.img" "$T/prev.img"
+		e2defrag --max-units 4 "$T/rep.img" > /dev/null 2>&1
+		rc=$?
+		[ $rc -le 1 ] || fail "$fs: short run $k exit $rc"
+		k=$((k + 1))
+		[ $rc -eq 0 ] && break
+		cmp -s "$T/rep.img" "$T/prev.img" && break	# nothing more moved
+	done
+	check_clean "$T/rep.img"
+	snapshot "$T/rep.img" "$T/rep.json"
+	same_snapshot "$T/files.json" "$T/rep.json"
+	figures "$T/rep.img" "$T/rep"
+	cmp -s "$T/one" "$T/rep" ||
+		fail "$fs: $k short runs reach $(cat "$T/rep"), one run $(cat "$T/one")"
+	echo "ok $fs: $k runs of 4 units reach what one run does: $(tr '\n' ' ' < "$T/one")"
+done
+
+# One SIGINT in the first unit: it finishes, and the run stops, exit 32.
+# (Held in the first progress report of the moves, once a block is
+# copied, tests/cli/progress_gate.c, as tests/cli/defrag-signal.sh does.)
+command -v mkfifo >/dev/null 2>&1 || { echo "skip: no mkfifo"; exit 77; }
+cc=${CC:-cc}
+command -v "$cc" >/dev/null 2>&1 || { echo "skip: no C compiler for the progress gate"; exit 77; }
+"$cc" -shared -fPIC -o "$T/gate.so" "$top_srcdir/tests/cli/progress_gate.c" -ldl \
+	2>"$T/cc.out" || { cat "$T/cc.out" >&2; fail "building the progress gate"; }
+img=$T/ext3.img
+e2fragimg -q -w nearfull -t ext3 -b 1024 -S 3 "$img" > /dev/null 2>&1 || fail "e2fragimg"
+figures "$img" "$T/before"
+at=1
+rm -f "$T/fifo" "$T/gate"
+mkfifo "$T/fifo" "$T/gate"
+env LD_PRELOAD="$T/gate.so" ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+	E2F_GATE_FD=3 E2F_GATE_AT="4 $at" E2F_GATE="$T/gate" \
+	e2defrag -C 3 --json "$img" 3>"$T/fifo" >"$T/run.json" 2>"$T/run.err" &
+pid=$!
+sent=0
+while read -r phase done total dev; do
+	if [ $sent = 0 ] && [ "$phase" = 4 ] && [ "$done" -ge "$at" ]; then
+		kill -INT $pid
+		sent=1
+		echo go > "$T/gate"
+	fi
+done < "$T/fifo"
+wait $pid
+rc=$?
+[ $sent = 1 ] || fail "never saw the moves"
+[ $rc -eq 32 ] || { cat "$T/run.err"; fail "one SIGINT: exit $rc, expected 32"; }
+grep -q "cancelled at the end of a unit" "$T/run.err" || { cat "$T/run.err"; fail "one SIGINT: no word of the unit's end"; }
+[ "$(json_get "$T/run.json" 'j["result"]["abandoned"]')" = False ] || fail "one SIGINT abandoned a unit"
+[ "$(json_get "$T/run.json" 'j["result"]["units_done"]')" -ge 1 ] || fail "one SIGINT: no unit done"
+check_clean "$img"
+figures "$img" "$T/after"
+noworse "$T/before" "$T/after" "one SIGINT"
+echo "ok one SIGINT: $(tr '\n' ' ' < "$T/before")-> $(tr '\n' ' ' < "$T/after")"
+exit 0
