@@ -15,28 +15,50 @@
  *
  * The modeled time of a move, on the disk the read model describes
  * (e2defrag's disk-model options): its data read and written at the
- * transfer rate, and a seek to the source and one to the destination (an
- * average seek, a third of the disk, and half a rotation); each commit
- * adds three flushes, a seek and a rotation each, once per BUFFER_BYTES
- * of data.  A run measures its own rate as it goes (execute.c).
+ * transfer rate, with the jumps between the pieces it reads from and
+ * writes to, a seek from where the last move's reads ended to its source
+ * and one from where the last move's writes ended to its destination
+ * (the seek model's, by distance: moves into consecutive blocks go out
+ * as one write at the commit); each commit adds three flushes, an
+ * average seek and a rotation each: once per BUFFER_BYTES of data, and
+ * before a move into blocks a move of the open batch released (the run's
+ * group commit, writer.h).  A run measures its own rate as it goes
+ * (execute.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fmap.h"
 #include "units.h"
 
+/*
+ * MV's modeled time: its data read (the transfer, and the jumps between
+ * the file's pieces as they are, in the share the move copies: reading an
+ * interleaved file crosses its partners' blocks) and written (the same
+ * for the pieces it ends in), and a seek to each side.  JUMPS_FROM, JUMPS_TO: the jumps of the file's whole
+ * stream before and after.
+ */
 static double move_seconds(const struct readmodel *m, unsigned bs,
-			   const struct plan_move *mv, size_t buffer_bytes)
+			   const struct plan_move *mv, blk64_t stream_blocks,
+			   double jumps_from, double jumps_to)
 {
 	double bytes = (double)mv->copy_blocks * bs;
-	double seek = readmodel_jump_seconds(m, m->disk_bytes / 3);
-	double rotation = m->rpm > 0 ? 60.0 / m->rpm : 0;
-	double commit = 3 * (seek + rotation);
+	double share = stream_blocks ? (double)mv->copy_blocks / stream_blocks : 1;
 
-	return 2 * readmodel_transfer_seconds(m, bytes) + 2 * seek +
-	       commit * bytes / (double)buffer_bytes;
+	if (share > 1)
+		share = 1;
+	return 2 * readmodel_transfer_seconds(m, bytes) +
+	       share * (jumps_from + jumps_to);
+}
+
+/* A commit's three flushes, each a seek and a rotation. */
+static double commit_seconds(const struct readmodel *m)
+{
+	double rotation = m->rpm > 0 ? 60.0 / m->rpm : 0;
+
+	return 3 * (readmodel_jump_seconds(m, m->disk_bytes / 3) + rotation);
 }
 
 /* The files' runs as the plan leaves them move after move. */
@@ -46,7 +68,73 @@ struct sim {
 	unsigned bs;
 	struct layout_piece **runs;	/* per file, NULL: as in the layout */
 	size_t *nruns;
+	/* The batch the run would have open (group commit): the blocks its
+	 * moves released, and its data so far. */
+	struct layout_piece *released;
+	uint64_t nreleased, released_cap;
+	double batch_bytes;
+	/* Where the last move's reads and writes ended: the next seeks
+	 * from there (writes go out in block order at each commit, so
+	 * moves into consecutive blocks seek once). */
+	blk64_t read_at, write_at;
+	double seeks;		/* of the move at hand */
 };
+
+static int overlap(const struct layout_piece *a, size_t na,
+		   const struct layout_piece *b, size_t nb)
+{
+	size_t i, k;
+
+	for (i = 0; i < na; i++)
+		for (k = 0; k < nb; k++)
+			if (a[i].start < b[k].start + b[k].len &&
+			    b[k].start < a[i].start + a[i].len)
+				return 1;
+	return 0;
+}
+
+/* Add what of FROM (N) is not in TO (NTO) to the batch's releases. */
+static errcode_t sim_release(struct sim *s, const struct layout_piece *from,
+			     size_t n, const struct layout_piece *to, size_t nto)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		blk64_t a = from[i].start, end = from[i].start + from[i].len;
+
+		/* The part before each run of TO that cuts it (runs of one
+		 * file never overlap one another: at most a few cuts). */
+		while (a < end) {
+			blk64_t cut = end, resume = end;
+
+			for (k = 0; k < nto; k++) {
+				blk64_t ts = to[k].start, te = to[k].start + to[k].len;
+
+				if (te <= a || ts >= end)
+					continue;
+				if (ts <= a) {
+					cut = a;
+					resume = te;
+					break;
+				}
+				if (ts < cut) {
+					cut = ts;
+					resume = te;
+				}
+			}
+			if (cut > a) {
+				if (util_grow(&s->released, &s->released_cap,
+					      s->nreleased + 1, sizeof(*s->released)))
+					return ENOMEM;
+				s->released[s->nreleased].start = a;
+				s->released[s->nreleased].len = cut - a;
+				s->nreleased++;
+			}
+			a = resume > a ? resume : a + 1;
+		}
+	}
+	return 0;
+}
 
 /* Pieces (runs not adjacent) and the jumps' read time of RUNS. */
 static void runs_cost(const struct sim *s, const struct layout_piece *runs,
@@ -91,7 +179,8 @@ static errcode_t sim_runs(struct sim *s, uint32_t f)
  */
 static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 			  const struct runs_change *segs, int64_t *dpieces,
-			  double *dread)
+			  double *dread, double *jumps_from, double *jumps_to,
+			  int *reuse)
 {
 	uint32_t f = mv->file;
 	struct layout_piece *to = NULL;
@@ -103,10 +192,13 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 
 	*dpieces = 0;
 	*dread = 0;
+	*reuse = 0;
+	s->seeks = 0;
 	ret = sim_runs(s, f);
 	if (ret)
 		return ret;
 	runs_cost(s, s->runs[f], s->nruns[f], &p0, &j0);
+	*jumps_from = *jumps_to = j0;
 	if (mv->whole) {
 		to = calloc(1, sizeof(*to));
 		if (!to)
@@ -125,11 +217,32 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 		}
 	}
 	runs_cost(s, to, nto, &p1, &j1);
+	if (s->nruns[f] && nto) {
+		const struct layout_piece *a = &s->runs[f][0], *b = &to[0];
+
+		s->seeks = readmodel_jump_seconds(s->model, ((double)a->start -
+						  (double)s->read_at) * s->bs) +
+			   readmodel_jump_seconds(s->model, ((double)b->start -
+						  (double)s->write_at) * s->bs);
+		s->read_at = s->runs[f][s->nruns[f] - 1].start +
+			     s->runs[f][s->nruns[f] - 1].len;
+		s->write_at = to[nto - 1].start + to[nto - 1].len;
+	}
+	/* Into blocks the open batch released: the run commits first. */
+	*reuse = overlap(to, nto, s->released, s->nreleased);
+	if (*reuse)
+		s->nreleased = 0;
+	ret = sim_release(s, s->runs[f], s->nruns[f], to, nto);
+	if (ret) {
+		free(to);
+		return ret;
+	}
 	free(s->runs[f]);
 	s->runs[f] = to;
 	s->nruns[f] = nto;
 	*dpieces = (int64_t)p1 - (int64_t)p0;
 	*dread = j1 - j0;
+	*jumps_to = j1;
 	return 0;
 }
 
@@ -141,6 +254,7 @@ static void sim_free(struct sim *s, uint64_t nfiles)
 		free(s->runs[i]);
 	free(s->runs);
 	free(s->nruns);
+	free(s->released);
 }
 
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
@@ -150,7 +264,8 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 	struct sim s;
 	uint64_t i, seg = 0;
 	int64_t pieces = 0, pieces_at = 0, dp;	/* relative to the start */
-	double read = 0, read_at = 0, dr, t = 0;
+	double read = 0, read_at = 0, dr, t = 0, jf, jt;
+	int reuse;
 	errcode_t ret = 0;
 
 	memset(u, 0, sizeof(*u));
@@ -174,17 +289,33 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		const struct plan_move *mv = &plan->moves[i];
 
 		ret = sim_move(&s, mv, plan->segs ? plan->segs + seg : NULL,
-			       &dp, &dr);
+			       &dp, &dr, &jf, &jt, &reuse);
 		if (ret)
 			goto out;
+		/* The commits: one before a move into blocks the batch
+		 * released, one when its data reaches BUFFER_BYTES. */
+		if (reuse) {
+			t += commit_seconds(model);
+			s.batch_bytes = 0;
+		}
+		s.batch_bytes += (double)mv->copy_blocks * s.bs;
+		if (s.batch_bytes >= buffer_bytes) {
+			t += commit_seconds(model);
+			s.batch_bytes = 0;
+			s.nreleased = 0;
+		}
 		pieces += dp;
 		read += dr;
-		t += move_seconds(model, s.bs, mv, buffer_bytes);
+		t += move_seconds(model, s.bs, mv,
+				  layout_stream_blocks(layout, &layout->files[mv->file]),
+				  jf, jt) + s.seeks;
 		/* A unit ends where the filesystem is no worse than at its
 		 * start (a hair of rounding allowed), and at the plan's end. */
 		if (i + 1 < plan->nmoves &&
 		    (pieces > pieces_at || read > read_at + 1e-9))
 			continue;
+		if (i + 1 == plan->nmoves && s.batch_bytes > 0)
+			t += commit_seconds(model);	/* the last */
 		pieces_at = pieces;
 		read_at = read;
 		u->end[u->n] = i + 1;
