@@ -61,10 +61,12 @@ static void exact(const char *path, const char *name, double want, int integer)
 
 int main(void)
 {
-	char dir[] = "/tmp/e2frag-metrics.XXXXXX", path[64];
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], path[4096 + 16];
 	struct metrics_figures fig;
 	struct metrics_run run = { "done", 0, 0, 0 };
 
+	snprintf(dir, sizeof(dir), "%s/e2frag-metrics.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return 99;
 	snprintf(path, sizeof(path), "%s/e2frag.prom", dir);

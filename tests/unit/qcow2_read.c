@@ -71,13 +71,16 @@ static int all(const unsigned char *p, size_t len, unsigned char c)
 
 int main(void)
 {
-	char path[] = "/tmp/e2frag-qcow2.XXXXXX";
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
 	unsigned char buf[2 * BLOCK];
 	unsigned long long huge;
 	io_channel ch;
 	errcode_t ret;
-	int fd = mkstemp(path);
+	int fd;
 
+	snprintf(path, sizeof(path), "%s/e2frag-qcow2.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
 	if (fd < 0)
 		return 99;
 	close(fd);
