@@ -43,7 +43,11 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 	ret = ext2fs_allocate_block_bitmap(fs, "blocks a group claims", &c->claimed);
 	if (ret)
 		return ret;
-	ret = ext2fs_get_mem(c->buf_blocks * fs->blocksize, &c->buf);
+	/* Half to read a group's sources into, half to gather its writes. */
+	c->chunk_blocks = c->buf_blocks / 2 ? c->buf_blocks / 2 : 1;
+	ret = ext2fs_get_mem((c->buf_blocks > 2 * c->chunk_blocks ?
+			      c->buf_blocks : 2 * c->chunk_blocks) * fs->blocksize,
+			     &c->buf);
 	if (ret) {
 		ext2fs_free_block_bitmap(c->claimed);
 		c->claimed = NULL;
@@ -58,8 +62,10 @@ void move_fini(struct move_ctx *c)
 		ext2fs_free_block_bitmap(c->claimed);
 	c->claimed = NULL;
 	free(c->ops);
+	free(c->placed);
 	free(c->op_at);
 	c->ops = NULL;
+	c->placed = NULL;
 	c->op_at = NULL;
 	verify_close(c->verify);
 	c->verify = NULL;
@@ -371,7 +377,7 @@ static int cmp_copy_src(const void *a, const void *b)
 	return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
-/* The group's copies, each at most a buffer long, sorted by source. */
+/* The group's copies, each at most half a buffer long, sorted by source. */
 static errcode_t collect_ops(struct move_ctx *c, const struct move_group *g)
 {
 	size_t k, i;
@@ -386,18 +392,21 @@ static errcode_t collect_ops(struct move_ctx *c, const struct move_group *g)
 			struct copy_op op = r->copies[i];
 
 			while (op.len) {
-				blk64_t n = op.len < c->buf_blocks ? op.len : c->buf_blocks;
+				blk64_t n = op.len < c->chunk_blocks ? op.len : c->chunk_blocks;
 
 				if (c->nops == c->ops_cap) {
 					size_t cap = c->ops_cap ? 2 * c->ops_cap : 256;
 					struct copy_op *o = realloc(c->ops, cap * sizeof(*o));
+					struct copy_op *p = realloc(c->placed, cap * sizeof(*p));
 					blk64_t *at = realloc(c->op_at, cap * sizeof(*at));
 
 					if (o)
 						c->ops = o;
+					if (p)
+						c->placed = p;
 					if (at)
 						c->op_at = at;
-					if (!o || !at)
+					if (!o || !p || !at)
 						return ENOMEM;
 					c->ops_cap = cap;
 				}
@@ -422,35 +431,60 @@ static errcode_t collect_ops(struct move_ctx *c, const struct move_group *g)
  */
 #define READ_THROUGH_BYTES	(64u << 10)
 
-/* Write ops [FROM, TO) from the buffer, runs contiguous on both sides as one. */
+static int cmp_placed_dst(const void *a, const void *b)
+{
+	const struct copy_op *x = a, *y = b;
+
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/*
+ * Write ops [FROM, TO), read into the buffer's first half (each op's
+ * place in op_at), in destination order: consecutive destinations
+ * gathered in the second half and written as one request.
+ */
 static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 {
 	ext2_filsys fs = c->fs;
-	size_t i = from;
+	char *out = c->buf + c->chunk_blocks * fs->blocksize;
+	struct copy_op *w = c->placed;	/* src: the op's place in the buffer */
+	blk64_t run_dst = 0, run_n = 0;
+	size_t i, n = to - from;
 	errcode_t ret;
 
-	while (i < to) {
-		blk64_t dst = c->ops[i].dst, at = c->op_at[i], n = c->ops[i].len;
-
-		for (i++; i < to && c->ops[i].dst == dst + n &&
-			     c->op_at[i] == at + n; i++)
-			n += c->ops[i].len;
-		ret = io_channel_write_blk64(fs->io, dst, (int)n,
-					     c->buf + at * fs->blocksize);
-		if (ret)
-			return ret;
-		c->done += n;
-		c->written += n;
-		c->copied += n;
-		c->unflushed += n;
-		if (report(c))
-			return E2F_ERR_CANCELLED;
+	for (i = 0; i < n; i++) {
+		w[i].src = c->op_at[from + i];
+		w[i].dst = c->ops[from + i].dst;
+		w[i].len = c->ops[from + i].len;
+	}
+	sort_n(w, n, sizeof(*w), cmp_placed_dst);
+	for (i = 0; i <= n; i++) {
+		if (run_n && (i == n || w[i].dst != run_dst + run_n ||
+			      run_n + w[i].len > c->chunk_blocks)) {
+			ret = io_channel_write_blk64(fs->io, run_dst, (int)run_n, out);
+			if (ret)
+				return ret;
+			c->done += run_n;
+			c->written += run_n;
+			c->copied += run_n;
+			c->unflushed += run_n;
+			run_n = 0;
+			if (report(c))
+				return E2F_ERR_CANCELLED;
+		}
+		if (i == n)
+			break;
+		if (!run_n)
+			run_dst = w[i].dst;
+		copy_n(out + run_n * fs->blocksize, c->buf + w[i].src * fs->blocksize,
+		       w[i].len * fs->blocksize);
+		run_n += w[i].len;
 	}
 	return 0;
 }
 
 /*
- * The ops, a buffer at a time: the buffer's sources read in block order
+ * The ops, half a buffer at a time: their sources read in block order
  * (gaps up to READ_THROUGH_BYTES read through), then written out; a
  * flush each --buffer written, so that the data waiting for the group's
  * commit stays bounded as with single moves.
@@ -471,11 +505,11 @@ static errcode_t copy_ops(struct move_ctx *c)
 			blk64_t rend = rstart + rlen;
 
 			if (rlen && op->src >= rend && op->src - rend <= gap_max &&
-			    used + (op->src - rend) + op->len <= c->buf_blocks) {
+			    used + (op->src - rend) + op->len <= c->chunk_blocks) {
 				used += op->src - rend;
 				rlen = op->src + op->len - rstart;
 			} else {
-				if (used + op->len > c->buf_blocks)
+				if (used + op->len > c->chunk_blocks)
 					break;
 				if (rlen) {
 					ret = io_channel_read_blk64(fs->io, rstart, (int)rlen,

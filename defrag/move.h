@@ -29,7 +29,9 @@ struct move_ctx {
 	blk64_t		unflushed;	/* written since the last flush or commit */
 	uint64_t	reuse_commits;	/* batches ended for a reuse of freed blocks */
 	ext2fs_block_bitmap claimed;	/* blocks the open group gains or releases */
+	blk64_t		chunk_blocks;	/* a group's reads at a time: half the buffer */
 	struct copy_op	*ops;		/* the group's copies, by source */
+	struct copy_op	*placed;	/* a chunk's, by destination (src: op_at) */
 	size_t		nops, ops_cap;
 	blk64_t		*op_at;		/* each op's place in the buffer, blocks */
 	size_t		op_at_cap;
