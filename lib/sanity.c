@@ -433,7 +433,14 @@ static errcode_t check_extent_csums(struct layout *layout,
 		if (a->kind != LAYOUT_AUX_ETB ||
 		    io_channel_read_blk64(fs->io, a->start, 1, buf))
 			continue;
-		if (!ext2fs_extent_block_csum_verify(fs, a->ino, (void *)buf))
+		/*
+		 * libext2fs finds the checksum after eh_max entries without
+		 * bounding it by the block: a header the scan did not read
+		 * (the block is also another file's, or changed under it)
+		 * cannot hold a matching checksum.
+		 */
+		if (ext2fs_extent_header_verify(buf, fs->blocksize) ||
+		    !ext2fs_extent_block_csum_verify(fs, a->ino, (void *)buf))
 			sanity_found_simple(found, SANITY_EXTENT_CSUM, a->ino, a->start, 0);
 	}
 	ext2fs_free_mem(&buf);
