@@ -143,6 +143,7 @@ void sanity_notes_free(struct sanity_notes *n)
 	if (n->in_use)
 		ext2fs_free_inode_bitmap(n->in_use);
 	sanity_count_free(&n->links);
+	sanity_quota_free(n->quota);
 	free(n->dirs);
 	free(n->dir_list);
 	free(n->htree_list);
@@ -203,6 +204,11 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	if (!inode->i_links_count)
 		return 0;
 	ext2fs_mark_inode_bitmap2(n->in_use, ino);
+	if (!(inode->i_flags & EXT4_EA_INODE_FL)) {
+		ret = sanity_quota_note(fs, &n->quota, inode);
+		if (ret)
+			return ret;
+	}
 	if (LINUX_S_ISDIR(inode->i_mode)) {
 		n->dirs[ext2fs_group_of_ino(fs, ino)]++;
 		if (util_grow(&n->dir_list, &n->dir_list_cap, n->ndir_list + 1,
@@ -777,6 +783,9 @@ errcode_t sanity_check_layout(struct layout *layout, struct sanity_finding *foun
 	/* The directories are read again: only when all else agrees. */
 	if (!found->problems)
 		ret = sanity_check_dirs(layout, n, found);
+	/* The usage is e2fsck's sum only over sound inodes. */
+	if (!ret && !found->problems)
+		ret = sanity_check_quota(fs, n->quota, found);
 out:
 	if (owned)
 		ext2fs_free_block_bitmap(owned);

@@ -18,7 +18,8 @@
  *                          and extent block checksums, flags the features
  *                          do not allow, corrupt block maps, blocks owned
  *                          twice or outside the bitmap's idea of use, the
- *                          inode bitmap, and the free counts.
+ *                          inode bitmap, the free counts, the directories
+ *                          and the quota files' usage.
  */
 #ifndef SANITY_H
 #define SANITY_H
@@ -55,6 +56,9 @@ enum sanity_what {
 	SANITY_GROUP_FREE_BLOCKS, /* group's free block count vs bitmap (group, recorded, counted) */
 	SANITY_GROUP_FREE_INODES, /* same for inodes */
 	SANITY_GROUP_DIRS,	/* group's directory count vs inodes (group, recorded, counted) */
+	SANITY_QUOTA_SPACE,	/* a quota entry's bytes vs its inodes' (ino: the quota file, detail: type, id, recorded, counted) */
+	SANITY_QUOTA_INODES,	/* a quota entry's inode count vs the inodes' (same) */
+	SANITY_QUOTA_MISSING,	/* an id charged by inodes without an entry (ino, detail, id, counted: bytes) */
 };
 
 struct sanity_finding {
@@ -63,6 +67,7 @@ struct sanity_finding {
 	blk64_t		blk;
 	dgrp_t		group;
 	uint64_t	recorded, counted;
+	uint32_t	id;		/* a user, group or project id (SANITY_QUOTA_*) */
 	const char	*detail;	/* static text (SANITY_BAD_FLAGS) */
 	char		name[64];	/* a name, printable (SANITY_DUP_ENTRY) */
 	uint64_t	problems;	/* problems found in all, this one included */

@@ -135,6 +135,19 @@ size_t sanity_describe(const struct layout *layout,
 		n = snprintf(buf, len, "group %u records %llu %s, its inodes %llu", f->group, rec,
 			     util_plural(rec, "directory", "directories"), cnt);
 		break;
+	case SANITY_QUOTA_SPACE:
+		n = snprintf(buf, len, "the %s quota file (inode %u) counts %llu bytes for id %u, "
+			     "its files hold %llu", f->detail, f->ino, rec, f->id, cnt);
+		break;
+	case SANITY_QUOTA_INODES:
+		n = snprintf(buf, len, "the %s quota file (inode %u) counts %llu %s for id %u, "
+			     "it has %llu", f->detail, f->ino, rec,
+			     util_plural(rec, "inode", "inodes"), f->id, cnt);
+		break;
+	case SANITY_QUOTA_MISSING:
+		n = snprintf(buf, len, "the %s quota file (inode %u) has no entry for id %u, "
+			     "whose files hold %llu bytes", f->detail, f->ino, f->id, cnt);
+		break;
 	default:
 		n = snprintf(buf, len, "the metadata disagree");
 		break;
