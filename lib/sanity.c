@@ -611,6 +611,47 @@ static void build_owned(struct layout *layout, ext2fs_block_bitmap owned,
 }
 
 /*
+ * Each attribute block once (XATTR: those not checked yet, cleared as they
+ * are): the header e2fsck's pass 1 checks first (magic, a single block,
+ * the checksum).  A block that fails is one e2fsck clears, and with it
+ * the attributes of every inode that shares it.
+ */
+static errcode_t check_xattr_blocks(struct layout *layout,
+				    ext2fs_block_bitmap xattr,
+				    struct sanity_finding *found)
+{
+	ext2_filsys fs = layout->fs;
+	char *buf;
+	uint64_t i;
+	errcode_t ret;
+
+	ret = ext2fs_get_mem(fs->blocksize, &buf);
+	if (ret)
+		return ret;
+	for (i = 0; i < layout->naux; i++) {
+		const struct layout_aux *a = &layout->aux[i];
+		const struct ext2_ext_attr_header *h = (void *)buf;
+
+		if (a->kind != LAYOUT_AUX_XATTR ||
+		    !ext2fs_test_block_bitmap2(xattr, a->start))
+			continue;
+		ext2fs_unmark_block_bitmap2(xattr, a->start);
+		if (io_channel_read_blk64(fs->io, a->start, 1, buf))
+			continue;	/* the scan's reads say so */
+		if ((ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC &&
+		     ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC_v1) ||
+		    ext2fs_le32_to_cpu(h->h_blocks) != 1 ||
+		    (ext2fs_has_feature_metadata_csum(fs->super) &&
+		     !ext2fs_ext_attr_block_csum_verify(fs, a->ino, a->start,
+				(struct ext2_ext_attr_header *)buf)))
+			sanity_found_simple(found, SANITY_BAD_EA_HEADER, a->ino,
+					    a->start, 0);
+	}
+	ext2fs_free_mem(&buf);
+	return 0;
+}
+
+/*
  * A block owned but free in BITMAP (what the allocator would hand out
  * again), then one in use in BITMAP that nothing owns.
  */
@@ -775,6 +816,9 @@ errcode_t sanity_check_layout(struct layout *layout, struct sanity_finding *foun
 	if (ret)
 		goto out;
 	build_owned(layout, owned, xattr, found);
+	ret = check_xattr_blocks(layout, xattr, found);
+	if (ret)
+		goto out;
 	compare_blocks(layout, owned, found);
 	ret = compare_inodes(layout, n, found);
 	if (ret)

@@ -37,6 +37,7 @@ enum sanity_what {
 	SANITY_EXTENT_CSUM,	/* extent tree block checksum (ino, blk) */
 	SANITY_BAD_FLAGS,	/* flags the features do not allow (ino, detail) */
 	SANITY_BAD_EA_BLOCK,	/* extended attribute block outside the fs (ino, blk) */
+	SANITY_BAD_EA_HEADER,	/* an attribute block's magic, block count or checksum (ino, blk) */
 	SANITY_CORRUPT_MAP,	/* block map unreadable: outside the fs, loop, disorder (ino) */
 	SANITY_BAD_SIZE,	/* i_size disagrees with the blocks (ino, recorded, counted: bytes) */
 	SANITY_BAD_IBLOCKS,	/* i_blocks vs the blocks mapped (ino, recorded, counted: 512-byte units) */

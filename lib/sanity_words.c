@@ -66,6 +66,10 @@ size_t sanity_describe(const struct layout *layout,
 	case SANITY_BAD_EA_BLOCK:
 		n = snprintf(buf, len, "%s has its attribute block %llu outside the filesystem", a, blk);
 		break;
+	case SANITY_BAD_EA_HEADER:
+		n = snprintf(buf, len, "the header of attribute block %llu of %s is bad "
+			     "(magic, block count or checksum)", blk, a);
+		break;
 	case SANITY_CORRUPT_MAP:
 		n = f->ino ? snprintf(buf, len, "the block map of %s is corrupt (a block outside the filesystem, a loop or disorder)", a)
 			   : snprintf(buf, len, "an inode's block map is corrupt (a block outside the filesystem, a loop or disorder)");
