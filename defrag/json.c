@@ -7,7 +7,7 @@
  *     "plan": { files_selected, files_best, files_partial, files_no_room,
  *               files_skipped, files_evacuated, files_consolidated,
  *               moves, bytes_to_write, bytes_needing_move,
- *               bytes_to_consolidate, pieces_before, pieces_after,
+ *               bytes_rebuilt, bytes_to_consolidate, pieces_before, pieces_after,
  *               read_seconds_before, read_seconds_after, ideal_read_seconds,
  *               free_extents_before, free_extents_after,
  *               largest_free_before, largest_free_after },
@@ -67,6 +67,7 @@ static json_t *plan_json(const struct report *r)
 			    report_json_real(r->units ? r->units->longest_seconds : 0));
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
+	json_object_set_new(o, "bytes_rebuilt", json_integer(p->rebuilt_blocks * bs));
 	json_object_set_new(o, "bytes_to_consolidate",
 			    json_integer(p->consolidate_blocks * bs));
 	json_object_set_new(o, "pieces_before", json_integer(p->pieces_before));
