@@ -39,8 +39,10 @@
  * own, so the deeper, the fewer.  The one a file needs may cost more
  * blocks than a dozen that cut a file with nowhere to go.
  */
-static const int rebuild_candidates[REBUILD_DEPTH + 1] = { 16, 4, 2 };
+static const int rebuild_candidates[REBUILD_DEPTH + 1] = { 16, 4, 3 };
 #define REBUILD_CANDIDATES	16
+/* Regions tried first as the fewest blocks of others in them rank them. */
+#define REBUILD_CHEAPEST	3
 /* Regions ranked by the files they cut, per region tried. */
 #define REBUILD_RANKED		8
 /* Files a region's cut is counted for (more are counted again). */
@@ -174,13 +176,14 @@ static int cand_cmp(const void *a, const void *b)
 /*
  * The cheapest regions of NEED blocks for FILE crossing at most MAXCROSS
  * zone boundaries (*N of them, at most MAX), in CAND: virtual starts.
- * Cheapest is first the fewest blocks of the files a region cuts (each
- * is written again, whole or rebuilt in turn, where it finds a place:
- * a region that cuts a small file out of a large piece beats one that
- * cuts a few blocks off a large file), then the fewest of their blocks
- * in it.  Each is at least half a region from every cheaper one: regions
- * a few blocks apart cut the same files, and fail alike.  ZV: each
- * zone's virtual start, and the total.
+ * First the REBUILD_CHEAPEST with the fewest blocks of others in them;
+ * then, ranked by the blocks of the files they cut (each is written
+ * again, whole or rebuilt in turn, where it finds a place: a region that
+ * cuts a smaller file out of its place may succeed where one that cuts a
+ * few blocks off a large file fails), then by their blocks in them, those
+ * at least half a region from every one chosen (regions a few blocks
+ * apart cut the same files, and fail alike).  ZV: each zone's virtual
+ * start, and the total.
  */
 static errcode_t find_regions(struct planner *p, uint32_t file, blk64_t need,
 			      int maxcross, blk64_t **zvp, struct rb_cand *cand,
@@ -191,7 +194,7 @@ static errcode_t find_regions(struct planner *p, uint32_t file, blk64_t need,
 	struct rb_seg *v;
 	struct rb_cand *all;
 	blk64_t *zv, total = 0;
-	size_t nv = 0, nall = 0, i, z = 0;
+	size_t nv = 0, nall = 0, first, i, z = 0;
 	uint64_t cum = 0;
 	uint32_t blocked = 0;
 	int k;
@@ -262,16 +265,21 @@ static errcode_t find_regions(struct planner *p, uint32_t file, blk64_t need,
 		all[nall++] = (struct rb_cand){ x, 0, cost };
 	}
 	/*
-	 * The cheapest by blocks, ranked by the files they cut: each cut
-	 * file is written again whole, or rebuilt in turn.
+	 * The cheapest by blocks first, as they come (regions a block apart
+	 * may cut different files), then the rest ranked by the files they
+	 * cut, each at least half a region from every one chosen.
 	 */
 	qsort(all, nall, sizeof(*all), cand_cmp);
+	for (i = 0; i < nall && *ncand < max && *ncand < REBUILD_CHEAPEST; i++)
+		cand[(*ncand)++] = all[i];
 	if (nall > (size_t)max * REBUILD_RANKED)
 		nall = (size_t)max * REBUILD_RANKED;
-	for (i = 0; i < nall; i++)
+	for (; i < nall; i++)
 		all[i].cut = cut_blocks(p, file, v, nv, all[i].x, need);
-	qsort(all, nall, sizeof(*all), cand_cmp);
-	for (i = 0; i < nall && *ncand < max; i++) {
+	first = (size_t)*ncand;
+	if (nall > first)
+		qsort(all + first, nall - first, sizeof(*all), cand_cmp);
+	for (i = first; i < nall && *ncand < max; i++) {
 		for (k = 0; k < *ncand; k++)
 			if (all[i].x < cand[k].x + need / 2 &&
 			    cand[k].x < all[i].x + need / 2)
