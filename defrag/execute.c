@@ -12,7 +12,7 @@
  *
  * Moves are carried out in groups (move.h): the units that may start
  * now (as --max-time, --max-units and a signal allow each), up to
- * GROUP_MOVES moves and GROUP_BUFFERS buffers of data, their data read
+ * MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data, their data read
  * in one pass in the disk's order before they are switched in order.  A
  * first signal during a group stops at the end of the unit being
  * switched; the copies of the units after it are left unused in free
@@ -26,10 +26,6 @@
 #include "units.h"
 #include "verify.h"
 #include "writer.h"
-
-/* A group's bounds: its moves, and its data in --buffer's. */
-#define GROUP_MOVES	4096
-#define GROUP_BUFFERS	32
 
 /* Where unit K ends (a move of its own when there are no units). */
 static uint64_t unit_end(const struct run_opts *opts, uint64_t k, uint64_t nmoves)
@@ -211,8 +207,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	failed_file = calloc(layout->nfiles + 1, 1);
 	in_group = calloc(layout->nfiles + 1, 1);
 	batch = calloc(plan->nmoves + 1, sizeof(*batch));
-	req = calloc(GROUP_MOVES, sizeof(*req));
-	whole = calloc(GROUP_MOVES, sizeof(*whole));
+	req = calloc(MOVE_GROUP_MOVES, sizeof(*req));
+	whole = calloc(MOVE_GROUP_MOVES, sizeof(*whole));
 	ret = ENOMEM;
 	if (!st->results || !failed_file || !in_group || !batch || !req || !whole)
 		goto fail;
@@ -262,15 +258,15 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 
 			for (k = end; k < uend; k++)
 				ub += plan->moves[k].copy_blocks;
-			if (uend - i > GROUP_MOVES ||
-			    blocks + ub > GROUP_BUFFERS * c.buf_blocks ||
+			if (uend - i > MOVE_GROUP_MOVES ||
+			    blocks + ub > MOVE_GROUP_BUFFERS * c.buf_blocks ||
 			    !unit_joins(opts, st, unit, u, start))
 				break;
 			end = uend;
 			blocks += ub;
 		}
-		if (end - i > GROUP_MOVES)
-			end = i + GROUP_MOVES;
+		if (end - i > MOVE_GROUP_MOVES)
+			end = i + MOVE_GROUP_MOVES;
 		end = cut_repeats(plan, in_group, i, end);
 		make_reqs(layout, plan, i, end, seg, meta, whole, req);
 		used = move_group_reserve(&c, &g, req, end - i, &switch_failed);

@@ -15,6 +15,14 @@
  */
 #define MOVE_DEFAULT_BUFFER	(32u << 20)
 
+/*
+ * A group's bounds (execute.c): its moves, and its data in buffers.  The
+ * reads of a group go in one pass in the disk's order, so the larger the
+ * group the fewer the seeks; the moves' maps held meanwhile bound it.
+ */
+#define MOVE_GROUP_MOVES	4096
+#define MOVE_GROUP_BUFFERS	32
+
 struct move_ctx {
 	ext2_filsys	fs;
 	struct switch_ctx *sw;
