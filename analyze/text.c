@@ -13,6 +13,29 @@
 #define MEMBERS_SHOWN	6	/* paths per set line without -i */
 #define PAIRS_SHOWN	3	/* strongest pairs of a large set */
 
+/*
+ * S as one shell word, so that the verdict's command can be pasted: as it
+ * is when every character is one no shell treats specially, else in
+ * single quotes, a quote in it as '\''.
+ */
+static void put_shell_word(FILE *out, const char *s)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789_./:=@+-";
+
+	if (*s && !s[strspn(s, plain)]) {
+		fputs(s, out);
+		return;
+	}
+	fputc('\'', out);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*s, out);
+	fputc('\'', out);
+}
+
 /* With --color: the verdict in the hue of what it says, bold. */
 static void verdict_color(FILE *out, const struct report_opts *o, int recommend)
 {
@@ -280,15 +303,12 @@ void text_report(FILE *out, const struct layout *layout,
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
 			"recommended; run e2defrag on the filesystem this dump "
 			"was made from", s->score, o->threshold);
-	else if (s->score >= o->threshold && s->score > 0 && o->mount_point)
+	else if (s->score >= o->threshold && s->score > 0) {
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
-			"recommended; run: e2defrag-offline %s", s->score,
-			o->threshold, o->mount_point);
-	else if (s->score >= o->threshold && s->score > 0)
-		fprintf(out, "Score %.0f of 100 (threshold %.0f): defragmentation "
-			"recommended; run: e2defrag %s", s->score, o->threshold,
-			o->spec);
-	else
+			"recommended; run: %s ", s->score, o->threshold,
+			o->mount_point ? "e2defrag-offline" : "e2defrag");
+		put_shell_word(out, o->mount_point ? o->mount_point : o->spec);
+	} else
 		fprintf(out, "Score %.0f of 100 (threshold %.0f): the layout is fine, "
 			"nothing to do", s->score, o->threshold);
 	color_end(out, o);

@@ -80,6 +80,12 @@ struct run_state {
 	int		abandoned;	/* cancelled inside a unit (a second signal) */
 	uint64_t	units_done;	/* units finished */
 	double		estimate_rate;	/* measured seconds per modeled second */
+	/* Stopped by the clock before unit NEXT_UNIT, whose estimate (at
+	 * the measured rate) NEXT_UNIT_SECONDS did not fit what was left;
+	 * TOO_LONG: it does not fit the whole window the moves had. */
+	uint64_t	next_unit;
+	double		next_unit_seconds;
+	int		too_long;
 	int		switch_failed;	/* a switch failed: the run stopped there */
 	uint64_t	commits;	/* batches made durable (group commit) */
 	uint64_t	reuse_commits;	/* of them, ended by a reuse of freed blocks */

@@ -58,6 +58,10 @@ static int unit_stop(const struct run_opts *opts, struct run_state *st,
 		est = opts->units->seconds[k] * st->estimate_rate;
 	if (elapsed >= opts->max_seconds || elapsed + est > opts->max_seconds) {
 		st->timed_out = 1;
+		st->next_unit = k;
+		st->next_unit_seconds = est;
+		/* --max-time 0 asks for no move at all: nothing to say. */
+		st->too_long = opts->max_seconds > 0 && est > opts->max_seconds;
 		return 1;
 	}
 	return 0;

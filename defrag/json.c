@@ -1,29 +1,8 @@
 /*
  * json.c --- e2defrag --json: the plan (dry run) or the plan and what the
- * run did, as one JSON document on stdout.  Documented in e2defrag(8):
- *
- *   { "filesystem": {...as e2frag's...},
- *     "dry_run": bool,
- *     "plan": { files_selected, files_best, files_partial, files_no_room,
- *               files_skipped, files_evacuated, files_consolidated,
- *               moves, bytes_to_write, bytes_needing_move,
- *               bytes_to_consolidate, pieces_before, pieces_after,
- *               read_seconds_before, read_seconds_after, ideal_read_seconds,
- *               free_extents_before, free_extents_after,
- *               largest_free_before, largest_free_after },
- *     "files": [ { ino, path, type, size, blocks, outcome, reason,
- *                  pieces_before, pieces_after, best, read_seconds_before,
- *                  read_seconds_after, ideal_read_seconds, bytes_to_write,
- *                  interleave_set, room_needed, room_free } ],
- *     "skipped": [ { ino, name, reason } ],
- *     "result": { moves_done, moves_failed, files_failed, bytes_written,
- *                 bytes_copied, write_amplification, seconds, cancelled, timed_out,
- *                 commits, reuse_commits, units_done, abandoned,
- *                 pieces_after, read_seconds_after,
- *                 avoidably_fragmented_before, avoidably_fragmented_after,
- *                 interleave_sets_before, interleave_sets_after,
- *                 free_extents_after, largest_free_after } | null,
- *     "exit_status": N }
+ * run did, as one JSON document on stdout.  Its members and what they
+ * mean are listed once, in e2defrag(8)'s JSON section (man/e2defrag.8.in);
+ * tests/cli/docs.sh checks that list against what this file writes.
  */
 #include <stdlib.h>
 
@@ -65,6 +44,8 @@ static json_t *plan_json(const struct report *r)
 			    report_json_real(r->units ? r->units->total_seconds : 0));
 	json_object_set_new(o, "longest_unit_seconds",
 			    report_json_real(r->units ? r->units->longest_seconds : 0));
+	json_object_set_new(o, "longest_unit", r->units && r->units->n ?
+			    json_integer(r->units->longest + 1) : json_null());
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
 	json_object_set_new(o, "bytes_to_consolidate",
@@ -81,7 +62,8 @@ static json_t *plan_json(const struct report *r)
 	return o;
 }
 
-static json_t *file_json(const struct report *r, uint64_t i)
+/* UNIT: the unit (from 1) of the file's last move, 0: none. */
+static json_t *file_json(const struct report *r, uint64_t i, uint64_t unit)
 {
 	const struct layout_file *f = &r->layout->files[i];
 	const struct plan_file *pf = plan_file(r->plan, i);
@@ -109,6 +91,7 @@ static json_t *file_json(const struct report *r, uint64_t i)
 	json_object_set_new(o, "interleave_set", json_integer(
 		layout_file_interleave(r->layout, f) ?
 		layout_file_interleave(r->layout, f)->set : 0));
+	json_object_set_new(o, "unit", unit ? json_integer(unit) : json_null());
 	/* Short of best: the free space its best needs, and the disk's (text.c). */
 	if (pf->outcome == OUT_PARTIAL || pf->outcome == OUT_NO_ROOM) {
 		json_object_set_new(o, "room_needed",
@@ -151,6 +134,11 @@ static json_t *result_json(const struct report *r)
 	json_object_set_new(o, "reuse_commits", json_integer(st->reuse_commits));
 	json_object_set_new(o, "units_done", json_integer(st->units_done));
 	json_object_set_new(o, "abandoned", json_boolean(st->abandoned));
+	/* Stopped by the clock before a unit: its estimate, and whether it
+	 * fits no window of this length (text.c says which files). */
+	json_object_set_new(o, "next_unit_seconds", st->timed_out && !st->unit_limit ?
+			    report_json_real(st->next_unit_seconds) : json_null());
+	json_object_set_new(o, "next_unit_too_long", json_boolean(st->too_long));
 	if (!r->after)
 		return o;
 	report_after_figures(r, &pieces, &read);
@@ -212,11 +200,23 @@ int json_output(FILE *out, const struct report *r)
 {
 	json_t *skipped = json_array();
 	uint64_t i, n = 0;
+	uint32_t *unit = calloc(r->layout->nfiles ? r->layout->nfiles : 1,
+				sizeof(*unit));
+
+	if (!skipped || !unit) {
+		json_decref(skipped);
+		free(unit);
+		return -1;
+	}
+	/* Each file's unit: that of its last move (units are in order). */
+	for (i = 0; r->units && i < r->plan->nmoves; i++)
+		unit[r->plan->moves[i].file] = units_of_move(r->units, i) + 1;
 
 	if (put_member(out, "filesystem", report_json_filesystem(r->layout, r->device), 1) ||
 	    put_member(out, "dry_run", json_boolean(r->dry_run), 0) ||
 	    put_member(out, "plan", plan_json(r), 0)) {
 		json_decref(skipped);
+		free(unit);
 		return -1;
 	}
 	fputs(",\n  \"files\": [", out);
@@ -224,11 +224,13 @@ int json_output(FILE *out, const struct report *r)
 		if (plan_file(r->plan, i)->outcome == OUT_NONE)
 			continue;
 		fputs(n++ ? ",\n    " : "\n    ", out);
-		if (put_nested(out, file_json(r, i), 2)) {
+		if (put_nested(out, file_json(r, i, unit[i]), 2)) {
 			json_decref(skipped);
+			free(unit);
 			return -1;
 		}
 	}
+	free(unit);
 	fputs(n ? "\n  ]" : "]", out);
 	for (i = 0; i < r->sel->nextra; i++) {
 		char text[1024];

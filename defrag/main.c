@@ -244,6 +244,11 @@ struct cli {
 					 * fewer pieces, or joins free space */
 	int		attempted;	/* moves were tried: a failure wrote */
 	int		moved;		/* moves went through */
+	/*
+	 * The exit status of the run itself, before a picture or the report
+	 * failed to be written; < 0: the run did not get that far.
+	 */
+	int		run_status;
 	char		*mount_point;	/* where it is mounted (-n), or NULL */
 	char		*device;	/* as resolved, or NULL */
 };
@@ -691,6 +696,7 @@ static int run(struct cli *c, const char *prog)
 		const char *caption = c->dry_run ? "unchanged (e2defrag -n)" :
 			"after e2defrag (nothing to move)";
 
+		c->run_status = run_exit_status(plan, NULL, NULL);
 		if (c->svg_after && svg_report(layout, info.device, c->svg_after, NULL,
 					       caption, prog))
 			goto out;
@@ -768,7 +774,7 @@ static int run(struct cli *c, const char *prog)
 	r.after = after;
 	r.run = &st;
 	r.result = file_results(plan, &st);
-	r.status = status = run_exit_status(plan, &st, r.result);
+	r.status = status = c->run_status = run_exit_status(plan, &st, r.result);
 	/* The run is done whatever the picture does; a failed one is an error still. */
 	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
@@ -819,13 +825,21 @@ out:
 	if (ret) {
 		com_err(prog, ret, "while closing the filesystem; run e2fsck -f");
 		status = EXIT_OPERATIONAL;
+		if (c->run_status >= 0)	/* the filesystem's writes: the run's */
+			c->run_status = status;
 	}
 	return status;
 }
 
-/* The run's outcome, as e2defrag(8) METRICS names it. */
+/*
+ * The run's outcome, as e2defrag(8) METRICS names it: of the run, not of
+ * the pictures and the report that tell of it, whose failure shows in the
+ * exit status alone.
+ */
 static const char *outcome(const struct cli *c, int status)
 {
+	if (c->run_status >= 0)
+		status = c->run_status;
 	if (status == EXIT_CANCELLED)
 		return "cancelled";
 	if (status == EXIT_FAILED || (status == EXIT_OPERATIONAL && c->attempted))
@@ -879,6 +893,7 @@ int main(int argc, char **argv)
 	initialize_ext2_error_table();
 	memset(&c, 0, sizeof(c));
 	c.progress_fd = -1;
+	c.run_status = -1;
 	c.max_time = -1;
 	c.start = util_now_seconds();
 	c.sel.newer_than = INT64_MIN;

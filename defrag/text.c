@@ -2,6 +2,7 @@
  * text.c --- e2defrag's report for people: the plan (what -n prints, and
  * with -v before a run) and the outcome of a run.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <et/com_err.h>
@@ -238,6 +239,34 @@ static void not_best_lines(FILE *out, const struct report *r)
 /* Files named in the closing line, at most; the rest are counted. */
 #define CLOSING_NAMES	3
 
+/*
+ * ", moving PATH and N more files": what unit K moves (its moves' files,
+ * the first named), so a unit too long for a window can be found.
+ */
+static void unit_files(FILE *out, const struct report *r, uint64_t k)
+{
+	const struct units *u = r->units;
+	uint64_t i, first = k ? u->end[k - 1] : 0, n = 0;
+	uint8_t *seen = calloc(r->layout->nfiles, 1);
+
+	if (!seen || first >= u->end[k]) {
+		free(seen);
+		return;
+	}
+	for (i = first; i < u->end[k]; i++) {
+		uint32_t f = r->plan->moves[i].file;
+
+		n += !seen[f];
+		seen[f] = 1;
+	}
+	free(seen);
+	fputs(", moving ", out);
+	print_path(out, r->layout, r->layout->files[r->plan->moves[first].file].ino);
+	if (n > 1)
+		fprintf(out, " and %llu more %s", (unsigned long long)(n - 1),
+			util_plural(n - 1, "file", "files"));
+}
+
 void text_closing(FILE *out, const struct report *r)
 {
 	uint64_t i, n = 0, not_reached = 0;
@@ -246,9 +275,22 @@ void text_closing(FILE *out, const struct report *r)
 	for (i = 0; r->result && i < r->layout->nfiles; i++)
 		not_reached += r->result[i] == FR_NOT_REACHED;
 	if (r->status == EXIT_MORE) {
-		fprintf(out, "%s: stopped at --max-time: another run could do more "
-			"(%llu %s not reached)\n", r->prog, (unsigned long long)not_reached,
+		const struct run_state *st = r->run;
+		char est[32];
+
+		fprintf(out, "%s: stopped at %s: another run could do more "
+			"(%llu %s not reached)\n", r->prog,
+			st && st->unit_limit ? "--max-units" : "--max-time",
+			(unsigned long long)not_reached,
 			util_plural(not_reached, "file", "files"));
+		/* A unit no window of this length fits: every night would
+		 * stop before it, so say which and what it needs. */
+		if (st && st->too_long && r->units && st->next_unit < r->units->n) {
+			fprintf(out, "%s: the next unit, estimated %s", r->prog,
+				util_format_seconds(st->next_unit_seconds, est, sizeof(est)));
+			unit_files(out, r, st->next_unit);
+			fputs(", is longer than the time this --max-time leaves for moving: give it a longer window\n", out);
+		}
 		return;
 	}
 	if (r->status != EXIT_OK)
@@ -322,12 +364,15 @@ void text_plan(FILE *out, const struct report *r)
 		util_format_seconds(p->read_before, a, sizeof(a)),
 		util_format_seconds(p->read_after, b, sizeof(b)),
 		util_format_seconds(p->ideal, c, sizeof(c)));
-	if (r->units && r->units->n)
-		fprintf(out, "  estimated time:     %s on the modeled disk, in %llu %s (the longest %s)\n",
+	if (r->units && r->units->n) {
+		fprintf(out, "  estimated time:     %s on the modeled disk, in %llu %s (the longest %s",
 			util_format_seconds(r->units->total_seconds, a, sizeof(a)),
 			(unsigned long long)r->units->n,
 			util_plural(r->units->n, "unit", "units"),
 			util_format_seconds(r->units->longest_seconds, b, sizeof(b)));
+		unit_files(out, r, r->units->longest);
+		fputs(")\n", out);
+	}
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
 	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s%s\n",

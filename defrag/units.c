@@ -321,8 +321,10 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		u->end[u->n] = i + 1;
 		u->seconds[u->n] = t;
 		u->total_seconds += t;
-		if (t > u->longest_seconds)
+		if (t > u->longest_seconds) {
 			u->longest_seconds = t;
+			u->longest = u->n;
+		}
 		u->n++;
 		t = 0;
 	}
@@ -331,6 +333,22 @@ out:
 	if (ret)
 		units_free(u);
 	return ret;
+}
+
+uint64_t units_of_move(const struct units *u, uint64_t i)
+{
+	uint64_t lo = 0, hi = u->n;
+
+	/* The first unit whose end is past I. */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (u->end[mid] > i)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 void units_free(struct units *u)

@@ -12,7 +12,11 @@ struct units {
 	double		*seconds;	/* its modeled time */
 	uint64_t	n;
 	double		total_seconds, longest_seconds;
+	uint64_t	longest;	/* its index */
 };
+
+/* The unit (index) plan move I belongs to; U->n past the last. */
+uint64_t units_of_move(const struct units *u, uint64_t i);
 
 /*
  * Cut PLAN into units: a unit ends after a move when every file a move

@@ -37,11 +37,22 @@ static void add_to_groups(ext2_filsys fs, struct free_group *groups,
 	}
 }
 
+int freespace_next_run(ext2_filsys fs, blk64_t from, blk64_t *start, blk64_t *end)
+{
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+
+	if (from > last ||
+	    ext2fs_find_first_zero_block_bitmap2(fs->block_map, from, last, start))
+		return 0;
+	if (ext2fs_find_first_set_block_bitmap2(fs->block_map, *start, last, end))
+		*end = last + 1;
+	return 1;
+}
+
 errcode_t freespace_scan(struct layout *layout)
 {
 	ext2_filsys fs = layout->fs;
 	struct free_space *fsp = &layout->free;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
 	blk64_t start, end;
 	unsigned i;
 	errcode_t ret;
@@ -55,15 +66,10 @@ errcode_t freespace_scan(struct layout *layout)
 	for (i = 0; i < FREE_BUCKETS; i++)
 		fsp->histogram[i].min_blocks = (blk64_t)1 << i;
 
-	for (start = fs->super->s_first_data_block; start <= last; start = end) {
+	for (start = fs->super->s_first_data_block;
+	     freespace_next_run(fs, start, &start, &end); start = end) {
 		struct free_bucket *b;
 
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
-							 last, &start))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start,
-							last, &end))
-			end = last + 1;
 		fsp->free_blocks += end - start;
 		fsp->free_extents++;
 		if (end - start > fsp->largest_free_extent)

@@ -96,5 +96,10 @@ errcode_t itable_used_limits(ext2_filsys fs, ext2_ino_t **ret_last);
 /* Free extents, histogram and per-group figures from the block bitmap. */
 errcode_t freespace_scan(struct layout *layout);
 void freespace_free(struct free_space *fsp);
+/*
+ * The first run of free blocks at or after FROM in FS's block bitmap:
+ * [*START, *END).  0 when there is none.
+ */
+int freespace_next_run(ext2_filsys fs, blk64_t from, blk64_t *start, blk64_t *end);
 
 #endif /* LAYOUT_INT_H */

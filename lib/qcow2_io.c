@@ -281,6 +281,8 @@ static errcode_t q_set_blksize(io_channel ch, int blksize)
 {
 	struct qcow2_channel *qc = ch->private_data;
 
+	if (blksize <= 0)	/* the reads divide by it */
+		return EXT2_ET_INVALID_ARGUMENT;
 	ch->block_size = qc->block_size = blksize;
 	return 0;
 }
@@ -289,10 +291,19 @@ static errcode_t q_read_blk64(io_channel ch, unsigned long long block,
 			      int count, void *data)
 {
 	struct qcow2_channel *qc = ch->private_data;
-	uint64_t len = count < 0 ? (uint64_t)-count : (uint64_t)count * qc->block_size;
+	/* A negative count is bytes; negated in 64 bits, INT_MIN included. */
+	uint64_t len = count < 0 ? (uint64_t)-(int64_t)count
+				 : (uint64_t)count * qc->block_size;
 	errcode_t ret;
 
-	ret = qcow2_read(&qc->q, block * qc->block_size, data, len);
+	/*
+	 * A block past the image's end is refused before block * block_size,
+	 * which would wrap for a huge block number and read the start.
+	 */
+	if (block > qc->q.size / qc->block_size)
+		ret = EXT2_ET_SHORT_READ;
+	else
+		ret = qcow2_read(&qc->q, block * qc->block_size, data, len);
 	if (ret && ch->read_error)
 		return ch->read_error(ch, block, count, data, len, 0, ret);
 	return ret;

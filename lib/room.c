@@ -32,7 +32,7 @@ static errcode_t free_extents(const struct layout *layout, struct layout_piece *
 			      uint64_t *n)
 {
 	ext2_filsys fs = layout->fs;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1, start, end;
+	blk64_t start, end;
 	struct layout_piece *ext;
 	uint64_t cap = layout->free.free_extents + 1;
 
@@ -40,11 +40,8 @@ static errcode_t free_extents(const struct layout *layout, struct layout_piece *
 	ext = malloc(cap * sizeof(*ext));
 	if (!ext)
 		return ENOMEM;
-	for (start = fs->super->s_first_data_block; start <= last && *n < cap; start = end) {
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start, last, &start))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start, last, &end))
-			end = last + 1;
+	for (start = fs->super->s_first_data_block;
+	     *n < cap && freespace_next_run(fs, start, &start, &end); start = end) {
 		ext[*n].start = start;
 		ext[(*n)++].len = end - start;
 	}

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,17 +76,33 @@ static void head(const struct out *o, const char *name, const char *help)
 	fprintf(o->f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
+/*
+ * A sample's value as the exposition format spells it.  Counts and times
+ * whole print as integers, and ratios to nine digits; the cast to an
+ * integer is only made where it is defined and exact (below 2^53), and
+ * anything past that prints with every digit a double has.
+ */
+static void put_value(FILE *f, double value)
+{
+	if (isnan(value))
+		fputs(" NaN\n", f);
+	else if (isinf(value))
+		fputs(value > 0 ? " +Inf\n" : " -Inf\n", f);
+	else if (fabs(value) >= 9e15)
+		fprintf(f, " %.17g\n", value);
+	else if (value == (double)(int64_t)value)
+		fprintf(f, " %lld\n", (long long)value);
+	else
+		fprintf(f, " %.9g\n", value);
+}
+
 static void gauge(const struct out *o, const char *name, const char *help,
 		  double value)
 {
 	head(o, name, help);
 	fputs(name, o->f);
 	labels(o, NULL, NULL);
-	/* Counts and times whole, as counts; ratios to nine digits. */
-	if (value == (double)(int64_t)value)
-		fprintf(o->f, " %lld\n", (long long)value);
-	else
-		fprintf(o->f, " %.9g\n", value);
+	put_value(o->f, value);
 }
 
 static void write_all(const struct out *o, const struct metrics_figures *fig,

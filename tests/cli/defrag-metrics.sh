@@ -6,13 +6,15 @@
 # exposition format (tests/lib/prom_format.py; promtool where installed).
 # Outcomes: -n with work "planned", -n with none "skipped", a run "done",
 # a second run "nothing_to_do", a refusal (a qcow2 dump) "refused" with
-# exit 8 and no figures.
+# exit 8 and no figures; a run whose --svg-after cannot be written exits 8
+# but is "done" (and -n "planned"): the outcome is the run's.
 . "$top_srcdir/tests/lib/common.sh"
 prom=$top_srcdir/tests/lib/prom_format.py
 
 img=$T/fs.img
 e2fragimg -q -w streams -t ext4 -b 1024 --size 32M --streams 4 --chunk 4K \
 	--total 8M "$img" || fail "e2fragimg"
+cp "$img" "$T/copy.img" || fail "cp"
 m=$T/e2defrag.prom
 
 # check OUTCOME STATUS BYTES [--no-figures]: $m says so, in the format,
@@ -77,4 +79,18 @@ e2image -Q "$img" "$T/dump.qcow2" 2> /dev/null || fail "e2image -Q"
 run_status e2defrag -f --metrics "$m" "$T/dump.qcow2" > /dev/null 2>&1
 [ "$status" -eq 8 ] || fail "a qcow2 dump: exit $status"
 check refused 8 0 --no-figures
+
+# The picture after cannot be written (no such directory): exit 8, the
+# run's outcome.
+img=$T/copy.img
+run_status e2defrag -n --svg-after "$T/no/such/dir/after.svg" --metrics "$m" "$img" > /dev/null 2>&1
+[ "$status" -eq 8 ] || fail "-n, no picture: exit $status"
+check planned 8 0
+run_status e2defrag -f -J --svg-after "$T/no/such/dir/after.svg" --metrics "$m" "$img" > "$T/run.json" 2> "$T/err"
+grep -q 'after.svg' "$T/err" || fail "no word of the picture on stderr: $(cat "$T/err")"
+[ "$status" -eq 8 ] || fail "a run, no picture: exit $status"
+written=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["result"]["bytes_written"])' "$T/run.json")
+[ "$written" -gt 0 ] || fail "the run without its picture wrote nothing"
+check done 8 "$written"
+fsck_clean "$img"
 exit 0

@@ -46,6 +46,39 @@ print(p["units"], p["moves"], p["estimated_seconds"] > 0,
 	[ "$units" -gt 5 ] && [ "$1" -le "$2" ] && [ "$3" = True ] && [ "$4" = True ] ||
 		fail "$fs: plan units $1 moves $2 estimate $3 longest $4: expected more than 5 units"
 
+	# The longest unit is named by a file it moves: one on the disk
+	# (debugfs), with moves of its own, the last in that unit or later
+	# per the JSON (a file's unit is that of its last move).
+	named=$(sed -n 's/.*estimated time: .*(the longest [^,]*, moving \(\/[^ ]*\).*/\1/p' "$T/plan.txt")
+	[ -n "$named" ] || { cat "$T/plan.txt"; fail "$fs: -n names no file of the longest unit"; }
+	debugfs -R "stat $named" "$img" 2>&1 | grep -q '^Inode: ' ||
+		fail "$fs: the longest unit's file $named is not on the disk"
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+f = [f for f in j["files"] if f["path"] == sys.argv[2]]
+assert f and f[0]["bytes_to_write"] > 0, "no moves for " + sys.argv[2]
+# Its last move is in that unit or a later one.
+assert f[0]["unit"] >= j["plan"]["longest_unit"], (f[0]["unit"], j["plan"]["longest_unit"])
+units = [f["unit"] for f in j["files"] if f["unit"] is not None]
+assert units and max(units) == j["plan"]["units"], (max(units), j["plan"]["units"])' \
+		"$T/plan.json" "$named" || fail "$fs: the longest unit's file in the JSON"
+	echo "ok $fs: the longest unit moves $named"
+
+	# A window shorter than the next unit: nothing written, exit 1, and
+	# the closing line says the window is too short for that unit (on a
+	# slow modeled disk: 0.5 MB/s).
+	cp "$img" "$T/short.img"
+	e2defrag --mbps 0.5 --max-time 3 "$T/short.img" > "$T/short.txt" 2>&1
+	rc=$?
+	[ $rc -eq 1 ] || { cat "$T/short.txt"; fail "$fs: a window shorter than a unit: exit $rc, expected 1"; }
+	cmp -s "$img" "$T/short.img" || fail "$fs: a window shorter than the first unit wrote to the disk"
+	grep -q "^e2defrag: the next unit, estimated .*, moving /.*, is longer than the time this --max-time leaves for moving" "$T/short.txt" ||
+		{ cat "$T/short.txt"; fail "$fs: no word of the unit too long for the window"; }
+	e2defrag --mbps 0.5 --max-time 3 --json "$T/short.img" > "$T/short.json" 2>/dev/null
+	[ "$(json_get "$T/short.json" 'j["result"]["next_unit_too_long"] and j["result"]["next_unit_seconds"] > 3')" = True ] ||
+		fail "$fs: the JSON does not say the next unit is too long"
+	echo "ok $fs: a unit longer than the window is named, nothing written"
+
 	for n in 1 5; do
 		cp "$img" "$T/cut.img"
 		e2defrag --max-units $n --json "$T/cut.img" > "$T/run.json" 2>"$T/run.err"
