@@ -48,6 +48,7 @@ static json_t *plan_json(const struct report *r)
 			    json_integer(r->units->longest + 1) : json_null());
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
+	json_object_set_new(o, "bytes_rebuilt", json_integer(p->rebuilt_blocks * bs));
 	json_object_set_new(o, "bytes_to_consolidate",
 			    json_integer(p->consolidate_blocks * bs));
 	json_object_set_new(o, "pieces_before", json_integer(p->pieces_before));

@@ -80,19 +80,6 @@ struct sim {
 	double seeks;		/* of the move at hand */
 };
 
-static int overlap(const struct layout_piece *a, size_t na,
-		   const struct layout_piece *b, size_t nb)
-{
-	size_t i, k;
-
-	for (i = 0; i < na; i++)
-		for (k = 0; k < nb; k++)
-			if (a[i].start < b[k].start + b[k].len &&
-			    b[k].start < a[i].start + a[i].len)
-				return 1;
-	return 0;
-}
-
 /* Add what of FROM (N) is not in TO (NTO) to the batch's releases. */
 static errcode_t sim_release(struct sim *s, const struct layout_piece *from,
 			     size_t n, const struct layout_piece *to, size_t nto)
@@ -229,7 +216,7 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 		s->write_at = to[nto - 1].start + to[nto - 1].len;
 	}
 	/* Into blocks the open batch released: the run commits first. */
-	*reuse = overlap(to, nto, s->released, s->nreleased);
+	*reuse = layout_pieces_overlap(to, nto, s->released, s->nreleased);
 	if (*reuse)
 		s->nreleased = 0;
 	ret = sim_release(s, s->runs[f], s->nruns[f], to, nto);

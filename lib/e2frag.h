@@ -166,6 +166,20 @@ static inline blk64_t layout_pieces_blocks(const struct layout_piece *p, size_t 
 	return blocks;
 }
 
+/* Whether a block of the NA runs of A is one of the NB runs of B. */
+static inline int layout_pieces_overlap(const struct layout_piece *a, size_t na,
+					const struct layout_piece *b, size_t nb)
+{
+	size_t i, k;
+
+	for (i = 0; i < na; i++)
+		for (k = 0; k < nb; k++)
+			if (a[i].start < b[k].start + b[k].len &&
+			    b[k].start < a[i].start + a[i].len)
+				return 1;
+	return 0;
+}
+
 /*
  * One inode that owns blocks.  Kept small (24 bytes): a scan holds one per
  * file, and every program must stay within a few times e2fsck's memory.

@@ -143,6 +143,7 @@ void sanity_notes_free(struct sanity_notes *n)
 	if (n->in_use)
 		ext2fs_free_inode_bitmap(n->in_use);
 	sanity_count_free(&n->links);
+	sanity_quota_free(n->quota);
 	free(n->dirs);
 	free(n->dir_list);
 	free(n->htree_list);
@@ -203,6 +204,11 @@ errcode_t sanity_note_inode(struct layout *layout, ext2_ino_t ino,
 	if (!inode->i_links_count)
 		return 0;
 	ext2fs_mark_inode_bitmap2(n->in_use, ino);
+	if (!(inode->i_flags & EXT4_EA_INODE_FL)) {
+		ret = sanity_quota_note(fs, &n->quota, inode);
+		if (ret)
+			return ret;
+	}
 	if (LINUX_S_ISDIR(inode->i_mode)) {
 		n->dirs[ext2fs_group_of_ino(fs, ino)]++;
 		if (util_grow(&n->dir_list, &n->dir_list_cap, n->ndir_list + 1,
@@ -433,7 +439,14 @@ static errcode_t check_extent_csums(struct layout *layout,
 		if (a->kind != LAYOUT_AUX_ETB ||
 		    io_channel_read_blk64(fs->io, a->start, 1, buf))
 			continue;
-		if (!ext2fs_extent_block_csum_verify(fs, a->ino, (void *)buf))
+		/*
+		 * libext2fs finds the checksum after eh_max entries without
+		 * bounding it by the block: a header the scan did not read
+		 * (the block is also another file's, or changed under it)
+		 * cannot hold a matching checksum.
+		 */
+		if (ext2fs_extent_header_verify(buf, fs->blocksize) ||
+		    !ext2fs_extent_block_csum_verify(fs, a->ino, (void *)buf))
 			sanity_found_simple(found, SANITY_EXTENT_CSUM, a->ino, a->start, 0);
 	}
 	ext2fs_free_mem(&buf);
@@ -595,6 +608,47 @@ static void build_owned(struct layout *layout, ext2fs_block_bitmap owned,
 		f.problems = dups;
 		sanity_found(found, &f);
 	}
+}
+
+/*
+ * Each attribute block once (XATTR: those not checked yet, cleared as they
+ * are): the header e2fsck's pass 1 checks first (magic, a single block,
+ * the checksum).  A block that fails is one e2fsck clears, and with it
+ * the attributes of every inode that shares it.
+ */
+static errcode_t check_xattr_blocks(struct layout *layout,
+				    ext2fs_block_bitmap xattr,
+				    struct sanity_finding *found)
+{
+	ext2_filsys fs = layout->fs;
+	char *buf;
+	uint64_t i;
+	errcode_t ret;
+
+	ret = ext2fs_get_mem(fs->blocksize, &buf);
+	if (ret)
+		return ret;
+	for (i = 0; i < layout->naux; i++) {
+		const struct layout_aux *a = &layout->aux[i];
+		const struct ext2_ext_attr_header *h = (void *)buf;
+
+		if (a->kind != LAYOUT_AUX_XATTR ||
+		    !ext2fs_test_block_bitmap2(xattr, a->start))
+			continue;
+		ext2fs_unmark_block_bitmap2(xattr, a->start);
+		if (io_channel_read_blk64(fs->io, a->start, 1, buf))
+			continue;	/* the scan's reads say so */
+		if ((ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC &&
+		     ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC_v1) ||
+		    ext2fs_le32_to_cpu(h->h_blocks) != 1 ||
+		    (ext2fs_has_feature_metadata_csum(fs->super) &&
+		     !ext2fs_ext_attr_block_csum_verify(fs, a->ino, a->start,
+				(struct ext2_ext_attr_header *)buf)))
+			sanity_found_simple(found, SANITY_BAD_EA_HEADER, a->ino,
+					    a->start, 0);
+	}
+	ext2fs_free_mem(&buf);
+	return 0;
 }
 
 /*
@@ -762,6 +816,9 @@ errcode_t sanity_check_layout(struct layout *layout, struct sanity_finding *foun
 	if (ret)
 		goto out;
 	build_owned(layout, owned, xattr, found);
+	ret = check_xattr_blocks(layout, xattr, found);
+	if (ret)
+		goto out;
 	compare_blocks(layout, owned, found);
 	ret = compare_inodes(layout, n, found);
 	if (ret)
@@ -770,6 +827,9 @@ errcode_t sanity_check_layout(struct layout *layout, struct sanity_finding *foun
 	/* The directories are read again: only when all else agrees. */
 	if (!found->problems)
 		ret = sanity_check_dirs(layout, n, found);
+	/* The usage is e2fsck's sum only over sound inodes. */
+	if (!ret && !found->problems)
+		ret = sanity_check_quota(fs, n->quota, found);
 out:
 	if (owned)
 		ext2fs_free_block_bitmap(owned);

@@ -18,7 +18,8 @@
  *                          and extent block checksums, flags the features
  *                          do not allow, corrupt block maps, blocks owned
  *                          twice or outside the bitmap's idea of use, the
- *                          inode bitmap, and the free counts.
+ *                          inode bitmap, the free counts, the directories
+ *                          and the quota files' usage.
  */
 #ifndef SANITY_H
 #define SANITY_H
@@ -36,6 +37,7 @@ enum sanity_what {
 	SANITY_EXTENT_CSUM,	/* extent tree block checksum (ino, blk) */
 	SANITY_BAD_FLAGS,	/* flags the features do not allow (ino, detail) */
 	SANITY_BAD_EA_BLOCK,	/* extended attribute block outside the fs (ino, blk) */
+	SANITY_BAD_EA_HEADER,	/* an attribute block's magic, block count or checksum (ino, blk) */
 	SANITY_CORRUPT_MAP,	/* block map unreadable: outside the fs, loop, disorder (ino) */
 	SANITY_BAD_SIZE,	/* i_size disagrees with the blocks (ino, recorded, counted: bytes) */
 	SANITY_BAD_IBLOCKS,	/* i_blocks vs the blocks mapped (ino, recorded, counted: 512-byte units) */
@@ -55,6 +57,9 @@ enum sanity_what {
 	SANITY_GROUP_FREE_BLOCKS, /* group's free block count vs bitmap (group, recorded, counted) */
 	SANITY_GROUP_FREE_INODES, /* same for inodes */
 	SANITY_GROUP_DIRS,	/* group's directory count vs inodes (group, recorded, counted) */
+	SANITY_QUOTA_SPACE,	/* a quota entry's bytes vs its inodes' (ino: the quota file, detail: type, id, recorded, counted) */
+	SANITY_QUOTA_INODES,	/* a quota entry's inode count vs the inodes' (same) */
+	SANITY_QUOTA_MISSING,	/* an id charged by inodes without an entry (ino, detail, id, counted: bytes) */
 };
 
 struct sanity_finding {
@@ -63,6 +68,7 @@ struct sanity_finding {
 	blk64_t		blk;
 	dgrp_t		group;
 	uint64_t	recorded, counted;
+	uint32_t	id;		/* a user, group or project id (SANITY_QUOTA_*) */
 	const char	*detail;	/* static text (SANITY_BAD_FLAGS) */
 	char		name[64];	/* a name, printable (SANITY_DUP_ENTRY) */
 	uint64_t	problems;	/* problems found in all, this one included */

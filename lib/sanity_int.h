@@ -61,6 +61,7 @@ struct sanity_notes {
 	uint64_t	ndir_list, dir_list_cap;
 	ext2_ino_t	*htree_list;	/* those with the hash index flag, inode order */
 	uint64_t	nhtree_list, htree_list_cap;
+	struct sanity_quota *quota;	/* usage per id, for the quota files */
 	struct sanity_finding first;	/* the lowest inode's first problem */
 	uint64_t	problems;
 };
@@ -75,5 +76,20 @@ void sanity_found_count(struct sanity_finding *found, enum sanity_what what,
 /* sanity_dir.c: every directory's entries, then the link counts. */
 errcode_t sanity_check_dirs(struct layout *layout, struct sanity_notes *n,
 			    struct sanity_finding *found);
+
+/*
+ * sanity_quota.c: the quota files' usage against the inodes in use.
+ * sanity_quota_note() charges INODE (in use, the root or past the
+ * reserved ones, not an attribute inode) to its ids, creating *Q;
+ * sanity_check_quota() compares every quota file the superblock names
+ * with what was charged (Q may be NULL: nothing was).
+ */
+#define SANITY_QUOTA_TYPES	3	/* user, group, project */
+struct sanity_quota;
+errcode_t sanity_quota_note(ext2_filsys fs, struct sanity_quota **q,
+			    const struct ext2_inode *inode);
+errcode_t sanity_check_quota(ext2_filsys fs, struct sanity_quota *q,
+			     struct sanity_finding *found);
+void sanity_quota_free(struct sanity_quota *q);
 
 #endif /* SANITY_INT_H */

@@ -66,6 +66,10 @@ size_t sanity_describe(const struct layout *layout,
 	case SANITY_BAD_EA_BLOCK:
 		n = snprintf(buf, len, "%s has its attribute block %llu outside the filesystem", a, blk);
 		break;
+	case SANITY_BAD_EA_HEADER:
+		n = snprintf(buf, len, "the header of attribute block %llu of %s is bad "
+			     "(magic, block count or checksum)", blk, a);
+		break;
 	case SANITY_CORRUPT_MAP:
 		n = f->ino ? snprintf(buf, len, "the block map of %s is corrupt (a block outside the filesystem, a loop or disorder)", a)
 			   : snprintf(buf, len, "an inode's block map is corrupt (a block outside the filesystem, a loop or disorder)");
@@ -134,6 +138,19 @@ size_t sanity_describe(const struct layout *layout,
 	case SANITY_GROUP_DIRS:
 		n = snprintf(buf, len, "group %u records %llu %s, its inodes %llu", f->group, rec,
 			     util_plural(rec, "directory", "directories"), cnt);
+		break;
+	case SANITY_QUOTA_SPACE:
+		n = snprintf(buf, len, "the %s quota file (inode %u) counts %llu bytes for id %u, "
+			     "its files hold %llu", f->detail, f->ino, rec, f->id, cnt);
+		break;
+	case SANITY_QUOTA_INODES:
+		n = snprintf(buf, len, "the %s quota file (inode %u) counts %llu %s for id %u, "
+			     "it has %llu", f->detail, f->ino, rec,
+			     util_plural(rec, "inode", "inodes"), f->id, cnt);
+		break;
+	case SANITY_QUOTA_MISSING:
+		n = snprintf(buf, len, "the %s quota file (inode %u) has no entry for id %u, "
+			     "whose files hold %llu bytes", f->detail, f->ino, f->id, cnt);
 		break;
 	default:
 		n = snprintf(buf, len, "the metadata disagree");

@@ -444,6 +444,11 @@ blk64_t planner_rebuilt_blocks(const struct planner *p)
 	return n;
 }
 
+blk64_t planner_write_target(const struct planner *p)
+{
+	return write_target(p);
+}
+
 /* Stream blocks of the candidates the plan moves: what needed moving. */
 static blk64_t needed_blocks(const struct planner *p)
 {

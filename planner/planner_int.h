@@ -364,6 +364,8 @@ errcode_t plan_once(struct layout *layout, const struct selection *sel,
 		    struct plan **ret);
 /* Stream blocks of the files rebuild.c placed: plan_write_target's REBUILT. */
 blk64_t planner_rebuilt_blocks(const struct planner *p);
+/* The blocks the plan may write now (plan_write_target). */
+blk64_t planner_write_target(const struct planner *p);
 /* p->owner_count, made (zeroed) if it is not yet. */
 errcode_t planner_owner_count(struct planner *p);
 /*
@@ -641,7 +643,8 @@ errcode_t stage_close(struct planner *p, uint32_t file, struct fmap *m,
  * FILE, short of best with no room for it otherwise, rebuilt in the region
  * where the fewest blocks of others must step aside, cleared a chunk at a
  * time, its own blocks the staging room; taken back unless it reaches best
- * with no other file in more pieces.  *PLACED: it did (PF_REBUILT set).
+ * with no other file in more pieces and the plan within its write target
+ * (planner_write_target).  *PLACED: it did (PF_REBUILT set).
  */
 errcode_t rebuild_file(struct planner *p, uint32_t file, int *placed);
 

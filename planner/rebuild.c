@@ -28,13 +28,25 @@
 #include "planner_int.h"
 #include "array.h"
 
-/* Cheapest regions tried for one file. */
-#define REBUILD_CANDIDATES	3
 /* Blocks kept free beyond a chunk for the extent trees of the moves. */
 #define REBUILD_SLACK		64
 #define REBUILD_MAX_CHUNKS	4096
 /* Files cut on the way rebuilt in turn, to this depth. */
 #define REBUILD_DEPTH		2
+/*
+ * Regions tried for a file, by depth (the file short of best, a file it
+ * cut, a file that one cut): each try below the first is a search of its
+ * own, so the deeper, the fewer.  The one a file needs may cost more
+ * blocks than a dozen that cut a file with nowhere to go.
+ */
+static const int rebuild_candidates[REBUILD_DEPTH + 1] = { 16, 4, 3 };
+#define REBUILD_CANDIDATES	16
+/* Regions tried first as the fewest blocks of others in them rank them. */
+#define REBUILD_CHEAPEST	3
+/* Regions ranked by the files they cut, per region tried. */
+#define REBUILD_RANKED		8
+/* Files a region's cut is counted for (more are counted again). */
+#define REBUILD_CUT_SEEN	64
 
 /* A segment of the space map in addresses that skip the fixed metadata. */
 struct rb_seg {
@@ -46,7 +58,8 @@ struct rb_seg {
 
 struct rb_cand {
 	blk64_t		x;
-	uint64_t	cost;
+	uint64_t	cut;		/* the blocks of the files it cuts */
+	uint64_t	cost;		/* their blocks in it */
 };
 
 /* What a segment of OWNER costs a region for FILE: 0, its length, or -1 (blocked). */
@@ -123,29 +136,77 @@ static uint64_t cum_at(const struct rb_seg *v, size_t n, blk64_t x,
 	return c;
 }
 
+/* The blocks of the files other than FILE with blocks in [X, X+NEED) (V: N segments). */
+static uint64_t cut_blocks(const struct planner *p, uint32_t file,
+			   const struct rb_seg *v, size_t n, blk64_t x, blk64_t need)
+{
+	uint32_t seen[REBUILD_CUT_SEEN];
+	size_t i, k, nseen = 0;
+	uint64_t cut = 0;
+
+	for (i = seg_at(v, n, x); i < n && v[i].vstart < x + need; i++) {
+		uint32_t owner = v[i].owner;
+
+		if (owner < SM_FILE0 || owner == SM_FILE0 + file ||
+		    v[i].vstart + v[i].len <= x)
+			continue;
+		for (k = 0; k < nseen && seen[k] != owner; k++)
+			;
+		if (k < nseen)
+			continue;
+		if (nseen < REBUILD_CUT_SEEN)
+			seen[nseen++] = owner;
+		cut += layout_stream_blocks(p->layout,
+					    &p->layout->files[owner - SM_FILE0]);
+	}
+	return cut;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct rb_cand *x = a, *y = b;
+
+	if (x->cut != y->cut)
+		return x->cut < y->cut ? -1 : 1;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->x < y->x ? -1 : x->x > y->x;
+}
+
 /*
  * The cheapest regions of NEED blocks for FILE crossing at most MAXCROSS
- * zone boundaries, cheapest first (*N of them), in CAND: virtual starts.
- * ZV: each zone's virtual start, and the total.
+ * zone boundaries (*N of them, at most MAX), in CAND: virtual starts.
+ * First the REBUILD_CHEAPEST with the fewest blocks of others in them;
+ * then, ranked by the blocks of the files they cut (each is written
+ * again, whole or rebuilt in turn, where it finds a place: a region that
+ * cuts a smaller file out of its place may succeed where one that cuts a
+ * few blocks off a large file fails), then by their blocks in them, those
+ * at least half a region from every one chosen (regions a few blocks
+ * apart cut the same files, and fail alike).  ZV: each zone's virtual
+ * start, and the total.
  */
 static errcode_t find_regions(struct planner *p, uint32_t file, blk64_t need,
 			      int maxcross, blk64_t **zvp, struct rb_cand *cand,
-			      int *ncand)
+			      int max, int *ncand)
 {
 	const struct layout *layout = p->layout;
 	const struct spacemap *sm = &p->sm;
 	struct rb_seg *v;
+	struct rb_cand *all;
 	blk64_t *zv, total = 0;
-	size_t nv = 0, i, z = 0;
+	size_t nv = 0, nall = 0, first, i, z = 0;
 	uint64_t cum = 0;
 	uint32_t blocked = 0;
+	int k;
 
 	*ncand = 0;
 	zv = malloc((layout->nzones + 1) * sizeof(*zv));
 	v = malloc((sm->n + 1) * sizeof(*v));
-	if (!zv || !v) {
+	all = malloc((2 * sm->n + 1) * sizeof(*all));
+	if (!zv || !v || !all) {
 		free(zv);
 		free(v);
+		free(all);
 		return ENOMEM;
 	}
 	for (i = 0; i < layout->nzones; i++) {
@@ -174,13 +235,13 @@ static errcode_t find_regions(struct planner *p, uint32_t file, blk64_t need,
 			cum += (uint64_t)c;
 	}
 	v[nv] = (struct rb_seg){ total, 0, cum, blocked, SM_FREE };
+	/* Regions beginning or ending where a segment does. */
 	for (i = 0; i < 2 * nv; i++) {
 		const struct rb_seg *g = &v[i / 2];
 		uint32_t b0, b1;
 		blk64_t x;
 		uint64_t cost;
-		size_t z0, z1;
-		int k, j;
+		size_t z0, z1, s;
 
 		if (i % 2 == 0)
 			x = g->vstart;
@@ -194,28 +255,39 @@ static errcode_t find_regions(struct planner *p, uint32_t file, blk64_t need,
 		/* A blocked segment overlapping the region: begun inside or before. */
 		if (b1 != b0)
 			continue;
-		{
-			size_t s = seg_at(v, nv + 1, x);
-
-			if (seg_cost(p, file, v[s].owner, 1) < 0 && v[s].vstart + v[s].len > x)
-				continue;
-		}
+		s = seg_at(v, nv + 1, x);
+		if (seg_cost(p, file, v[s].owner, 1) < 0 && v[s].vstart + v[s].len > x)
+			continue;
 		z0 = zone_at(zv, layout->nzones, x);
 		z1 = zone_at(zv, layout->nzones, x + need - 1);
 		if ((int)(z1 - z0) > maxcross)
 			continue;
-		for (k = 0; k < *ncand; k++)
-			if (cand[k].x == x || cost < cand[k].cost)
-				break;
-		if (k < *ncand && cand[k].x == x)
-			continue;
-		if (k >= REBUILD_CANDIDATES)
-			continue;
-		j = *ncand < REBUILD_CANDIDATES ? (*ncand)++ : REBUILD_CANDIDATES - 1;
-		for (; j > k; j--)
-			cand[j] = cand[j - 1];
-		cand[k] = (struct rb_cand){ x, cost };
+		all[nall++] = (struct rb_cand){ x, 0, cost };
 	}
+	/*
+	 * The cheapest by blocks first, as they come (regions a block apart
+	 * may cut different files), then the rest ranked by the files they
+	 * cut, each at least half a region from every one chosen.
+	 */
+	qsort(all, nall, sizeof(*all), cand_cmp);
+	for (i = 0; i < nall && *ncand < max && *ncand < REBUILD_CHEAPEST; i++)
+		cand[(*ncand)++] = all[i];
+	if (nall > (size_t)max * REBUILD_RANKED)
+		nall = (size_t)max * REBUILD_RANKED;
+	for (; i < nall; i++)
+		all[i].cut = cut_blocks(p, file, v, nv, all[i].x, need);
+	first = (size_t)*ncand;
+	if (nall > first)
+		qsort(all + first, nall - first, sizeof(*all), cand_cmp);
+	for (i = first; i < nall && *ncand < max; i++) {
+		for (k = 0; k < *ncand; k++)
+			if (all[i].x < cand[k].x + need / 2 &&
+			    cand[k].x < all[i].x + need / 2)
+				break;
+		if (k == *ncand)
+			cand[(*ncand)++] = all[i];
+	}
+	free(all);
 	free(v);
 	*zvp = zv;
 	return 0;
@@ -669,15 +741,21 @@ static errcode_t rebuild_depth(struct planner *p, uint32_t file, int depth,
 		return 0;
 	if (!ret)
 		ret = find_regions(p, file, need, best ? best - 1 : 0, &zv, cand,
-				   &ncand);
+				   rebuild_candidates[depth], &ncand);
 	for (k = 0; !ret && !*placed && k < ncand; k++) {
 		ret = snapshot_take(p);
 		if (ret)
 			break;
 		ret = rebuild_at(p, file, zv, cand[k].x, need, need - stream, depth,
 				 &done);
+		/*
+		 * Over the write target, another region may not be: the
+		 * files it cuts are others.  (A file rebuilt in turn is
+		 * held to the target by the file that cut it.)
+		 */
 		if (!ret && done && !snapshot_any_worse(p) &&
-		    planner_pieces_now(p, file) <= best) {
+		    planner_pieces_now(p, file) <= best &&
+		    (depth || p->plan->copy_blocks <= planner_write_target(p))) {
 			p->pf[file].flags |= PF_REBUILT;
 			snapshot_forget(p);
 			*placed = 1;

@@ -375,23 +375,10 @@ errcode_t switch_commit(struct switch_ctx *c)
 	return ret;
 }
 
-static int overlaps(const struct layout_piece *a, size_t na,
-		    const struct layout_piece *b, size_t nb)
-{
-	size_t i, k;
-
-	for (i = 0; i < na; i++)
-		for (k = 0; k < nb; k++)
-			if (a[i].start < b[k].start + b[k].len &&
-			    b[k].start < a[i].start + a[i].len)
-				return 1;
-	return 0;
-}
-
 int switch_would_reuse(const struct switch_ctx *c,
 		       const struct layout_piece *runs, size_t n)
 {
-	return c->nbatch && n && overlaps(runs, n, c->released, c->nreleased);
+	return c->nbatch && n && layout_pieces_overlap(runs, n, c->released, c->nreleased);
 }
 
 size_t switch_batch_size(const struct switch_ctx *c)
