@@ -462,6 +462,36 @@ static blk64_t needed_blocks(const struct planner *p)
 }
 
 /*
+ * With --pack, the most free runs a plan may leave: as many as there were
+ * before, or as there are block groups, the promise of doc/design.md.
+ * Not just as many as before: placing the files that the run without
+ * --pack brings to best leaves holes no packing of a zone closes where
+ * free space began in fewer runs than there are zones, and taking that
+ * placing back left those files further from best than the run without
+ * --pack does, and the turns settle_partial gives them then cut free
+ * space into more runs than placing them would.
+ */
+static uint64_t free_runs_cap(const struct planner *p)
+{
+	uint64_t groups = p->fs->group_desc_count;
+
+	return p->plan->free_extents_before > groups ?
+		p->plan->free_extents_before : groups;
+}
+
+/* Whether, with --pack, free space is now in more runs than free_runs_cap. */
+static int free_runs_over_cap(struct planner *p)
+{
+	uint64_t ext;
+	blk64_t fb, big;
+
+	if (!p->free_runs_cap)
+		return 0;
+	spacemap_free_stats(&p->sm, &ext, &fb, &big);
+	return ext > p->free_runs_cap;
+}
+
+/*
  * What a second run would do first, done now: consolidation moves files
  * and joins free runs, where a selected file left short of best may now
  * find fewer pieces, which a second run would give it.  So such files get the fewer-pieces step
@@ -500,7 +530,7 @@ static errcode_t settle_partial(struct planner *p)
 				break;
 			err = place_partial(p, i);
 			if (!err && planner_moves(p, i) && planner_pieces_now(p, i) < pieces &&
-			    planner_read_now(p, i) < read0)
+			    planner_read_now(p, i) < read0 && !free_runs_over_cap(p))
 				snapshot_forget(p);
 			else
 				snapshot_restore(p);
@@ -582,8 +612,7 @@ static errcode_t settle_split(struct planner *p)
 	for (i = 0; i < p->layout->nfiles; i++)
 		p->pf[i].flags &= ~PF_PENDING;
 	if (!err && snapshot_gain(p) && !snapshot_any_worse(p) &&
-	    p->plan->copy_blocks <=
-	    write_target(p))
+	    p->plan->copy_blocks <= write_target(p) && !free_runs_over_cap(p))
 		snapshot_forget(p);
 	else
 		snapshot_restore(p);
@@ -654,11 +683,14 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 		err = planner_build_units(&p);
 	/*
 	 * Placing that gains nothing is taken back whole: no move for nothing.
-	 * With --pack, so is placing that leaves more free runs than before
-	 * even after consolidation (the holes a selected file leaves among
-	 * files that may not move, as a PATH leaves the rest of its set).
-	 * Without it, a plan taken back is planned again (struct replan).
+	 * With --pack, so is placing that leaves more free runs than the
+	 * promise allows even after consolidation (the holes a selected file
+	 * leaves among files that may not move, as a PATH leaves the rest of
+	 * its set).  Without it, a plan taken back is planned again (struct
+	 * replan).
 	 */
+	if (opts && opts->pack)
+		p.free_runs_cap = free_runs_cap(&p);
 	if (!err && again) {
 		err = replan_apply(&p, again);
 	} else if (!err && v->idle) {
@@ -678,7 +710,7 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 			err = consolidate(&p, needed_blocks(&p), plan->largest_free_before,
 					  1, &plan->consolidate_over_budget);
 			spacemap_free_stats(&p.sm, &ext, &fb, &big);
-			keep = !err && ext <= plan->free_extents_before;
+			keep = !err && ext <= p.free_runs_cap;
 		}
 		if (!err && !keep && light) {
 			const struct snapshot_change *ch;

@@ -234,6 +234,11 @@ struct planner {
 	blk64_t		largest_zone;
 	int		consolidating;	/* moves now are consolidate.c's */
 	/*
+	 * --pack: the most free runs placing and settle_partial may leave
+	 * (plan.c's free_runs_cap), 0 without --pack.
+	 */
+	uint64_t	free_runs_cap;
+	/*
 	 * Which plan this is (plan_search.c): packing first, lenient
 	 * packings, no direct moves, packings that split files.
 	 */
