@@ -12,8 +12,11 @@
  * The map is read again here, not taken from the plan: what is on disk
  * decides which blocks are copied and which stay, and every block the
  * file gains is checked free in the bitmap before anything is written.
- * Data moves in large I/O: consecutive destination runs are gathered in
- * one buffer (several reads of the source pieces) and written at once.
+ * Moves go in groups (move.h): the sources of a group's moves are read in
+ * physical block order, a buffer at a time, short gaps read through so
+ * that a request is large, and each buffer is written to its
+ * destinations at once; the files of an interleave set are so read in
+ * one pass over their span rather than each across it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +30,8 @@
 errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 		    size_t buffer_bytes)
 {
+	errcode_t ret;
+
 	memset(c, 0, sizeof(*c));
 	c->fs = fs;
 	c->sw = sw;
@@ -35,12 +40,33 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 	c->buf_blocks = buffer_bytes / fs->blocksize;
 	if (!c->buf_blocks)
 		c->buf_blocks = 1;
-	return ext2fs_get_mem(c->buf_blocks * fs->blocksize, &c->buf);
+	ret = ext2fs_allocate_block_bitmap(fs, "blocks a group claims", &c->claimed);
+	if (ret)
+		return ret;
+	/* Half to read a group's sources into, half to gather its writes. */
+	c->chunk_blocks = c->buf_blocks / 2 ? c->buf_blocks / 2 : 1;
+	ret = ext2fs_get_mem((c->buf_blocks > 2 * c->chunk_blocks ?
+			      c->buf_blocks : 2 * c->chunk_blocks) * fs->blocksize,
+			     &c->buf);
+	if (ret) {
+		ext2fs_free_block_bitmap(c->claimed);
+		c->claimed = NULL;
+	}
+	return ret;
 }
 
 void move_fini(struct move_ctx *c)
 {
 	ext2fs_free_mem(&c->buf);
+	if (c->claimed)
+		ext2fs_free_block_bitmap(c->claimed);
+	c->claimed = NULL;
+	free(c->ops);
+	free(c->placed);
+	free(c->op_at);
+	c->ops = NULL;
+	c->placed = NULL;
+	c->op_at = NULL;
 	verify_close(c->verify);
 	c->verify = NULL;
 }
@@ -74,20 +100,6 @@ static int cmp_copy_dst(const void *a, const void *b)
 	const struct copy_op *x = a, *y = b;
 
 	return x->dst < y->dst ? -1 : x->dst > y->dst;
-}
-
-/* Write what the buffer holds for destination DST, N blocks. */
-static errcode_t write_batch(struct move_ctx *c, blk64_t dst, blk64_t n)
-{
-	errcode_t ret;
-
-	ret = io_channel_write_blk64(c->fs->io, dst, (int)n, c->buf);
-	if (ret)
-		return ret;
-	c->done += n;
-	c->written += n;
-	c->copied += n;
-	return report(c) ? E2F_ERR_CANCELLED : 0;
 }
 
 /*
@@ -198,22 +210,6 @@ static errcode_t move_reserve(ext2_filsys fs, ext2_ino_t ino,
 	return ret;
 }
 
-/* Step 2, copy: the data, then the new mapping blocks, into new blocks. */
-static errcode_t move_copy(struct move_ctx *c, struct fmap_rebuild *r)
-{
-	errcode_t ret;
-	size_t i;
-
-	ret = gather_copies(c, r, write_batch);
-	for (i = 0; !ret && i < r->nwrites; i++) {
-		ret = io_channel_write_blk64(c->fs->io, r->writes[i].pblk, 1,
-					     r->writes[i].buf);
-		if (!ret)
-			c->written++;
-	}
-	return ret;
-}
-
 /*
  * Step 3, flush: everything the new map points at is on disk before the
  * switch is.  The batch's commit flushes (switch_add); --verify flushes
@@ -227,29 +223,6 @@ static errcode_t move_flush(struct move_ctx *c, struct fmap_rebuild *r)
 		return 0;
 	ret = io_channel_flush(c->fs->io);
 	return ret ? ret : verify_copy(c, r);
-}
-
-/*
- * Before anything is written: blocks a move of the open batch released
- * are not free until that batch is durable (writer.h), so a move that
- * gains one commits the batch first; then every gained block is checked
- * free.
- */
-static errcode_t move_claim(struct move_ctx *c, const struct fmap_rebuild *r,
-			    struct move_stats *st)
-{
-	errcode_t ret;
-
-	if (switch_would_reuse(c->sw, r->gained, r->ngained)) {
-		c->reuse_commits++;
-		ret = switch_commit(c->sw);
-		if (ret) {
-			st->switch_failed = 1;
-			return ret;
-		}
-		c->batch_blocks = 0;
-	}
-	return check_free(c->fs, r);
 }
 
 /*
@@ -283,44 +256,377 @@ static errcode_t move_switch(struct move_ctx *c, ext2_ino_t ino,
 	return ret;
 }
 
-errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
-		    const struct runs_change *changes, size_t nchanges,
-		    const struct layout_piece *meta, size_t nmeta,
-		    struct move_stats *st)
+/* Blocks K's runs cover, inside the filesystem (the rest is never claimed). */
+static void claim_runs(struct move_ctx *c, const struct layout_piece *p,
+		       size_t n, int mark)
 {
-	blk64_t copied0 = c->copied, written0 = c->written;
-	struct fmap m;
-	struct fmap_rebuild r;
+	blk64_t first = c->fs->super->s_first_data_block;
+	blk64_t end = ext2fs_blocks_count(c->fs->super);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!p[i].len || p[i].start < first || p[i].start + p[i].len > end)
+			continue;
+		if (mark)
+			ext2fs_mark_block_bitmap_range2(c->claimed, p[i].start, p[i].len);
+		else
+			ext2fs_unmark_block_bitmap_range2(c->claimed, p[i].start, p[i].len);
+	}
+}
+
+/* Whether R's gained blocks all lie inside the filesystem (check_free says more). */
+static int gained_inside(ext2_filsys fs, const struct fmap_rebuild *r)
+{
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t end = ext2fs_blocks_count(fs->super);
+	size_t i;
+
+	for (i = 0; i < r->ngained; i++)
+		if (!r->gained[i].len || r->gained[i].start < first ||
+		    r->gained[i].start + r->gained[i].len > end)
+			return 0;
+	return 1;
+}
+
+/* Whether any of R's gained blocks is claimed by an earlier member. */
+static int claimed_before(struct move_ctx *c, const struct fmap_rebuild *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ngained; i++)
+		if (!ext2fs_test_block_bitmap_range2(c->claimed, r->gained[i].start,
+						     r->gained[i].len))
+			return 1;
+	return 0;
+}
+
+static void member_free(struct move_member *mb)
+{
+	fmap_rebuild_free(&mb->r);
+	fmap_free(&mb->m);
+}
+
+size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
+			  const struct move_req *req, size_t n, int *switch_failed)
+{
+	errcode_t ret;
+	size_t k;
+
+	*switch_failed = 0;
+	for (k = 0; k < n; k++) {
+		struct move_member *mb;
+
+		if (g->n == g->cap) {
+			size_t cap = g->cap ? 2 * g->cap : 64;
+			struct move_member *m = realloc(g->mem, cap * sizeof(*m));
+
+			if (!m) {
+				if (k)
+					break;	/* the rest waits for the next group */
+				return 0;
+			}
+			g->mem = m;
+			g->cap = cap;
+		}
+		mb = &g->mem[g->n];
+		memset(mb, 0, sizeof(*mb));
+		mb->ino = req[k].ino;
+		mb->err = move_reserve(c->fs, req[k].ino, req[k].changes,
+				       req[k].nchanges, req[k].meta, req[k].nmeta,
+				       &mb->m, &mb->r);
+		if (!mb->err && (mb->r.ngained || mb->r.nreleased)) {
+			/*
+			 * Blocks an earlier member releases are free once it
+			 * has switched: this move waits for the next group.
+			 */
+			if (k && gained_inside(c->fs, &mb->r) &&
+			    claimed_before(c, &mb->r)) {
+				member_free(mb);
+				break;
+			}
+			/* Blocks the open batch released are free once it is durable. */
+			if (switch_would_reuse(c->sw, mb->r.gained, mb->r.ngained)) {
+				c->reuse_commits++;
+				ret = switch_commit(c->sw);
+				c->batch_blocks = 0;
+				c->unflushed = 0;
+				if (ret) {
+					*switch_failed = 1;
+					member_free(mb);
+					break;
+				}
+			}
+			mb->err = check_free(c->fs, &mb->r);
+		}
+		if (!mb->err && (mb->r.ngained || mb->r.nreleased)) {
+			mb->active = 1;
+			claim_runs(c, mb->r.gained, mb->r.ngained, 1);
+			claim_runs(c, mb->r.released, mb->r.nreleased, 1);
+		}
+		g->n++;
+	}
+	return k;
+}
+
+static int cmp_copy_src(const void *a, const void *b)
+{
+	const struct copy_op *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/* The group's copies, each at most half a buffer long, sorted by source. */
+static errcode_t collect_ops(struct move_ctx *c, const struct move_group *g)
+{
+	size_t k, i;
+
+	c->nops = 0;
+	for (k = 0; k < g->n; k++) {
+		const struct fmap_rebuild *r = &g->mem[k].r;
+
+		if (!g->mem[k].active)
+			continue;
+		for (i = 0; i < r->ncopies; i++) {
+			struct copy_op op = r->copies[i];
+
+			while (op.len) {
+				blk64_t n = op.len < c->chunk_blocks ? op.len : c->chunk_blocks;
+
+				if (c->nops == c->ops_cap) {
+					size_t cap = c->ops_cap ? 2 * c->ops_cap : 256;
+					struct copy_op *o = realloc(c->ops, cap * sizeof(*o));
+					struct copy_op *p = realloc(c->placed, cap * sizeof(*p));
+					blk64_t *at = realloc(c->op_at, cap * sizeof(*at));
+
+					if (o)
+						c->ops = o;
+					if (p)
+						c->placed = p;
+					if (at)
+						c->op_at = at;
+					if (!o || !p || !at)
+						return ENOMEM;
+					c->ops_cap = cap;
+				}
+				c->ops[c->nops].src = op.src;
+				c->ops[c->nops].dst = op.dst;
+				c->ops[c->nops].len = n;
+				c->nops++;
+				op.src += n;
+				op.dst += n;
+				op.len -= n;
+			}
+		}
+	}
+	sort_n(c->ops, c->nops, sizeof(*c->ops), cmp_copy_src);
+	return 0;
+}
+
+/*
+ * A gap between two sources this short is read through: one request
+ * costs less than two (a repositioning waits half a rotation; 64 KiB
+ * pass under the head in about as long) and holds little of the buffer.
+ */
+#define READ_THROUGH_BYTES	(64u << 10)
+
+static int cmp_placed_dst(const void *a, const void *b)
+{
+	const struct copy_op *x = a, *y = b;
+
+	return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+/*
+ * Write ops [FROM, TO), read into the buffer's first half (each op's
+ * place in op_at), in destination order: consecutive destinations
+ * gathered in the second half and written as one request.
+ */
+static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
+{
+	ext2_filsys fs = c->fs;
+	char *out = c->buf + c->chunk_blocks * fs->blocksize;
+	struct copy_op *w = c->placed;	/* src: the op's place in the buffer */
+	blk64_t run_dst = 0, run_n = 0;
+	size_t i, n = to - from;
 	errcode_t ret;
 
-	memset(st, 0, sizeof(*st));
-	memset(&r, 0, sizeof(r));
-	memset(&m, 0, sizeof(m));
-	ret = move_reserve(c->fs, ino, changes, nchanges, meta, nmeta, &m, &r);
-	if (ret || (!r.ngained && !r.nreleased))
-		goto out;	/* failed, or already there */
-	ret = move_claim(c, &r, st);
+	for (i = 0; i < n; i++) {
+		w[i].src = c->op_at[from + i];
+		w[i].dst = c->ops[from + i].dst;
+		w[i].len = c->ops[from + i].len;
+	}
+	sort_n(w, n, sizeof(*w), cmp_placed_dst);
+	for (i = 0; i <= n; i++) {
+		if (run_n && (i == n || w[i].dst != run_dst + run_n ||
+			      run_n + w[i].len > c->chunk_blocks)) {
+			ret = io_channel_write_blk64(fs->io, run_dst, (int)run_n, out);
+			if (ret)
+				return ret;
+			c->done += run_n;
+			c->written += run_n;
+			c->copied += run_n;
+			c->unflushed += run_n;
+			run_n = 0;
+			if (report(c))
+				return E2F_ERR_CANCELLED;
+		}
+		if (i == n)
+			break;
+		if (!run_n)
+			run_dst = w[i].dst;
+		copy_n(out + run_n * fs->blocksize, c->buf + w[i].src * fs->blocksize,
+		       w[i].len * fs->blocksize);
+		run_n += w[i].len;
+	}
+	return 0;
+}
+
+/*
+ * The ops, half a buffer at a time: their sources read in block order
+ * (gaps up to READ_THROUGH_BYTES read through), then written out; a
+ * flush each --buffer written, so that the data waiting for the group's
+ * commit stays bounded as with single moves.
+ */
+static errcode_t copy_ops(struct move_ctx *c)
+{
+	ext2_filsys fs = c->fs;
+	blk64_t gap_max = READ_THROUGH_BYTES / fs->blocksize;
+	size_t i = 0, j;
+	errcode_t ret;
+
+	while (i < c->nops) {
+		blk64_t used = 0, rstart = 0, rlen = 0, rat = 0;
+
+		/* Place ops [i, j) in the buffer, reading as we go. */
+		for (j = i; j < c->nops; j++) {
+			const struct copy_op *op = &c->ops[j];
+			blk64_t rend = rstart + rlen;
+
+			if (rlen && op->src >= rend && op->src - rend <= gap_max &&
+			    used + (op->src - rend) + op->len <= c->chunk_blocks) {
+				used += op->src - rend;
+				rlen = op->src + op->len - rstart;
+			} else {
+				if (used + op->len > c->chunk_blocks)
+					break;
+				if (rlen) {
+					ret = io_channel_read_blk64(fs->io, rstart, (int)rlen,
+								    c->buf + rat * fs->blocksize);
+					if (ret)
+						return ret;
+				}
+				rstart = op->src;
+				rlen = op->len;
+				rat = used;
+			}
+			c->op_at[j] = used;
+			used += op->len;
+		}
+		if (rlen) {
+			ret = io_channel_read_blk64(fs->io, rstart, (int)rlen,
+						    c->buf + rat * fs->blocksize);
+			if (ret)
+				return ret;
+		}
+		ret = write_ops(c, i, j);
+		if (ret)
+			return ret;
+		if (c->unflushed >= c->buf_blocks) {
+			ret = io_channel_flush(fs->io);
+			if (ret)
+				return ret;
+			c->unflushed = 0;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+errcode_t move_group_copy(struct move_ctx *c, struct move_group *g)
+{
+	size_t k, i;
+	errcode_t ret;
+
+	ret = collect_ops(c, g);
 	if (!ret)
-		ret = move_copy(c, &r);
-	if (!ret)
-		ret = move_flush(c, &r);
-	if (!ret)
-		ret = move_switch(c, ino, &m, &r, st);
-	if (!ret && switch_batch_size(c->sw) == 1)
+		ret = copy_ops(c);
+	for (k = 0; !ret && k < g->n; k++) {
+		struct fmap_rebuild *r = &g->mem[k].r;
+
+		if (!g->mem[k].active)
+			continue;
+		for (i = 0; !ret && i < r->nwrites; i++) {
+			ret = io_channel_write_blk64(c->fs->io, r->writes[i].pblk, 1,
+						     r->writes[i].buf);
+			if (!ret) {
+				c->written++;
+				c->unflushed++;
+			}
+		}
+	}
+	for (k = 0; k < g->n; k++) {
+		struct move_member *mb = &g->mem[k];
+
+		if (!mb->active)
+			continue;
+		mb->st.copied = mb->r.copy_blocks;
+		mb->st.written = mb->r.copy_blocks + mb->r.nwrites;
+		/* --verify: a copy read back different fails its move only. */
+		mb->err = ret ? ret : move_flush(c, &mb->r);
+		if (mb->err)
+			mb->active = 0;
+	}
+	return ret;
+}
+
+errcode_t move_group_switch(struct move_ctx *c, struct move_group *g, size_t k)
+{
+	struct move_member *mb = &g->mem[k];
+	errcode_t ret;
+
+	ret = move_switch(c, mb->ino, &mb->m, &mb->r, &mb->st);
+	if (ret)
+		return ret;
+	if (switch_batch_size(c->sw) == 1)
 		c->batch_blocks = 0;	/* this move opened a new batch */
-	if (!ret)
-		c->batch_blocks += c->written - written0;
+	c->batch_blocks += mb->st.written;
+	return 0;
+}
+
+void move_group_drop(struct move_ctx *c, struct move_group *g)
+{
+	size_t k;
+
+	for (k = 0; k < g->n; k++) {
+		struct move_member *mb = &g->mem[k];
+
+		if (mb->r.ngained || mb->r.nreleased) {
+			claim_runs(c, mb->r.gained, mb->r.ngained, 0);
+			claim_runs(c, mb->r.released, mb->r.nreleased, 0);
+		}
+		member_free(mb);
+	}
+	g->n = 0;
+}
+
+errcode_t move_group_end(struct move_ctx *c, struct move_group *g)
+{
+	errcode_t ret = 0;
+
+	move_group_drop(c, g);
 	/* The data a batch leaves to its commit is bounded by --buffer. */
-	if (!ret && c->batch_blocks >= c->buf_blocks) {
+	if (c->batch_blocks >= c->buf_blocks && switch_batch_size(c->sw)) {
 		ret = switch_commit(c->sw);
 		c->batch_blocks = 0;
-		if (ret)
-			st->switch_failed = 1;
+		c->unflushed = 0;
 	}
-out:
-	st->copied = c->copied - copied0;
-	st->written = c->written - written0;
-	fmap_rebuild_free(&r);
-	fmap_free(&m);
 	return ret;
+}
+
+void move_group_free(struct move_group *g)
+{
+	free(g->mem);
+	memset(g, 0, sizeof(*g));
 }

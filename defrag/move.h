@@ -15,6 +15,14 @@
  */
 #define MOVE_DEFAULT_BUFFER	(32u << 20)
 
+/*
+ * A group's bounds (execute.c): its moves, and its data in buffers.  The
+ * reads of a group go in one pass in the disk's order, so the larger the
+ * group the fewer the seeks; the moves' maps held meanwhile bound it.
+ */
+#define MOVE_GROUP_MOVES	4096
+#define MOVE_GROUP_BUFFERS	32
+
 struct move_ctx {
 	ext2_filsys	fs;
 	struct switch_ctx *sw;
@@ -26,7 +34,15 @@ struct move_ctx {
 	blk64_t		copied, written;	/* so far, blocks */
 	struct verify	*verify;	/* --verify: read back before each switch; owned */
 	blk64_t		batch_blocks;	/* written since the batch opened */
+	blk64_t		unflushed;	/* written since the last flush or commit */
 	uint64_t	reuse_commits;	/* batches ended for a reuse of freed blocks */
+	ext2fs_block_bitmap claimed;	/* blocks the open group gains or releases */
+	blk64_t		chunk_blocks;	/* a group's reads at a time: half the buffer */
+	struct copy_op	*ops;		/* the group's copies, by source */
+	struct copy_op	*placed;	/* a chunk's, by destination (src: op_at) */
+	size_t		nops, ops_cap;
+	blk64_t		*op_at;		/* each op's place in the buffer, blocks */
+	size_t		op_at_cap;
 };
 
 struct move_stats {
@@ -36,22 +52,80 @@ struct move_stats {
 	blk64_t		written;	/* data and mapping blocks written */
 };
 
+/*
+ * One move: INO's stream as it is on disk when the move is reserved,
+ * with CHANGES (stream ranges to new blocks), and its extent tree
+ * (extent files) in META.
+ */
+struct move_req {
+	ext2_ino_t	ino;
+	const struct runs_change *changes;
+	size_t		nchanges;
+	const struct layout_piece *meta;
+	size_t		nmeta;
+};
+
+struct move_member {
+	struct fmap	m;
+	struct fmap_rebuild r;
+	ext2_ino_t	ino;
+	errcode_t	err;		/* failed before its switch: the file as it was */
+	int		active;		/* has copies to make and a switch */
+	struct move_stats st;
+};
+
+struct move_group {
+	struct move_member *mem;
+	size_t		n, cap;
+};
+
 errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 		    size_t buffer_bytes);
 void move_fini(struct move_ctx *c);
 
 /*
- * Move INO: its stream as it is on disk now, with CHANGES (stream ranges
- * to new blocks), and its extent tree (extent files) in META.
- * E2F_ERR_CANCELLED when the progress callback asked to stop before the
- * switch: the file is untouched.  Any other error also leaves the file as
- * it was, unless a write of the switch itself failed (st->switch_failed:
- * the switch context refuses further work).  A move switched is in the
- * open batch (writer.h): durable when it commits.
+ * Moves in groups: the data of many moves read once, in the disk's
+ * order.  A group's moves are each reserved and checked free, their
+ * copies all made (sources read in physical block order, in large
+ * requests, a buffer at a time, each buffer written to its destinations
+ * at once), and only then is each switched, in order.  Every source is
+ * a block its file owns and no member gains (the gained blocks are free
+ * and claimed by one member only), so nothing a group reads is written
+ * before it is read.  Until its switch a file is untouched on disk, so a
+ * cancel (or a crash) before it leaves the old layout whole; a switched
+ * move is in the open batch (writer.h), durable when it commits.
+ *
+ * move_group_reserve: reserve REQ's moves in order into G (empty), up to
+ * the first that gains a block an earlier one gains or releases (it
+ * waits for the next group: its blocks are free only once that move is
+ * durable).  Returns how many requests G took (1 at least when N is):
+ * G->mem[k].err is a failed move, .active one that copies and switches.
+ * The caller keeps a file's second move out of the group it is in.  A
+ * move that gains blocks the open batch released commits it first (they
+ * are free once it is durable); a failed commit sets *SWITCH_FAILED and
+ * ends the group.
  */
-errcode_t move_file(struct move_ctx *c, ext2_ino_t ino,
-		    const struct runs_change *changes, size_t nchanges,
-		    const struct layout_piece *meta, size_t nmeta,
-		    struct move_stats *st);
+size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
+			  const struct move_req *req, size_t n, int *switch_failed);
+
+/*
+ * The group's copies and new mapping blocks.  An error fails every
+ * active member (E2F_ERR_CANCELLED: the progress callback asked to
+ * stop).
+ */
+errcode_t move_group_copy(struct move_ctx *c, struct move_group *g);
+
+/* Member K's switch (it is active and the copy succeeded). */
+errcode_t move_group_switch(struct move_ctx *c, struct move_group *g, size_t k);
+
+/*
+ * After the group's switches: commit when the batch holds --buffer of
+ * data; empty G for the next group.  The commit's error, or 0.
+ */
+errcode_t move_group_end(struct move_ctx *c, struct move_group *g);
+
+/* Empty G without a commit (a stop, a failure). */
+void move_group_drop(struct move_ctx *c, struct move_group *g);
+void move_group_free(struct move_group *g);
 
 #endif /* DEFRAG_MOVE_H */

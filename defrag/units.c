@@ -13,17 +13,10 @@
  * sets are not followed here: tests/cli/defrag-units.sh checks them,
  * with the pieces and read time, against debugfs.
  *
- * The modeled time of a move, on the disk the read model describes
- * (e2defrag's disk-model options): its data read and written at the
- * transfer rate, with the jumps between the pieces it reads from and
- * writes to, a seek from where the last move's reads ended to its source
- * and one from where the last move's writes ended to its destination
- * (the seek model's, by distance: moves into consecutive blocks go out
- * as one write at the commit); each commit adds three flushes, an
- * average seek and a rotation each: once per BUFFER_BYTES of data, and
- * before a move into blocks a move of the open batch released (the run's
- * group commit, writer.h).  A run measures its own rate as it goes
- * (execute.c).
+ * The modeled time of the moves is iomodel.c's: the mover's groups,
+ * reads in the disk's order, flushes and commits, on the disk the read
+ * model describes (e2defrag's disk-model options); a unit's is that of
+ * its moves.  A run measures its own rate as it goes (execute.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,35 +24,8 @@
 
 #include "array.h"
 #include "fmap.h"
+#include "iomodel.h"
 #include "units.h"
-
-/*
- * MV's modeled time: its data read (the transfer, and the jumps between
- * the file's pieces as they are, in the share the move copies: reading an
- * interleaved file crosses its partners' blocks) and written (the same
- * for the pieces it ends in), and a seek to each side.  JUMPS_FROM, JUMPS_TO: the jumps of the file's whole
- * stream before and after.
- */
-static double move_seconds(const struct readmodel *m, unsigned bs,
-			   const struct plan_move *mv, blk64_t stream_blocks,
-			   double jumps_from, double jumps_to)
-{
-	double bytes = (double)mv->copy_blocks * bs;
-	double share = stream_blocks ? (double)mv->copy_blocks / stream_blocks : 1;
-
-	if (share > 1)
-		share = 1;
-	return 2 * readmodel_transfer_seconds(m, bytes) +
-	       share * (jumps_from + jumps_to);
-}
-
-/* A commit's three flushes, each a seek and a rotation. */
-static double commit_seconds(const struct readmodel *m)
-{
-	double rotation = m->rpm > 0 ? 60.0 / m->rpm : 0;
-
-	return 3 * (readmodel_jump_seconds(m, m->disk_bytes / 3) + rotation);
-}
 
 /* The files' runs as the plan leaves them move after move. */
 struct sim {
@@ -68,56 +34,54 @@ struct sim {
 	unsigned bs;
 	struct layout_piece **runs;	/* per file, NULL: as in the layout */
 	size_t *nruns;
-	/* The batch the run would have open (group commit): the blocks its
-	 * moves released, and its data so far. */
-	struct layout_piece *released;
-	uint64_t nreleased, released_cap;
-	double batch_bytes;
-	/* Where the last move's reads and writes ended: the next seeks
-	 * from there (writes go out in block order at each commit, so
-	 * moves into consecutive blocks seek once). */
-	blk64_t read_at, write_at;
-	double seeks;		/* of the move at hand */
+	struct io_move *moves;		/* each move's copies, for iomodel.c */
+	struct io_copy *copies;
+	uint64_t ncopies, copies_cap;
 };
 
-/* Add what of FROM (N) is not in TO (NTO) to the batch's releases. */
-static errcode_t sim_release(struct sim *s, const struct layout_piece *from,
-			     size_t n, const struct layout_piece *to, size_t nto)
+/*
+ * The copies that take FROM (N runs) to TO (NTO runs), the same stream:
+ * each block whose place changes, merged into runs, as move MV's.
+ */
+static errcode_t sim_copies(struct sim *s, struct io_move *mv,
+			    const struct layout_piece *from, size_t n,
+			    const struct layout_piece *to, size_t nto)
 {
-	size_t i, k;
+	size_t a = 0, b = 0;
+	blk64_t ao = 0, bo = 0;
 
-	for (i = 0; i < n; i++) {
-		blk64_t a = from[i].start, end = from[i].start + from[i].len;
+	mv->copy_at = s->ncopies;
+	mv->ncopies = 0;
+	while (a < n && b < nto) {
+		blk64_t len = from[a].len - ao < to[b].len - bo ?
+			      from[a].len - ao : to[b].len - bo;
+		blk64_t src = from[a].start + ao, dst = to[b].start + bo;
+		struct io_copy *last = mv->ncopies ? &s->copies[s->ncopies - 1] : NULL;
 
-		/* The part before each run of TO that cuts it (runs of one
-		 * file never overlap one another: at most a few cuts). */
-		while (a < end) {
-			blk64_t cut = end, resume = end;
-
-			for (k = 0; k < nto; k++) {
-				blk64_t ts = to[k].start, te = to[k].start + to[k].len;
-
-				if (te <= a || ts >= end)
-					continue;
-				if (ts <= a) {
-					cut = a;
-					resume = te;
-					break;
-				}
-				if (ts < cut) {
-					cut = ts;
-					resume = te;
-				}
-			}
-			if (cut > a) {
-				if (util_grow(&s->released, &s->released_cap,
-					      s->nreleased + 1, sizeof(*s->released)))
+		if (src != dst) {
+			if (last && last->src + last->len == src &&
+			    last->dst + last->len == dst) {
+				last->len += len;
+			} else {
+				if (util_grow(&s->copies, &s->copies_cap,
+					      s->ncopies + 1, sizeof(*s->copies)))
 					return ENOMEM;
-				s->released[s->nreleased].start = a;
-				s->released[s->nreleased].len = cut - a;
-				s->nreleased++;
+				s->copies[s->ncopies].src = src;
+				s->copies[s->ncopies].dst = dst;
+				s->copies[s->ncopies].len = len;
+				s->ncopies++;
+				mv->ncopies++;
 			}
-			a = resume > a ? resume : a + 1;
+		}
+		ao += len;
+		bo += len;
+		if (ao == from[a].len) {
+			a++;
+			ao = 0;
+		}
+		if (bo == to[b].len) {
+			b++;
+			bo = 0;
 		}
 	}
 	return 0;
@@ -161,13 +125,13 @@ static errcode_t sim_runs(struct sim *s, uint32_t f)
 }
 
 /*
- * Apply move MV (segments SEGS) to its file: *DPIECES and *DREAD, how
- * the filesystem's pieces and modeled read time change.
+ * Apply move MV (segments SEGS) to its file, its copies into IO:
+ * *DPIECES and *DREAD, how the filesystem's pieces and modeled read
+ * time change.
  */
 static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
-			  const struct runs_change *segs, int64_t *dpieces,
-			  double *dread, double *jumps_from, double *jumps_to,
-			  int *reuse)
+			  const struct runs_change *segs, struct io_move *io,
+			  int64_t *dpieces, double *dread)
 {
 	uint32_t f = mv->file;
 	struct layout_piece *to = NULL;
@@ -179,13 +143,13 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 
 	*dpieces = 0;
 	*dread = 0;
-	*reuse = 0;
-	s->seeks = 0;
+	io->file = f;
+	io->copy_at = s->ncopies;
+	io->ncopies = 0;
 	ret = sim_runs(s, f);
 	if (ret)
 		return ret;
 	runs_cost(s, s->runs[f], s->nruns[f], &p0, &j0);
-	*jumps_from = *jumps_to = j0;
 	if (mv->whole) {
 		to = calloc(1, sizeof(*to));
 		if (!to)
@@ -204,22 +168,7 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 		}
 	}
 	runs_cost(s, to, nto, &p1, &j1);
-	if (s->nruns[f] && nto) {
-		const struct layout_piece *a = &s->runs[f][0], *b = &to[0];
-
-		s->seeks = readmodel_jump_seconds(s->model, ((double)a->start -
-						  (double)s->read_at) * s->bs) +
-			   readmodel_jump_seconds(s->model, ((double)b->start -
-						  (double)s->write_at) * s->bs);
-		s->read_at = s->runs[f][s->nruns[f] - 1].start +
-			     s->runs[f][s->nruns[f] - 1].len;
-		s->write_at = to[nto - 1].start + to[nto - 1].len;
-	}
-	/* Into blocks the open batch released: the run commits first. */
-	*reuse = layout_pieces_overlap(to, nto, s->released, s->nreleased);
-	if (*reuse)
-		s->nreleased = 0;
-	ret = sim_release(s, s->runs[f], s->nruns[f], to, nto);
+	ret = sim_copies(s, io, s->runs[f], s->nruns[f], to, nto);
 	if (ret) {
 		free(to);
 		return ret;
@@ -229,7 +178,6 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 	s->nruns[f] = nto;
 	*dpieces = (int64_t)p1 - (int64_t)p0;
 	*dread = j1 - j0;
-	*jumps_to = j1;
 	return 0;
 }
 
@@ -241,7 +189,8 @@ static void sim_free(struct sim *s, uint64_t nfiles)
 		free(s->runs[i]);
 	free(s->runs);
 	free(s->nruns);
-	free(s->released);
+	free(s->moves);
+	free(s->copies);
 }
 
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
@@ -249,16 +198,13 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     struct units *u)
 {
 	struct sim s;
-	uint64_t i, seg = 0;
+	uint64_t i, k, seg = 0;
 	int64_t pieces = 0, pieces_at = 0, dp;	/* relative to the start */
-	double read = 0, read_at = 0, dr, t = 0, jf, jt;
-	int reuse;
+	double read = 0, read_at = 0, dr, *seconds = NULL;
 	errcode_t ret = 0;
 
 	memset(u, 0, sizeof(*u));
 	memset(&s, 0, sizeof(s));
-	if (!buffer_bytes)
-		buffer_bytes = 32u << 20;
 	if (!plan->nmoves)
 		return 0;
 	s.layout = layout;
@@ -266,57 +212,49 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 	s.bs = layout->fs->blocksize;
 	s.runs = calloc(layout->nfiles + 1, sizeof(*s.runs));
 	s.nruns = calloc(layout->nfiles + 1, sizeof(*s.nruns));
+	s.moves = calloc(plan->nmoves, sizeof(*s.moves));
+	seconds = calloc(plan->nmoves, sizeof(*seconds));
 	u->end = calloc(plan->nmoves, sizeof(*u->end));
 	u->seconds = calloc(plan->nmoves, sizeof(*u->seconds));
-	if (!s.runs || !s.nruns || !u->end || !u->seconds) {
+	if (!s.runs || !s.nruns || !s.moves || !seconds || !u->end || !u->seconds) {
 		ret = ENOMEM;
 		goto out;
 	}
+	/* The units: where the filesystem is no worse than at the start
+	 * of each (a hair of rounding allowed), and the plan's end. */
 	for (i = 0; i < plan->nmoves; seg += plan_move_nsegs(&plan->moves[i]), i++) {
 		const struct plan_move *mv = &plan->moves[i];
 
 		ret = sim_move(&s, mv, plan->segs ? plan->segs + seg : NULL,
-			       &dp, &dr, &jf, &jt, &reuse);
+			       &s.moves[i], &dp, &dr);
 		if (ret)
 			goto out;
-		/* The commits: one before a move into blocks the batch
-		 * released, one when its data reaches BUFFER_BYTES. */
-		if (reuse) {
-			t += commit_seconds(model);
-			s.batch_bytes = 0;
-		}
-		s.batch_bytes += (double)mv->copy_blocks * s.bs;
-		if (s.batch_bytes >= buffer_bytes) {
-			t += commit_seconds(model);
-			s.batch_bytes = 0;
-			s.nreleased = 0;
-		}
 		pieces += dp;
 		read += dr;
-		t += move_seconds(model, s.bs, mv,
-				  layout_stream_blocks(layout, &layout->files[mv->file]),
-				  jf, jt) + s.seeks;
-		/* A unit ends where the filesystem is no worse than at its
-		 * start (a hair of rounding allowed), and at the plan's end. */
 		if (i + 1 < plan->nmoves &&
 		    (pieces > pieces_at || read > read_at + 1e-9))
 			continue;
-		if (i + 1 == plan->nmoves && s.batch_bytes > 0)
-			t += commit_seconds(model);	/* the last */
 		pieces_at = pieces;
 		read_at = read;
-		u->end[u->n] = i + 1;
-		u->seconds[u->n] = t;
-		u->total_seconds += t;
-		if (t > u->longest_seconds) {
-			u->longest_seconds = t;
-			u->longest = u->n;
+		u->end[u->n++] = i + 1;
+	}
+	/* Their time: their moves' on the modeled disk. */
+	ret = iomodel_moves(layout->fs, model, buffer_bytes, s.moves,
+			    plan->nmoves, s.copies, u->end, u->n, seconds);
+	if (ret)
+		goto out;
+	for (k = 0, i = 0; k < u->n; k++) {
+		for (; i < u->end[k]; i++)
+			u->seconds[k] += seconds[i];
+		u->total_seconds += u->seconds[k];
+		if (u->seconds[k] > u->longest_seconds) {
+			u->longest_seconds = u->seconds[k];
+			u->longest = k;
 		}
-		u->n++;
-		t = 0;
 	}
 out:
 	sim_free(&s, layout->nfiles);
+	free(seconds);
 	if (ret)
 		units_free(u);
 	return ret;
