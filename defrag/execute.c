@@ -142,15 +142,20 @@ struct gather {
 	uint64_t	pos;		/* the first unit not yet looked at */
 };
 
-/* Whether unit U may join the group: no signal, within the limits. */
-static int may_join(const struct gather *x, uint64_t u, blk64_t ublocks)
+/*
+ * Whether unit U may join the group: within its bounds (a group takes
+ * one unit at least), no signal, within --max-units and --max-time (a
+ * unit that goes ahead of the one unit_stop weighed is weighed too).
+ * FORCE: the first unit left, which unit_stop let start, goes.
+ */
+static int may_join(const struct gather *x, uint64_t u, blk64_t ublocks, int force)
 {
 	const struct run_opts *opts = x->opts;
 
-	if (!x->g.n)
-		return 1;	/* a group takes one unit at least */
-	if (x->g.n >= MOVE_GROUP_MOVES ||
-	    x->blocks + ublocks > MOVE_GROUP_BUFFERS * x->c.buf_blocks)
+	if (force && !x->g.n)
+		return 1;
+	if (x->g.n && (x->g.n >= MOVE_GROUP_MOVES ||
+		       x->blocks + ublocks > MOVE_GROUP_BUFFERS * x->c.buf_blocks))
 		return 0;
 	if (opts->stop && *opts->stop)
 		return 0;
@@ -262,7 +267,7 @@ static int try_unit(struct gather *x, uint64_t u, int earliest, int force, int *
 {
 	enum take t;
 
-	if (x->closed || x->switch_failed || !may_join(x, u, unit_blocks(x, u, 0))) {
+	if (x->closed || x->switch_failed || !may_join(x, u, unit_blocks(x, u, 0), force)) {
 		*full = 1;
 		return -1;
 	}
