@@ -298,7 +298,16 @@ static int try_unit(struct gather *x, uint64_t u, int earliest, int force, int *
  * kept in the queue.  FORCE: the first unit left goes, committing the
  * open batch if it needs to.
  */
-static void gather_group(struct gather *x, uint64_t nunits, uint64_t commits, int force)
+/* The commits made so far: a unit that waited for one is tried again after the next. */
+static uint64_t commits_made(const struct gather *x)
+{
+	uint64_t commits, reuse;
+
+	switch_counts(x->c.sw, &commits, &reuse);
+	return commits;
+}
+
+static void gather_group(struct gather *x, uint64_t nunits, int force)
 {
 	struct waiting *w = &x->w;
 	size_t i, kept = 0;
@@ -322,7 +331,7 @@ static void gather_group(struct gather *x, uint64_t nunits, uint64_t commits, in
 		int earliest = !x->has_cur && !kept, r = -1;
 
 		/* One that waited since the last commit waits on. */
-		if (!full && !earliest && w->tried[i] == commits) {
+		if (!full && !earliest && w->tried[i] == commits_made(x)) {
 			waiting_mark(w, u);
 			r = 1;
 		} else if (!full) {
@@ -333,7 +342,7 @@ static void gather_group(struct gather *x, uint64_t nunits, uint64_t commits, in
 		if (r < 0)
 			waiting_mark(w, u);	/* it waits for the next group */
 		else
-			w->tried[i] = commits;
+			w->tried[i] = commits_made(x);
 		w->unit[kept] = u;
 		w->tried[kept] = w->tried[i];
 		kept++;
@@ -347,7 +356,7 @@ static void gather_group(struct gather *x, uint64_t nunits, uint64_t commits, in
 			break;
 		if (r > 0) {
 			w->unit[w->n] = x->pos;
-			w->tried[w->n] = commits;
+			w->tried[w->n] = commits_made(x);
 			w->n++;
 		}
 		x->pos++;
@@ -362,7 +371,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	uint8_t *failed_file = NULL;
 	uint64_t *batch = NULL, nbatch = 0;	/* moves in the open batch */
 	uint64_t nunits = opts->units ? opts->units->n : plan->nmoves;
-	uint64_t i, commits = 0;
+	uint64_t i;
 	double model_done = 0;		/* modeled seconds of the units done */
 	errcode_t ret;
 
@@ -424,16 +433,15 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		 * later ones; when all must wait for a commit, the commit,
 		 * and at last the first waiting unit whatever it needs.
 		 */
-		gather_group(&x, nunits, commits, 0);
+		gather_group(&x, nunits, 0);
 		if (!x.g.n && !x.switch_failed && switch_batch_size(sw)) {
 			if (move_commit_for_reuse(&x.c))
 				x.switch_failed = 1;
-			commits++;
 			if (!x.switch_failed)
-				gather_group(&x, nunits, commits, 0);
+				gather_group(&x, nunits, 0);
 		}
 		if (!x.g.n && !x.switch_failed && (x.w.n || x.pos < nunits))
-			gather_group(&x, nunits, commits, 1);
+			gather_group(&x, nunits, 1);
 		if (x.switch_failed) {
 			/* A commit the group needed failed: stop here. */
 			move_group_drop(&x.c, &x.g);
