@@ -14,11 +14,12 @@
  * now (as --max-time, --max-units and a signal allow each), up to
  * MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data, their
  * data read in one pass in the disk's order before they are switched in
- * order.  A unit whose first move would gain blocks the open batch
- * released waits, and later units that need no commit go ahead of it
- * (waiting.c says why that is safe), so that a commit is made when a
- * batch is full rather than at each such move; when every unit left
- * waits, the batch commits.  A unit once started goes on, in plan
+ * order.  Where the model finds it faster (units.h: waiting), a unit
+ * whose first move would gain blocks the open batch released waits, and
+ * later units that need no commit go ahead of it (waiting.c says why
+ * that is safe), so that a commit is made when a batch is full rather
+ * than at each such move; when every unit left waits, the batch
+ * commits.  Otherwise units go in plan order, a commit where one needs it.  A unit once started goes on, in plan
  * order, before any other.  A first signal during a group stops at the
  * end of the unit being switched; the copies of the units after it are
  * left unused in free blocks.
@@ -310,6 +311,7 @@ static uint64_t commits_made(const struct gather *x)
 static void gather_group(struct gather *x, uint64_t nunits, int force)
 {
 	struct waiting *w = &x->w;
+	int waiting = x->opts->units && x->opts->units->waiting;
 	size_t i, kept = 0;
 	int full = 0;
 
@@ -349,8 +351,9 @@ static void gather_group(struct gather *x, uint64_t nunits, int force)
 	}
 	w->n = kept;
 	while (!full && x->pos < nunits && w->n < WAITING_MAX) {
-		int earliest = !x->has_cur && !w->n;
-		int r = try_unit(x, x->pos, earliest, force && earliest, &full);
+		/* In the plan's order each unit goes as the plan has it. */
+		int earliest = !waiting || (!x->has_cur && !w->n);
+		int r = try_unit(x, x->pos, earliest, (force || !waiting) && earliest, &full);
 
 		if (r < 0)
 			break;

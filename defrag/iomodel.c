@@ -173,6 +173,7 @@ struct sched {
 	size_t		nq;
 	uint64_t	pos, cur, cur_next, commits;
 	int		has_cur, closed;
+	int		waiting;	/* else the plan's order */
 	uint64_t	*group;		/* the group's moves */
 	size_t		ngroup;
 	blk64_t		blocks;
@@ -356,8 +357,8 @@ static void gather(struct sched *s, int force)
 	}
 	s->nq = kept;
 	while (!full && s->pos < s->nunits && s->nq < WAITING_MAX) {
-		int earliest = !s->has_cur && !s->nq;
-		int r = try_unit(s, s->pos, earliest, force && earliest, &full);
+		int earliest = !s->waiting || (!s->has_cur && !s->nq);
+		int r = try_unit(s, s->pos, earliest, (force || !s->waiting) && earliest, &full);
 
 		if (r < 0)
 			break;
@@ -373,7 +374,7 @@ static void gather(struct sched *s, int force)
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			size_t buffer_bytes, const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
-			const uint64_t *unit_end, uint64_t nunits,
+			const uint64_t *unit_end, uint64_t nunits, int waiting,
 			double *seconds)
 {
 	struct clock c;
@@ -405,6 +406,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	s.nunits = unit_end ? nunits : n;
 	s.bound = (blk64_t)MOVE_GROUP_BUFFERS * buf_blocks;
 	s.c = &c;
+	s.waiting = waiting;
 	s.seen = calloc(nfiles + 1, 1);
 	s.file_walk = calloc(nfiles + 1, sizeof(*s.file_walk));
 	s.queue = calloc(WAITING_MAX, sizeof(*s.queue));

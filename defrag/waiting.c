@@ -8,6 +8,8 @@
  * flushes on a rotating disk) every few kilobytes.  So execute.c lets
  * the unit wait and carries on with later units that need no commit,
  * and the waiting ones go once the batch has committed as it fills.
+ * That costs a pass of its own to read the waiting ones; units.c keeps
+ * this order only where the model of the run's I/O finds it faster.
  *
  * Reordering is safe where the units commute.  Units touch disjoint
  * files (a unit ends only when every file it touched has had its last
