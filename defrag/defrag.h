@@ -52,6 +52,7 @@ struct switch_ctx;
 struct run_result {
 	errcode_t	err;		/* 0: done */
 	int		done;		/* switched */
+	int		attempted;	/* reserved and switched, or failed */
 	blk64_t		copied;		/* data blocks copied */
 	blk64_t		written;	/* all blocks written: data and mapping */
 };
@@ -89,7 +90,6 @@ struct run_state {
 	int		switch_failed;	/* a switch failed: the run stopped there */
 	uint64_t	commits;	/* batches made durable (group commit) */
 	uint64_t	reuse_commits;	/* of them, ended by a reuse of freed blocks */
-	uint64_t	next;		/* first move not attempted */
 	double		seconds;
 };
 

@@ -1,5 +1,5 @@
 /*
- * execute.c --- carry out a plan: its moves in order, each one crash-safe
+ * execute.c --- carry out a plan: its units, each one crash-safe
  * (move.c), stopping cleanly when asked to or when the time is up.
  *
  * A failed move leaves its file as it was and does not stop the run: the
@@ -12,11 +12,17 @@
  *
  * Moves are carried out in groups (move.h): the units that may start
  * now (as --max-time, --max-units and a signal allow each), up to
- * MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data, their data read
- * in one pass in the disk's order before they are switched in order.  A
- * first signal during a group stops at the end of the unit being
- * switched; the copies of the units after it are left unused in free
- * blocks.
+ * MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data, their
+ * data read in one pass in the disk's order before they are switched in
+ * order.  Where the model finds it faster (units.h: waiting), a unit
+ * whose first move would gain blocks the open batch released waits, and
+ * later units that need no commit go ahead of it (waiting.c says why
+ * that is safe), so that a commit is made when a batch is full rather
+ * than at each such move; when every unit left waits, the batch
+ * commits.  Otherwise units go in plan order, a commit where one needs it.  A unit once started goes on, in plan
+ * order, before any other.  A first signal during a group stops at the
+ * end of the unit being switched; the copies of the units after it are
+ * left unused in free blocks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,75 +31,50 @@
 #include "move.h"
 #include "units.h"
 #include "verify.h"
+#include "waiting.h"
 #include "writer.h"
 
-/* Where unit K ends (a move of its own when there are no units). */
-static uint64_t unit_end(const struct run_opts *opts, uint64_t k, uint64_t nmoves)
+/* Unit U's modeled time (none without units). */
+static double unit_seconds(const struct run_opts *opts, uint64_t u)
 {
-	if (!opts->units)
-		return k + 1 < nmoves ? k + 1 : nmoves;
-	return k < opts->units->n ? opts->units->end[k] : nmoves;
+	return opts->units && u < opts->units->n ? opts->units->seconds[u] : 0;
 }
 
 /*
- * Before unit K: whether to stop here.  A signal, --max-units, or
- * --max-time when the unit's estimate does not fit what is left: its
- * modeled time times the rate this run measured so far (measured
- * seconds per modeled second of the units done; the model alone before
- * the first).
+ * Before a group, no unit in progress: whether to stop here.  A signal,
+ * --max-units, or --max-time when the estimate of unit NEXT (the first
+ * the group would try) does not fit what is left: its modeled time
+ * times the rate this run measured so far (measured seconds per modeled
+ * second of the units done; the model alone before the first).
  */
 static int unit_stop(const struct run_opts *opts, struct run_state *st,
-		     uint64_t k, double start, const double *model_done)
+		     uint64_t next, double start, double model_done)
 {
-	double elapsed = util_now_seconds() - start, est = 0;
+	double elapsed = util_now_seconds() - start, est;
 
 	if (opts->stop && *opts->stop) {
 		st->cancelled = 1;
 		return 1;
 	}
-	if (opts->max_units && k >= opts->max_units) {
+	if (opts->max_units && st->units_done >= opts->max_units) {
 		st->timed_out = 1;
 		st->unit_limit = 1;
 		return 1;
 	}
 	if (opts->max_seconds < 0)
 		return 0;
-	if (*model_done > 0 && elapsed > 0)
-		st->estimate_rate = elapsed / *model_done;
-	if (opts->units && k < opts->units->n)
-		est = opts->units->seconds[k] * st->estimate_rate;
+	if (model_done > 0 && elapsed > 0)
+		st->estimate_rate = elapsed / model_done;
+	est = unit_seconds(opts, next) * st->estimate_rate;
 	if (elapsed >= opts->max_seconds || elapsed + est > opts->max_seconds) {
 		st->timed_out = 1;
-		st->next_unit = k;
+		st->next_unit = next;
 		st->next_unit_seconds = est;
 		/* --max-time 0 asks for no move at all: nothing to say. */
 		st->too_long = opts->max_seconds > 0 && est > opts->max_seconds;
 		return 1;
 	}
 	return 0;
-}
-
-/*
- * Whether unit K may start with the group that started with unit K0:
- * no signal, within --max-units, and the group's estimate up to K's end
- * fits what is left of --max-time at the rate unit_stop used.
- */
-static int unit_joins(const struct run_opts *opts, const struct run_state *st,
-		      uint64_t k0, uint64_t k, double start)
-{
-	double est = 0;
-	uint64_t u;
-
-	if (opts->stop && *opts->stop)
-		return 0;
-	if (opts->max_units && k >= opts->max_units)
-		return 0;
-	if (opts->max_seconds < 0)
-		return 1;
-	if (opts->units)
-		for (u = k0; u <= k && u < opts->units->n; u++)
-			est += opts->units->seconds[u];
-	return util_now_seconds() - start + est * st->estimate_rate <= opts->max_seconds;
 }
 
 /* The last of the NBATCH moves BATCH lists that SW's open batch holds. */
@@ -134,52 +115,254 @@ static void batch_failed(struct run_state *st, const struct layout *layout,
 	}
 }
 
-/* A file's move already in the group: its next move waits for the switch. */
-static uint64_t cut_repeats(const struct plan *plan, uint8_t *in_group,
-			    uint64_t i, uint64_t end)
+/*
+ * A group being gathered (execute.c's loop): its members' moves and
+ * units, the files it moves, its data and the estimate of its units.
+ */
+struct gather {
+	struct move_ctx	c;
+	struct move_group g;
+	struct waiting	w;
+	const struct layout *layout;
+	const struct plan *plan;
+	const struct run_opts *opts;
+	struct run_state *st;
+	double		start;
+	uint64_t	*move;		/* per member: its plan move */
+	uint64_t	*unit;		/* ... and unit */
+	uint8_t		*in_group;	/* per file: a move of it is in the group */
+	struct move_req	*req;
+	struct runs_change *whole;
+	blk64_t		blocks;		/* copy blocks of the members */
+	double		seconds;	/* modeled time of the units it took */
+	uint64_t	units;		/* units it took */
+	int		closed;		/* a unit ended part way: take no more */
+	int		switch_failed;
+	uint64_t	cur, cur_next;	/* the unit in progress and its next move; */
+	int		has_cur;	/* ... when one is */
+	uint64_t	pos;		/* the first unit not yet looked at */
+};
+
+/*
+ * Whether unit U may join the group: within its bounds (a group takes
+ * one unit at least), no signal, within --max-units and --max-time (a
+ * unit that goes ahead of the one unit_stop weighed is weighed too).
+ * FORCE: the first unit left, which unit_stop let start, goes.
+ */
+static int may_join(const struct gather *x, uint64_t u, blk64_t ublocks, int force)
 {
-	uint64_t j;
+	const struct run_opts *opts = x->opts;
 
-	for (j = i; j < end; j++) {
-		uint32_t f = plan->moves[j].file;
-
-		if (in_group[f])
-			break;
-		in_group[f] = 1;
-	}
-	end = j;
-	for (j = i; j < end; j++)
-		in_group[plan->moves[j].file] = 0;
-	return end;
+	if (force && !x->g.n)
+		return 1;
+	if (x->g.n && (x->g.n >= MOVE_GROUP_MOVES ||
+		       x->blocks + ublocks > MOVE_GROUP_BUFFERS * x->c.buf_blocks))
+		return 0;
+	if (opts->stop && *opts->stop)
+		return 0;
+	if (opts->max_units && x->st->units_done + x->units >= opts->max_units)
+		return 0;
+	if (opts->max_seconds < 0)
+		return 1;
+	return util_now_seconds() - x->start + (x->seconds + unit_seconds(opts, u)) *
+	       x->st->estimate_rate <= opts->max_seconds;
 }
 
-/* The requests of moves [I, END): segs and meta from where move I's start. */
-static void make_reqs(const struct layout *layout, const struct plan *plan,
-		      uint64_t i, uint64_t end, uint64_t seg, uint64_t meta,
-		      struct runs_change *whole, struct move_req *req)
-{
-	uint64_t j;
+enum take { TAKEN, PART, WAITS, FULL, NONE };
 
-	for (j = i; j < end; j++) {
-		const struct plan_move *mv = &plan->moves[j];
-		struct move_req *q = &req[j - i];
+/*
+ * Reserve unit U's moves from FROM into the group in MODE (move.h): all
+ * of them (TAKEN), some (PART: it goes on in the next group), none
+ * because they must wait (WAITS), none because the group is full (FULL),
+ * or none at all (NONE: out of memory, a failed commit).
+ */
+static enum take take_unit(struct gather *x, uint64_t u, uint64_t from,
+			   enum move_reserve mode)
+{
+	const struct plan *plan = x->plan;
+	uint64_t first, end, m, n, k;
+	size_t before = x->g.n, used;
+	int waits = 0, switch_failed = 0;
+
+	waiting_unit_moves(&x->w, u, &first, &end);
+	if (from < first)
+		from = first;
+	/* A file's second move waits for its first one's switch. */
+	for (m = from; m < end && m - from < MOVE_GROUP_MOVES - before; m++) {
+		uint32_t f = plan->moves[m].file;
+
+		if (x->in_group[f])
+			break;
+		x->in_group[f] = 1;
+	}
+	n = m - from;
+	for (k = 0; k < n; k++)
+		x->in_group[plan->moves[from + k].file] = 0;
+	if (mode == MOVE_RESERVE_WHOLE && n < end - from)
+		return m - from == MOVE_GROUP_MOVES - before ? FULL : WAITS;
+	if (!n)
+		return FULL;
+	for (k = 0; k < n; k++) {
+		const struct plan_move *mv = &plan->moves[from + k];
+		struct move_req *q = &x->req[k];
 
 		/* A whole move's one segment, put back together (struct plan_move). */
-		whole[j - i].off = 0;
-		whole[j - i].len = layout_stream_blocks(layout, &layout->files[mv->file]);
-		whole[j - i].pblk = plan_move_whole_at(mv);
-		q->ino = layout->files[mv->file].ino;
+		x->whole[k].off = 0;
+		x->whole[k].len = layout_stream_blocks(x->layout, &x->layout->files[mv->file]);
+		x->whole[k].pblk = plan_move_whole_at(mv);
+		q->ino = x->layout->files[mv->file].ino;
 		/*
 		 * A plan whose moves are all whole, or need no new mapping
 		 * blocks, has no segs or meta array at all: no pointer into
 		 * one then (arithmetic on NULL is undefined).
 		 */
-		q->changes = mv->whole ? &whole[j - i] : plan->segs + seg;
+		q->changes = mv->whole ? &x->whole[k] : plan->segs + x->w.seg_at[from + k];
 		q->nchanges = mv->whole ? 1 : plan_move_nsegs(mv);
-		q->meta = mv->nmeta ? plan->meta + meta : NULL;
+		q->meta = mv->nmeta ? plan->meta + x->w.meta_at[from + k] : NULL;
 		q->nmeta = mv->nmeta;
-		seg += plan_move_nsegs(mv);
-		meta += mv->nmeta;
+	}
+	used = move_group_reserve(&x->c, &x->g, x->req, n, mode, &waits, &switch_failed);
+	if (switch_failed)
+		x->switch_failed = 1;
+	for (k = 0; k < used; k++) {
+		x->move[before + k] = from + k;
+		x->unit[before + k] = u;
+		x->in_group[plan->moves[from + k].file] = 1;
+		x->blocks += plan->moves[from + k].copy_blocks;
+	}
+	if (!used)
+		return waits ? WAITS : before ? FULL : NONE;
+	x->units++;
+	if (from == first)
+		x->seconds += unit_seconds(x->opts, u);
+	if (from + used < end) {
+		x->closed = 1;
+		return PART;
+	}
+	return TAKEN;
+}
+
+/* Blocks unit U has left to copy from FROM. */
+static blk64_t unit_blocks(const struct gather *x, uint64_t u, uint64_t from)
+{
+	uint64_t first, end, m;
+	blk64_t b = 0;
+
+	waiting_unit_moves(&x->w, u, &first, &end);
+	for (m = from > first ? from : first; m < end; m++)
+		b += x->plan->moves[m].copy_blocks;
+	return b;
+}
+
+/*
+ * Try unit U (not started) for the group: 1 when it must wait (kept,
+ * its files and blocks marked), 0 when the group took it, -1 when it is
+ * left for a later group (the group is full or closed: *FULL set).
+ * EARLIEST: no unit before it in plan order is left, so it goes as the
+ * plan has it, its first move waiting rather than committing; a unit
+ * going ahead of waiting ones is taken whole or not at all, with no
+ * commit and nothing not free.  FORCE (with EARLIEST): it goes,
+ * committing where it must.
+ */
+static int try_unit(struct gather *x, uint64_t u, int earliest, int force, int *full)
+{
+	enum take t;
+
+	if (x->closed || x->switch_failed || !may_join(x, u, unit_blocks(x, u, 0), force)) {
+		*full = 1;
+		return -1;
+	}
+	if (!earliest && waiting_conflicts(&x->w, u, 0)) {
+		waiting_mark(&x->w, u);
+		return 1;
+	}
+	t = take_unit(x, u, 0, !earliest ? MOVE_RESERVE_WHOLE :
+			       force ? MOVE_RESERVE_PLAN : MOVE_RESERVE_WAIT_FIRST);
+	if (t == WAITS) {
+		waiting_mark(&x->w, u);
+		return 1;
+	}
+	if (t == FULL || t == NONE) {
+		*full = 1;
+		return -1;
+	}
+	if (t == PART) {
+		x->has_cur = 1;
+		x->cur = u;
+	}
+	return 0;
+}
+
+/*
+ * Gather the next group: the unit in progress, then the waiting units
+ * that may go now, then later units, a unit that must wait (waiting.c)
+ * kept in the queue.  FORCE: the first unit left goes, committing the
+ * open batch if it needs to.
+ */
+/* The commits made so far: a unit that waited for one is tried again after the next. */
+static uint64_t commits_made(const struct gather *x)
+{
+	uint64_t commits, reuse;
+
+	switch_counts(x->c.sw, &commits, &reuse);
+	return commits;
+}
+
+static void gather_group(struct gather *x, uint64_t nunits, int force)
+{
+	struct waiting *w = &x->w;
+	int waiting = x->opts->units && x->opts->units->waiting;
+	size_t i, kept = 0;
+	int full = 0;
+
+	x->blocks = 0;
+	x->seconds = 0;
+	x->units = 0;
+	x->closed = 0;
+	if (x->has_cur) {
+		enum take t = take_unit(x, x->cur, x->cur_next, MOVE_RESERVE_PLAN);
+
+		if (t == TAKEN)
+			x->has_cur = 0;
+		else
+			x->closed = 1;
+	}
+	waiting_walk_start(w);
+	for (i = 0; i < w->n; i++) {
+		uint64_t u = w->unit[i];
+		int earliest = !x->has_cur && !kept, r = -1;
+
+		/* One that waited since the last commit waits on. */
+		if (!full && !earliest && w->tried[i] == commits_made(x)) {
+			waiting_mark(w, u);
+			r = 1;
+		} else if (!full) {
+			r = try_unit(x, u, earliest, force && earliest, &full);
+		}
+		if (r == 0)
+			continue;	/* it goes with this group */
+		if (r < 0)
+			waiting_mark(w, u);	/* it waits for the next group */
+		else
+			w->tried[i] = commits_made(x);
+		w->unit[kept] = u;
+		w->tried[kept] = w->tried[i];
+		kept++;
+	}
+	w->n = kept;
+	while (!full && x->pos < nunits && w->n < WAITING_MAX) {
+		/* In the plan's order each unit goes as the plan has it. */
+		int earliest = !waiting || (!x->has_cur && !w->n);
+		int r = try_unit(x, x->pos, earliest, (force || !waiting) && earliest, &full);
+
+		if (r < 0)
+			break;
+		if (r > 0) {
+			w->unit[w->n] = x->pos;
+			w->tried[w->n] = commits_made(x);
+			w->n++;
+		}
+		x->pos++;
 	}
 }
 
@@ -187,138 +370,129 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		   const struct plan *plan, const struct run_opts *opts,
 		   struct run_state *st)
 {
-	struct move_ctx c;
-	struct move_group g;
-	uint8_t *failed_file = NULL, *in_group = NULL;
+	struct gather x;
+	uint8_t *failed_file = NULL;
 	uint64_t *batch = NULL, nbatch = 0;	/* moves in the open batch */
-	struct move_req *req = NULL;
-	struct runs_change *whole = NULL;
 	uint64_t nunits = opts->units ? opts->units->n : plan->nmoves;
-	uint64_t unit = 0;		/* the unit move i is in */
-	int started = 0;		/* whether it has started */
+	uint64_t i;
 	double model_done = 0;		/* modeled seconds of the units done */
-	double start = util_now_seconds();
-	uint64_t i = 0, seg = 0, meta = 0;	/* where move i's segs and meta start */
 	errcode_t ret;
 
 	memset(st, 0, sizeof(*st));
-	memset(&g, 0, sizeof(g));
+	memset(&x, 0, sizeof(x));
+	x.layout = layout;
+	x.plan = plan;
+	x.opts = opts;
+	x.st = st;
+	x.start = util_now_seconds();
 	st->results = calloc(plan->nmoves + 1, sizeof(*st->results));
 	failed_file = calloc(layout->nfiles + 1, 1);
-	in_group = calloc(layout->nfiles + 1, 1);
+	x.in_group = calloc(layout->nfiles + 1, 1);
 	batch = calloc(plan->nmoves + 1, sizeof(*batch));
-	req = calloc(MOVE_GROUP_MOVES, sizeof(*req));
-	whole = calloc(MOVE_GROUP_MOVES, sizeof(*whole));
+	x.req = calloc(MOVE_GROUP_MOVES, sizeof(*x.req));
+	x.whole = calloc(MOVE_GROUP_MOVES, sizeof(*x.whole));
+	x.move = calloc(MOVE_GROUP_MOVES, sizeof(*x.move));
+	x.unit = calloc(MOVE_GROUP_MOVES, sizeof(*x.unit));
 	ret = ENOMEM;
-	if (!st->results || !failed_file || !in_group || !batch || !req || !whole)
+	if (!st->results || !failed_file || !x.in_group || !batch || !x.req ||
+	    !x.whole || !x.move || !x.unit)
 		goto fail;
-	ret = move_init(&c, fs, sw, opts->buffer_bytes);
+	ret = waiting_init(&x.w, fs, layout, plan, opts);
+	if (ret)
+		goto fail;
+	ret = move_init(&x.c, fs, sw, opts->buffer_bytes);
 	if (ret)
 		goto fail;
 	if (opts->verify) {
-		ret = verify_open(fs, c.buf_blocks * fs->blocksize, &c.verify);
+		ret = verify_open(fs, x.c.buf_blocks * fs->blocksize, &x.c.verify);
 		if (ret) {
-			move_fini(&c);
+			move_fini(&x.c);
 			goto fail;
 		}
 	}
-	c.progress = opts->progress;
-	c.progress_priv = opts->progress_priv;
+	x.c.progress = opts->progress;
+	x.c.progress_priv = opts->progress_priv;
 	for (i = 0; i < plan->nmoves; i++)
-		c.total += plan->moves[i].copy_blocks;
+		x.c.total += plan->moves[i].copy_blocks;
 	st->estimate_rate = 1;
 
-	i = 0;
-	while (i < plan->nmoves) {
-		uint64_t end, u, k, used, blocks = 0, unit_at, unit_to;
-		int stopped = 0, switch_failed = 0;
+	while (x.has_cur || x.w.n || x.pos < nunits) {
+		uint64_t k;
+		int stopped = 0;
 		errcode_t cret;
 
-		st->next = i;
-		if (!started) {
-			/* Between two units: the place to stop. */
-			if (st->units_done < unit)
-				st->units_done = unit;
-			if (unit_stop(opts, st, unit, start, &model_done))
-				break;
-			started = 1;
-		}
-		if (c.progress && c.progress(c.progress_priv, E2F_PHASE_MOVE,
-					     c.done, c.total)) {
+		/* Between two units: the place to stop. */
+		if (!x.has_cur &&
+		    unit_stop(opts, st, x.w.n ? x.w.unit[0] : x.pos, x.start, model_done))
+			break;
+		if (x.c.progress && x.c.progress(x.c.progress_priv, E2F_PHASE_MOVE,
+						 x.c.done, x.c.total)) {
 			st->cancelled = 1;
 			st->abandoned = 1;
 			break;
 		}
-		/* The group: the rest of this unit, and the units that may join. */
-		end = unit_end(opts, unit, plan->nmoves);
-		for (k = i; k < end; k++)
-			blocks += plan->moves[k].copy_blocks;
-		for (u = unit + 1; u < nunits && end < plan->nmoves; u++) {
-			uint64_t uend = unit_end(opts, u, plan->nmoves), ub = 0;
-
-			for (k = end; k < uend; k++)
-				ub += plan->moves[k].copy_blocks;
-			if (uend - i > MOVE_GROUP_MOVES ||
-			    blocks + ub > MOVE_GROUP_BUFFERS * c.buf_blocks ||
-			    !unit_joins(opts, st, unit, u, start))
-				break;
-			end = uend;
-			blocks += ub;
+		/*
+		 * The group: the unit in progress, the units that may go now,
+		 * later ones; when all must wait for a commit, the commit,
+		 * and at last the first waiting unit whatever it needs.
+		 */
+		gather_group(&x, nunits, 0);
+		if (!x.g.n && !x.switch_failed && switch_batch_size(sw)) {
+			if (move_commit_for_reuse(&x.c))
+				x.switch_failed = 1;
+			if (!x.switch_failed)
+				gather_group(&x, nunits, 0);
 		}
-		if (end - i > MOVE_GROUP_MOVES)
-			end = i + MOVE_GROUP_MOVES;
-		end = cut_repeats(plan, in_group, i, end);
-		make_reqs(layout, plan, i, end, seg, meta, whole, req);
-		used = move_group_reserve(&c, &g, req, end - i, &switch_failed);
-		if (switch_failed) {
+		if (!x.g.n && !x.switch_failed && (x.w.n || x.pos < nunits))
+			gather_group(&x, nunits, 1);
+		if (x.switch_failed) {
 			/* A commit the group needed failed: stop here. */
-			move_group_drop(&c, &g);
+			move_group_drop(&x.c, &x.g);
 			st->switch_failed = 1;
 			break;
 		}
-		if (!used) {
+		if (!x.g.n) {
 			ret = ENOMEM;
 			break;
 		}
-		cret = move_group_copy(&c, &g);
+		cret = move_group_copy(&x.c, &x.g);
 		if (cret == E2F_ERR_CANCELLED) {
 			/* Nothing of the group is switched: every file as it was. */
-			move_group_drop(&c, &g);
+			move_group_drop(&x.c, &x.g);
 			st->cancelled = 1;
 			st->abandoned = 1;
 			break;
 		}
 		/* The switches, in order, a first signal heeded between units. */
-		unit_at = unit;
-		unit_to = unit_end(opts, unit, plan->nmoves);
-		for (k = 0; k < used; k++) {
-			uint64_t m = i + k;
+		for (k = 0; k < x.g.n; k++) {
+			uint64_t m = x.move[k], u = x.unit[k], first, end;
 			const struct plan_move *mv = &plan->moves[m];
 			struct run_result *res = &st->results[m];
-			struct move_member *mb = &g.mem[k];
+			struct move_member *mb = &x.g.mem[k];
 
-			if (m == unit_to) {
-				unit_at++;
-				unit_to = unit_end(opts, unit_at, plan->nmoves);
-				if (opts->stop && *opts->stop) {
-					stopped = 1;
-					break;
-				}
+			if (k && u != x.unit[k - 1] && opts->stop && *opts->stop) {
+				stopped = 1;
+				break;
 			}
 			res->err = mb->err;
 			if (mb->active)
-				res->err = move_group_switch(&c, &g, k);
+				res->err = move_group_switch(&x.c, &x.g, k);
 			res->done = mb->st.switched;
+			res->attempted = 1;
 			if (mb->st.switched)
 				batch[nbatch++] = m;
 			nbatch = keep_open(batch, nbatch, sw);
 			res->copied = mb->st.copied;
 			res->written = mb->st.written;
 			/* Progress counts planned blocks; keep it in step with the plan. */
-			c.done = c.done - mb->st.written + mv->copy_blocks;
-			seg += plan_move_nsegs(mv);
-			meta += mv->nmeta;
-			st->next = m + 1;
+			x.c.done = x.c.done - mb->st.written + mv->copy_blocks;
+			waiting_unit_moves(&x.w, u, &first, &end);
+			if (m + 1 == end) {
+				st->units_done++;
+				model_done += unit_seconds(opts, u);
+			} else {
+				x.cur_next = m + 1;
+			}
 			if (mb->st.switch_failed) {
 				/* The metadata writer refuses further work: stop here. */
 				st->switch_failed = 1;
@@ -338,26 +512,17 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 				st->done++;
 			}
 		}
-		if (!st->switch_failed && move_group_end(&c, &g))
+		for (k = 0; k < x.g.n; k++)
+			x.in_group[plan->moves[x.move[k]].file] = 0;
+		if (!st->switch_failed && move_group_end(&x.c, &x.g))
 			st->switch_failed = 1;
 		if (st->switch_failed)
 			break;
-		i = st->next;
-		/* The units the group finished. */
-		while (unit < nunits && unit_end(opts, unit, plan->nmoves) <= i) {
-			if (opts->units)
-				model_done += opts->units->seconds[unit];
-			unit++;
-			started = 0;
-		}
 		if (stopped) {
-			st->units_done = unit;
 			st->cancelled = 1;
 			break;
 		}
 	}
-	if (st->next == plan->nmoves && !st->abandoned)
-		st->units_done = opts->units ? opts->units->n : plan->nmoves;
 	/* What is left in the batch is made durable now (a stop, the end). */
 	if (!st->switch_failed && switch_commit(sw))
 		st->switch_failed = 1;
@@ -365,19 +530,22 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		batch_failed(st, layout, plan, batch,
 			     keep_open(batch, nbatch, sw), failed_file);
 	switch_counts(sw, &st->commits, &st->reuse_commits);
-	st->reuse_commits += c.reuse_commits;
-	st->copied = c.copied;
-	st->written = c.written;
-	st->seconds = util_now_seconds() - start;
-	move_group_drop(&c, &g);
-	move_group_free(&g);
-	move_fini(&c);
+	st->reuse_commits += x.c.reuse_commits;
+	st->copied = x.c.copied;
+	st->written = x.c.written;
+	st->seconds = util_now_seconds() - x.start;
+	move_group_drop(&x.c, &x.g);
+	move_group_free(&x.g);
+	move_fini(&x.c);
 fail:
+	waiting_fini(&x.w);
 	free(failed_file);
-	free(in_group);
+	free(x.in_group);
 	free(batch);
-	free(req);
-	free(whole);
+	free(x.req);
+	free(x.whole);
+	free(x.move);
+	free(x.unit);
 	return ret;
 }
 

@@ -8,15 +8,18 @@
  * - moves go in groups: the rest of a unit and the units after it, up
  *   to MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data; a
  *   file's second move, and a move into blocks an earlier move of the
- *   group gains or releases, wait for the next group;
+ *   group gains or releases, wait for the next group; a unit whose first
+ *   move writes into blocks the open batch released waits for its
+ *   commit, later units going ahead (execute.c's order, followed here
+ *   on the plan's copies);
  * - a group's sources are read once, in physical block order: a jump
  *   from where the head is (the seek model's, by distance) and the
  *   transfer of each;
  * - writes go to the page cache and out at each flush in block order;
  *   the data is flushed each buffer of it, and the flush waits for the
  *   platter (half a rotation);
- * - a commit (when the batch holds a buffer of data, before a move into
- *   blocks the batch released, and at the end) flushes the data, then
+ * - a commit (when the batch holds a buffer of data, when every unit
+ *   left waits for one, and at the end) flushes the data, then
  *   costs three flushes each with an average seek and a rotation (the
  *   journal and the metadata, or ext2's ordered writes), after which the
  *   head is anywhere.
@@ -32,6 +35,7 @@
 #include "array.h"
 #include "iomodel.h"
 #include "move.h"
+#include "waiting.h"
 
 struct clock {
 	const struct readmodel *m;
@@ -147,53 +151,243 @@ static blk64_t move_blocks(const struct io_move *mv, const struct io_copy *copie
 }
 
 /*
- * Where the group starting at move I ends before its reservations: the
- * rest of I's unit and the units after it within the bounds.
+ * The mover's order (execute.c, waiting.c), followed on the plan's
+ * copies: the unit in progress, then waiting units, then later ones;
+ * the first unit left goes as the plan has it (its first move waits
+ * rather than commits), a unit ahead of waiting ones goes whole or
+ * waits.  Where execute.c asks the bitmaps whether a block is free, the
+ * model asks whether a waiting unit copies from it or into it.
  */
-static uint64_t group_bound(const struct io_move *mv, uint64_t n,
-			    const struct io_copy *copies, const uint64_t *unit_end,
-			    uint64_t nunits, uint64_t *unit, uint64_t i,
-			    blk64_t buf_blocks)
+struct sched {
+	const struct io_move *mv;
+	const struct io_copy *copies;
+	const uint64_t	*unit_end;
+	uint64_t	n, nunits;
+	blk64_t		bound;		/* a group's data, blocks */
+	struct clock	*c;
+	ext2fs_block_bitmap claimed;	/* what the group's moves copy from or into */
+	ext2fs_block_bitmap waits;	/* ... and the kept waiting units' */
+	uint32_t	*file_walk, walk;	/* per file: moved by a kept unit */
+	uint8_t		*seen;		/* per file: moved by the group */
+	uint64_t	*queue, *tried;	/* waiting units, and the commits when they waited */
+	size_t		nq;
+	uint64_t	pos, cur, cur_next, commits;
+	int		has_cur, closed;
+	int		waiting;	/* else the plan's order */
+	uint64_t	*group;		/* the group's moves */
+	size_t		ngroup;
+	blk64_t		blocks;
+};
+
+enum take { TAKEN, PART, WAITS, FULL };
+
+static void unit_moves(const struct sched *s, uint64_t u, uint64_t *first, uint64_t *end)
 {
-	uint64_t end, u, k;
-	blk64_t blocks = 0;
-
-	while (*unit < nunits && unit_end[*unit] <= i)
-		(*unit)++;
-	end = *unit < nunits ? unit_end[*unit] : n;
-	for (k = i; k < end; k++)
-		blocks += move_blocks(&mv[k], copies);
-	for (u = *unit + 1; u < nunits && end < n; u++) {
-		blk64_t ub = 0;
-
-		for (k = end; k < unit_end[u]; k++)
-			ub += move_blocks(&mv[k], copies);
-		if (unit_end[u] - i > MOVE_GROUP_MOVES ||
-		    blocks + ub > (blk64_t)MOVE_GROUP_BUFFERS * buf_blocks)
-			break;
-		end = unit_end[u];
-		blocks += ub;
+	if (!s->unit_end) {
+		*first = u;
+		*end = u + 1;
+		return;
 	}
-	return end - i > MOVE_GROUP_MOVES ? i + MOVE_GROUP_MOVES : end;
+	*first = u ? s->unit_end[u - 1] : 0;
+	*end = u < s->nunits ? s->unit_end[u] : s->n;
+}
+
+/* Whether move M must wait: it writes where it may not yet. */
+static int must_wait(const struct sched *s, uint64_t m)
+{
+	return writes_into(s->c->released, &s->mv[m], s->copies) ||
+	       (s->ngroup && writes_into(s->claimed, &s->mv[m], s->copies)) ||
+	       writes_into(s->waits, &s->mv[m], s->copies);
+}
+
+/* Take back the group's moves from K on. */
+static void untake(struct sched *s, size_t k)
+{
+	size_t i;
+
+	for (i = k; i < s->ngroup; i++) {
+		s->seen[s->mv[s->group[i]].file] = 0;
+		s->blocks -= move_blocks(&s->mv[s->group[i]], s->copies);
+	}
+	s->ngroup = k;
+	ext2fs_clear_block_bitmap(s->claimed);
+	for (i = 0; i < s->ngroup; i++)
+		mark(s->claimed, &s->mv[s->group[i]], s->copies, 1);
+}
+
+/* take_unit of execute.c: MODE 0 plan, 1 first move waits, 2 whole. */
+static enum take take(struct sched *s, uint64_t u, uint64_t from, int mode)
+{
+	uint64_t first, end, m;
+	size_t before = s->ngroup;
+
+	unit_moves(s, u, &first, &end);
+	if (from < first)
+		from = first;
+	for (m = from; m < end; m++) {
+		const struct io_move *mv = &s->mv[m];
+
+		if (s->seen[mv->file] || s->ngroup >= MOVE_GROUP_MOVES) {
+			int full = s->ngroup >= MOVE_GROUP_MOVES;
+
+			if (mode == 2) {
+				untake(s, before);
+				return full ? FULL : WAITS;
+			}
+			if (m == from)
+				return FULL;
+			break;
+		}
+		if ((mode == 2 || (mode == 1 && m == from)) && must_wait(s, m)) {
+			untake(s, before);
+			return WAITS;
+		}
+		if (s->ngroup && writes_into(s->claimed, mv, s->copies)) {
+			if (m == from)
+				return FULL;
+			break;
+		}
+		if (writes_into(s->c->released, mv, s->copies)) {
+			commit(s->c);
+			s->commits++;
+		}
+		s->seen[mv->file] = 1;
+		mark(s->claimed, mv, s->copies, 1);
+		s->group[s->ngroup++] = m;
+		s->blocks += move_blocks(mv, s->copies);
+	}
+	if (m < end) {
+		s->closed = 1;
+		s->has_cur = 1;
+		s->cur = u;
+		return PART;
+	}
+	return TAKEN;
+}
+
+/* Unit U's files and blocks into the waiting marks of this walk. */
+static void keep_waiting(struct sched *s, uint64_t u)
+{
+	uint64_t first, end, m;
+
+	unit_moves(s, u, &first, &end);
+	for (m = first; m < end; m++) {
+		s->file_walk[s->mv[m].file] = s->walk;
+		mark(s->waits, &s->mv[m], s->copies, 1);
+	}
+}
+
+/* Whether unit U moves a file, or writes a block, a kept unit does. */
+static int conflicts(const struct sched *s, uint64_t u)
+{
+	uint64_t first, end, m;
+
+	unit_moves(s, u, &first, &end);
+	for (m = first; m < end; m++)
+		if (s->file_walk[s->mv[m].file] == s->walk ||
+		    writes_into(s->waits, &s->mv[m], s->copies))
+			return 1;
+	return 0;
+}
+
+/* try_unit of execute.c. */
+static int try_unit(struct sched *s, uint64_t u, int earliest, int force, int *full)
+{
+	uint64_t first, end, m;
+	blk64_t ub = 0;
+	enum take t;
+
+	unit_moves(s, u, &first, &end);
+	for (m = first; m < end; m++)
+		ub += move_blocks(&s->mv[m], s->copies);
+	if (s->closed || (s->ngroup && (s->ngroup >= MOVE_GROUP_MOVES ||
+					s->blocks + ub > s->bound))) {
+		*full = 1;
+		return -1;
+	}
+	if (!earliest && conflicts(s, u)) {
+		keep_waiting(s, u);
+		return 1;
+	}
+	t = take(s, u, 0, !earliest ? 2 : force ? 0 : 1);
+	if (t == WAITS) {
+		keep_waiting(s, u);
+		return 1;
+	}
+	if (t == FULL) {
+		*full = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* gather_group of execute.c. */
+static void gather(struct sched *s, int force)
+{
+	size_t i, kept = 0;
+	int full = 0;
+
+	s->closed = 0;
+	if (s->has_cur) {
+		s->has_cur = 0;
+		if (take(s, s->cur, s->cur_next, 0) != TAKEN)
+			s->closed = 1;
+	}
+	ext2fs_clear_block_bitmap(s->waits);
+	s->walk++;
+	for (i = 0; i < s->nq; i++) {
+		uint64_t u = s->queue[i];
+		int earliest = !s->has_cur && !kept, r = -1;
+
+		if (!full && !earliest && s->tried[i] == s->commits) {
+			keep_waiting(s, u);
+			r = 1;
+		} else if (!full) {
+			r = try_unit(s, u, earliest, force && earliest, &full);
+		}
+		if (r == 0)
+			continue;
+		if (r < 0)
+			keep_waiting(s, u);
+		else
+			s->tried[i] = s->commits;
+		s->queue[kept] = u;
+		s->tried[kept] = s->tried[i];
+		kept++;
+	}
+	s->nq = kept;
+	while (!full && s->pos < s->nunits && s->nq < WAITING_MAX) {
+		int earliest = !s->waiting || (!s->has_cur && !s->nq);
+		int r = try_unit(s, s->pos, earliest, (force || !s->waiting) && earliest, &full);
+
+		if (r < 0)
+			break;
+		if (r > 0) {
+			s->queue[s->nq] = s->pos;
+			s->tried[s->nq] = s->commits;
+			s->nq++;
+		}
+		s->pos++;
+	}
 }
 
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			size_t buffer_bytes, const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
-			const uint64_t *unit_end, uint64_t nunits,
+			const uint64_t *unit_end, uint64_t nunits, int waiting,
 			double *seconds)
 {
 	struct clock c;
-	ext2fs_block_bitmap claimed = NULL;
+	struct sched s;
 	struct io_copy *ops = NULL;
 	size_t nops = 0, ops_cap = 0;
-	uint8_t *seen = NULL;
 	uint32_t nfiles = 0;
 	blk64_t buf_blocks;
-	uint64_t i, j, k, unit = 0;
+	uint64_t i, k;
 	errcode_t ret;
 
 	memset(&c, 0, sizeof(c));
+	memset(&s, 0, sizeof(s));
 	c.m = model;
 	c.bs = fs->blocksize;
 	if (!buffer_bytes)
@@ -204,40 +398,59 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		if (mv[i].file >= nfiles)
 			nfiles = mv[i].file + 1;
 	}
-	seen = calloc(nfiles + 1, 1);
-	if (!seen)
-		return ENOMEM;
-	ret = ext2fs_allocate_block_bitmap(fs, "claimed", &claimed);
+	s.mv = mv;
+	s.copies = copies;
+	s.n = n;
+	/* Without units, each move is one. */
+	s.unit_end = unit_end;
+	s.nunits = unit_end ? nunits : n;
+	s.bound = (blk64_t)MOVE_GROUP_BUFFERS * buf_blocks;
+	s.c = &c;
+	s.waiting = waiting;
+	s.seen = calloc(nfiles + 1, 1);
+	s.file_walk = calloc(nfiles + 1, sizeof(*s.file_walk));
+	s.queue = calloc(WAITING_MAX, sizeof(*s.queue));
+	s.tried = calloc(WAITING_MAX, sizeof(*s.tried));
+	s.group = calloc(MOVE_GROUP_MOVES, sizeof(*s.group));
+	ret = ENOMEM;
+	if (!s.seen || !s.file_walk || !s.queue || !s.tried || !s.group)
+		goto out;
+	ret = ext2fs_allocate_block_bitmap(fs, "claimed", &s.claimed);
+	if (!ret)
+		ret = ext2fs_allocate_block_bitmap(fs, "waiting", &s.waits);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "released", &c.released);
-	for (i = 0; !ret && i < n; i = j) {
-		uint64_t end = group_bound(mv, n, copies, unit_end, nunits,
-					   &unit, i, buf_blocks);
+	while (!ret && (s.has_cur || s.nq || s.pos < s.nunits)) {
 		double t0 = c.t;
 		blk64_t blocks = 0;
 
-		/* The reservations: which moves the group takes. */
+		s.ngroup = 0;
+		s.blocks = 0;
+		ext2fs_clear_block_bitmap(s.claimed);
+		gather(&s, 0);
+		if (!s.ngroup && c.batch) {
+			commit(&c);
+			s.commits++;
+			gather(&s, 0);
+		}
+		if (!s.ngroup)
+			gather(&s, 1);
+		if (!s.ngroup)
+			break;	/* cannot be: the first unit left goes when forced */
+		/* The copies: sources in the disk's order, data flushed each buffer. */
 		nops = 0;
-		for (j = i; j < end; j++) {
-			if (seen[mv[j].file] ||
-			    (j > i && writes_into(claimed, &mv[j], copies)))
-				break;
-			if (writes_into(c.released, &mv[j], copies))
-				commit(&c);
-			seen[mv[j].file] = 1;
-			mark(claimed, &mv[j], copies, 1);
-			if (util_grow(&ops, &ops_cap, nops + mv[j].ncopies,
-				      sizeof(*ops))) {
+		for (k = 0; k < s.ngroup; k++) {
+			const struct io_move *m = &mv[s.group[k]];
+
+			if (util_grow(&ops, &ops_cap, nops + m->ncopies, sizeof(*ops))) {
 				ret = ENOMEM;
 				break;
 			}
-			memcpy(ops + nops, copies + mv[j].copy_at,
-			       mv[j].ncopies * sizeof(*ops));
-			nops += mv[j].ncopies;
+			memcpy(ops + nops, copies + m->copy_at, m->ncopies * sizeof(*ops));
+			nops += m->ncopies;
 		}
 		if (ret)
 			break;
-		/* The copies: sources in the disk's order, data flushed each buffer. */
 		qsort(ops, nops, sizeof(*ops), cmp_src);
 		for (k = 0; k < nops; k++) {
 			c.t += head_to(&c, ops[k].src) +
@@ -256,28 +469,39 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		if (ret)
 			break;
 		/* The switches: the batch holds what they release. */
-		for (k = i; k < j; k++) {
-			blk64_t b = move_blocks(&mv[k], copies);
+		for (k = 0; k < s.ngroup; k++) {
+			const struct io_move *m = &mv[s.group[k]];
+			blk64_t b = move_blocks(m, copies);
 
-			seen[mv[k].file] = 0;
-			mark(c.released, &mv[k], copies, 0);
+			s.seen[m->file] = 0;
+			mark(c.released, m, copies, 0);
 			c.batch += b;
 			blocks += b;
+			if (s.has_cur && k + 1 == s.ngroup)
+				s.cur_next = s.group[k] + 1;
 		}
-		ext2fs_clear_block_bitmap(claimed);
-		if (c.batch >= buf_blocks || j == n)
+		if (c.batch >= buf_blocks || (!s.has_cur && !s.nq && s.pos >= s.nunits)) {
 			commit(&c);
-		for (k = i; k < j; k++)
-			seconds[k] = blocks ?
-				(c.t - t0) * move_blocks(&mv[k], copies) / blocks :
-				(c.t - t0) / (j - i);
+			s.commits++;
+		}
+		for (k = 0; k < s.ngroup; k++)
+			seconds[s.group[k]] = blocks ?
+				(c.t - t0) * move_blocks(&mv[s.group[k]], copies) / blocks :
+				(c.t - t0) / s.ngroup;
 	}
-	if (claimed)
-		ext2fs_free_block_bitmap(claimed);
+out:
+	if (s.claimed)
+		ext2fs_free_block_bitmap(s.claimed);
+	if (s.waits)
+		ext2fs_free_block_bitmap(s.waits);
 	if (c.released)
 		ext2fs_free_block_bitmap(c.released);
 	free(c.pending);
 	free(ops);
-	free(seen);
+	free(s.seen);
+	free(s.file_walk);
+	free(s.queue);
+	free(s.tried);
+	free(s.group);
 	return ret;
 }

@@ -483,7 +483,7 @@ static uint8_t *file_results(const struct plan *plan, const struct run_state *st
 	for (i = 0; i < plan->nmoves; i++) {
 		uint32_t f = plan->moves[i].file;
 
-		if (i >= st->next) {
+		if (!st->results[i].attempted) {
 			if (res[f] != FR_FAILED)
 				res[f] = FR_NOT_REACHED;
 		} else if (st->results[i].err) {

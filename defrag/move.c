@@ -306,13 +306,60 @@ static void member_free(struct move_member *mb)
 	fmap_free(&mb->m);
 }
 
-size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
-			  const struct move_req *req, size_t n, int *switch_failed)
+/* Blocks the open batch released are free once it is durable: commit it. */
+static errcode_t commit_for_reuse(struct move_ctx *c)
 {
+	c->reuse_commits++;
+	c->batch_blocks = 0;
+	c->unflushed = 0;
+	return switch_commit(c->sw);
+}
+
+errcode_t move_commit_for_reuse(struct move_ctx *c)
+{
+	return switch_batch_size(c->sw) ? commit_for_reuse(c) : 0;
+}
+
+/*
+ * Whether REQ's first move must wait: it gains blocks an earlier member
+ * gains or releases (free once that one has switched), blocks the open
+ * batch released (free once it is durable), or blocks not free at all
+ * (free once the moves that release them are done).
+ */
+static int must_wait(struct move_ctx *c, const struct move_group *g,
+		     const struct move_member *mb)
+{
+	if (g->n && gained_inside(c->fs, &mb->r) && claimed_before(c, &mb->r))
+		return 1;
+	if (switch_would_reuse(c->sw, mb->r.gained, mb->r.ngained))
+		return 1;
+	return check_free(c->fs, &mb->r) != 0;
+}
+
+/* Drop G's members from BEFORE on, their claims with them. */
+static void drop_from(struct move_ctx *c, struct move_group *g, size_t before)
+{
+	while (g->n > before) {
+		struct move_member *mb = &g->mem[--g->n];
+
+		if (mb->active) {
+			claim_runs(c, mb->r.gained, mb->r.ngained, 0);
+			claim_runs(c, mb->r.released, mb->r.nreleased, 0);
+		}
+		member_free(mb);
+	}
+}
+
+size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
+			  const struct move_req *req, size_t n, enum move_reserve mode,
+			  int *waits, int *switch_failed)
+{
+	size_t before = g->n;
 	errcode_t ret;
 	size_t k;
 
 	*switch_failed = 0;
+	*waits = 0;
 	for (k = 0; k < n; k++) {
 		struct move_member *mb;
 
@@ -321,7 +368,11 @@ size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
 			struct move_member *m = realloc(g->mem, cap * sizeof(*m));
 
 			if (!m) {
-				if (k)
+				if (mode == MOVE_RESERVE_WHOLE) {
+					drop_from(c, g, before);
+					return 0;
+				}
+				if (k || g->n)
 					break;	/* the rest waits for the next group */
 				return 0;
 			}
@@ -335,21 +386,26 @@ size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
 				       req[k].nchanges, req[k].meta, req[k].nmeta,
 				       &mb->m, &mb->r);
 		if (!mb->err && (mb->r.ngained || mb->r.nreleased)) {
+			if ((mode == MOVE_RESERVE_WHOLE ||
+			     (!k && mode == MOVE_RESERVE_WAIT_FIRST)) &&
+			    must_wait(c, g, mb)) {
+				member_free(mb);
+				if (mode == MOVE_RESERVE_WHOLE)
+					drop_from(c, g, before);
+				*waits = 1;
+				return 0;
+			}
 			/*
 			 * Blocks an earlier member releases are free once it
 			 * has switched: this move waits for the next group.
 			 */
-			if (k && gained_inside(c->fs, &mb->r) &&
+			if (g->n && gained_inside(c->fs, &mb->r) &&
 			    claimed_before(c, &mb->r)) {
 				member_free(mb);
 				break;
 			}
-			/* Blocks the open batch released are free once it is durable. */
 			if (switch_would_reuse(c->sw, mb->r.gained, mb->r.ngained)) {
-				c->reuse_commits++;
-				ret = switch_commit(c->sw);
-				c->batch_blocks = 0;
-				c->unflushed = 0;
+				ret = commit_for_reuse(c);
 				if (ret) {
 					*switch_failed = 1;
 					member_free(mb);

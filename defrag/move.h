@@ -95,18 +95,38 @@ void move_fini(struct move_ctx *c);
  * cancel (or a crash) before it leaves the old layout whole; a switched
  * move is in the open batch (writer.h), durable when it commits.
  *
- * move_group_reserve: reserve REQ's moves in order into G (empty), up to
- * the first that gains a block an earlier one gains or releases (it
- * waits for the next group: its blocks are free only once that move is
- * durable).  Returns how many requests G took (1 at least when N is):
- * G->mem[k].err is a failed move, .active one that copies and switches.
- * The caller keeps a file's second move out of the group it is in.  A
- * move that gains blocks the open batch released commits it first (they
- * are free once it is durable); a failed commit sets *SWITCH_FAILED and
- * ends the group.
+ * move_group_reserve: reserve REQ's moves in order into G (which may
+ * hold moves already), up to the first that gains a block an earlier
+ * member gains or releases (it waits for the next group: its blocks are
+ * free only once that move is durable).  Returns how many requests G
+ * took: G->mem[k].err is a failed move, .active one that copies and
+ * switches.  The caller keeps a file's second move out of the group it
+ * is in.  MODE (execute.c says which units take which):
+ *   MOVE_RESERVE_PLAN: a move that gains blocks the open batch released
+ *     commits it first (they are free once it is durable); a failed
+ *     commit sets *SWITCH_FAILED and ends the group.
+ *   MOVE_RESERVE_WAIT_FIRST: so, but where REQ's first move would commit,
+ *     gains a block a member claims, or gains a block not free, G takes
+ *     nothing and *WAITS is set.
+ *   MOVE_RESERVE_WHOLE: where any of the moves would, G takes none of
+ *     them and *WAITS is set: all N or nothing, and no commit.
+ * 0 taken with neither flag set: out of memory.
  */
+enum move_reserve {
+	MOVE_RESERVE_PLAN,
+	MOVE_RESERVE_WAIT_FIRST,
+	MOVE_RESERVE_WHOLE
+};
+
 size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
-			  const struct move_req *req, size_t n, int *switch_failed);
+			  const struct move_req *req, size_t n, enum move_reserve mode,
+			  int *waits, int *switch_failed);
+
+/*
+ * Commit the open batch, if it holds moves, so that the blocks it
+ * released may be gained (counted as a commit a reuse forced).
+ */
+errcode_t move_commit_for_reuse(struct move_ctx *c);
 
 /*
  * The group's copies and new mapping blocks.  An error fails every

@@ -13,6 +13,8 @@ struct units {
 	uint64_t	n;
 	double		total_seconds, longest_seconds;
 	uint64_t	longest;	/* its index */
+	int		waiting;	/* the mover's order: 1 units that need a
+					 * commit wait (waiting.c), 0 the plan's */
 };
 
 /* The unit (index) plan move I belongs to; U->n past the last. */
@@ -24,7 +26,8 @@ uint64_t units_of_move(const struct units *u, uint64_t i);
  * that a stop between two units leaves no file half way (a staging step
  * and the moves it makes room for are one unit).  Each unit's time is
  * modeled on MODEL with BUFFER_BYTES of data per commit (units.c says
- * how).  ENOMEM, else 0.
+ * how), in whichever of the two orders the model finds faster, which
+ * U->waiting names for the mover.  ENOMEM, else 0.
  */
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,

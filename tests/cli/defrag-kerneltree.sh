@@ -10,7 +10,12 @@
 # fragmented file (tests/lib/best_oracle.py: best from dumpe2fs and
 # debugfs) and no interleave set left (e2frag), every file's
 # contents as written (read back through a loop mount), and a second plan
-# with nothing to do.  Needs root and loop devices.
+# with nothing to do.  The run's commits (the journal's sequence number,
+# dumpe2fs) are at most 0.6 times those the plan's order would force
+# (tests/cli/defrag-commits.py, from debugfs's block lists: files slide
+# into blocks their neighbours left, and a unit that needs a commit waits
+# for the batch's while later ones go ahead, defrag/waiting.c).  Needs
+# root and loop devices.
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root for a loop mount"; exit 77; }
 command -v mkfs.ext3 >/dev/null 2>&1 || { echo "skip: no mkfs.ext3"; exit 77; }
@@ -34,8 +39,21 @@ sel=$(json_get "$T/plan.json" "$p[\"files_selected\"]")
 	fail "files left short of best or skipped"
 
 $ORACLE pieces "$img" > "$T/before.json" || fail "pieces before"
+cp "$img" "$T/before.img"
 e2defrag -f --json "$img" > "$T/run.json" 2> "$T/err" || { cat "$T/err"; fail "e2defrag exited $?"; }
 check_clean "$img"
+# journal_seq IMG: the journal's next transaction, as dumpe2fs reads it.
+journal_seq() {
+	printf '%d\n' "$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Journal sequence: *//p')"
+}
+commits=$(( $(journal_seq "$img") - $(journal_seq "$T/before.img") ))
+forced=$(python3 "$top_srcdir/tests/cli/defrag-commits.py" reuses "$T/before.img" "$img" "$T/plan.json") ||
+	fail "defrag-commits.py"
+echo "# $commits commits; the plan's order would force $forced"
+[ "$forced" -ge 100 ] || fail "the tree forces only $forced commits in plan order: nothing to show"
+[ $((commits * 10)) -le $((forced * 6)) ] ||
+	fail "$commits commits, more than 0.6 times the $forced the plan's order forces"
+rm -f "$T/before.img"
 $ORACLE pieces "$img" > "$T/after.json" || fail "pieces after"
 python3 - "$T/plan.json" "$T/before.json" "$T/after.json" <<'PY' || fail "pieces after the run"
 import json, sys

@@ -7,7 +7,7 @@
 # read model, tests/cli/defrag-units.py) and its interleave sets (e2frag)
 # no worse than before, e2fsck -fn clean and every file intact; short
 # runs repeated reach what one run reaches.  -n and --json carry the
-# estimate.
+# estimate.  The same on a disk where units go out of plan order (below).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 UNITS="python3 $top_srcdir/tests/cli/defrag-units.py"
@@ -117,6 +117,63 @@ assert units and max(units) == j["plan"]["units"], (max(units), j["plan"]["units
 		fail "$fs: $k short runs reach $(cat "$T/rep"), one run $(cat "$T/one")"
 	echo "ok $fs: $k runs of 4 units reach what one run does: $(tr '\n' ' ' < "$T/one")"
 done
+
+# Units out of plan order (defrag/waiting.c): on e2fragimg's turns disk
+# (small files between the pieces of a big one, every other one deleted)
+# units that would take blocks the open batch freed wait for its commit
+# and later ones go ahead, so a run stopped after N units has moved
+# files of units past the plan's Nth (debugfs before and after, against
+# -n --json's files[].unit); the disk is no worse for it, and short runs
+# repeated still reach what one run does.
+img=$T/turns.img
+e2fragimg -q -w turns -t ext3 -S 3 "$img" > /dev/null 2>&1 || fail "e2fragimg turns"
+snapshot "$img" "$T/files.json"
+figures "$img" "$T/before"
+e2defrag -n --json "$img" > "$T/plan.json" 2>/dev/null
+for n in 20 100; do
+	cp "$img" "$T/cut.img"
+	e2defrag --max-units $n --json "$T/cut.img" > "$T/run.json" 2>"$T/run.err"
+	rc=$?
+	[ $rc -eq 1 ] || { cat "$T/run.err"; fail "turns --max-units $n: exit $rc, expected 1"; }
+	[ "$(json_get "$T/run.json" 'j["result"]["units_done"]')" -eq $n ] ||
+		fail "turns --max-units $n: not $n units done"
+	check_clean "$T/cut.img"
+	snapshot "$T/cut.img" "$T/cut.json"
+	same_snapshot "$T/files.json" "$T/cut.json"
+	figures "$T/cut.img" "$T/after"
+	noworse "$T/before" "$T/after" "turns --max-units $n"
+	late=$(python3 - "$img" "$T/cut.img" "$T/plan.json" $n <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests", "lib"))
+import oracle
+a, b = oracle.layout(sys.argv[1]), oracle.layout(sys.argv[2])
+unit = {f["ino"]: f["unit"] for f in json.load(open(sys.argv[3]))["files"]}
+moved = [i for i in b if i in a and a[i]["runs"] != b[i]["runs"]]
+print(sum(1 for i in moved if (unit.get(i) or 0) > int(sys.argv[4])))
+PY
+) || fail "turns --max-units $n: the moved files"
+	[ "$late" -gt 0 ] || fail "turns --max-units $n: only the plan's first $n units moved: none went ahead"
+	echo "ok turns --max-units $n: $late files of later units went ahead; $(tr '\n' ' ' < "$T/before")-> $(tr '\n' ' ' < "$T/after")"
+done
+cp "$img" "$T/one.img"
+e2defrag "$T/one.img" > /dev/null 2>&1
+figures "$T/one.img" "$T/one"
+k=0
+while [ $k -lt 60 ]; do
+	cp "$img" "$T/prev.img"
+	e2defrag --max-units 40 "$img" > /dev/null 2>&1
+	rc=$?
+	[ $rc -le 1 ] || fail "turns: short run $k exit $rc"
+	k=$((k + 1))
+	[ $rc -eq 0 ] && break
+	cmp -s "$img" "$T/prev.img" && break
+done
+check_clean "$img"
+snapshot "$img" "$T/rep.json"
+same_snapshot "$T/files.json" "$T/rep.json"
+figures "$img" "$T/rep"
+cmp -s "$T/one" "$T/rep" || fail "turns: $k short runs reach $(cat "$T/rep"), one run $(cat "$T/one")"
+echo "ok turns: $k runs of 40 units reach what one run does: $(tr '\n' ' ' < "$T/one")"
 
 # One SIGINT in the first unit: it finishes, and the run stops, exit 32.
 # (Held in the first progress report of the moves, once a block is

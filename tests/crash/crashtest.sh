@@ -5,7 +5,10 @@
 # journal, streams), and the aged images again under e2defrag --pack
 # (free space consolidated whole: many moves of files that were not
 # fragmented) and under --pack --buffer 4k (group commit in many small
-# batches, some ended by a move into blocks the batch freed); for each, every flush boundary of the run and
+# batches, some ended by a move into blocks the batch freed), and the
+# "turns" workload (small files between a big file's pieces, every other
+# one deleted: units that need a commit wait while later ones go ahead,
+# defrag/waiting.c); for each, every flush boundary of the run and
 # CRASH_RANDOM (170) random-subset, CRASH_PREFIX (30) prefix and
 # CRASH_TORN (60) torn-write cuts (cutsweep.sh).  Prints the torn cuts by
 # kind of block, "torn cuts T: KIND N, ...", and the total "cut points
@@ -14,7 +17,7 @@
 # The images come from e2fragimg (its streams and aged workloads; ext4
 # without a journal by tune2fs), or from mke2fs+debugfs when it is not
 # built.  CRASH_IMAGE_CMD, when set, builds them instead: run with KIND
-# (streams|aged), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
+# (streams|aged|turns), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
 # image to create) in the environment.  The workload is a parameter too:
 # CRASH_WORKLOAD is a shell command run on the image $IMAGE (default:
 # e2defrag "$IMAGE"; the test mover moving every fragmented file, listed in
@@ -56,6 +59,7 @@ build() {
 				--total $total -S "$seed" "$out" ;;
 		aged) e2fragimg -q -w aged -t $type -b $bs -s $size --fill 70 \
 				-S "$seed" "$out" ;;
+		turns) e2fragimg -q -w turns -t $type -b $bs -S "$seed" "$out" ;;
 		esac || fail "e2fragimg failed for $kind $fstype"
 		if [ $fstype = ext4-nojournal ]; then
 			tune2fs -O ^has_journal "$out" >/dev/null 2>&1 ||
@@ -70,13 +74,13 @@ build() {
 	esac
 	case $kind in
 	streams) make_streams "$out" 4 200 "$WORK" ;;
-	aged) make_aged "$out" "aged-$fstype" 80 "$WORK" ;;
+	aged|turns) make_aged "$out" "aged-$fstype" 80 "$WORK" ;;
 	esac
 }
 
 total_n=0 total_l=0 total_c=0 total_t=0 sweep_seed=1
 : > "$WORK/kinds"
-for kind in streams aged pack batches; do
+for kind in streams aged pack batches turns; do
 	workload=$CRASH_WORKLOAD image=$kind
 	[ $kind = pack ] && workload=$PACK_WORKLOAD image=aged
 	[ $kind = batches ] && workload=$BATCH_WORKLOAD image=aged

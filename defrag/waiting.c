@@ -1,0 +1,181 @@
+/*
+ * waiting.c --- units that wait for a commit while later ones go ahead.
+ *
+ * A move that gains blocks a move of the open batch released must wait
+ * for the batch's commit (the old layout uses them until then).  In plan
+ * order each such move ends a batch: on a tree whose files slide into
+ * the blocks their neighbours left, a commit (a journal write and two
+ * flushes on a rotating disk) every few kilobytes.  So execute.c lets
+ * the unit wait and carries on with later units that need no commit,
+ * and the waiting ones go once the batch has committed as it fills.
+ * That costs a pass of its own to read the waiting ones; units.c keeps
+ * this order only where the model of the run's I/O finds it faster.
+ *
+ * Reordering is safe where the units commute.  Units touch disjoint
+ * files (a unit ends only when every file it touched has had its last
+ * move, units.h), so each file's moves keep their order, and a unit's
+ * effect on the pieces and read time (per file) is the same in any
+ * order: every stop between units still leaves the disk no worse.  The
+ * blocks: a later unit that goes ahead must not gain a block that a
+ * waiting unit's moves may gain (its planned destinations and new
+ * mapping blocks, marked here), or the waiting unit would find it taken;
+ * a block a waiting unit still owns is not free, so a later unit that
+ * wants it waits too (move.c checks every gained block free).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmap.h"
+#include "units.h"
+#include "waiting.h"
+
+errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *layout,
+		       const struct plan *plan, const struct run_opts *opts)
+{
+	uint64_t m;
+
+	memset(w, 0, sizeof(*w));
+	w->layout = layout;
+	w->plan = plan;
+	w->opts = opts;
+	w->first = fs->super->s_first_data_block;
+	w->end = ext2fs_blocks_count(fs->super);
+	w->unit = calloc(WAITING_MAX, sizeof(*w->unit));
+	w->tried = calloc(WAITING_MAX, sizeof(*w->tried));
+	w->seg_at = calloc(plan->nmoves + 1, sizeof(*w->seg_at));
+	w->meta_at = calloc(plan->nmoves + 1, sizeof(*w->meta_at));
+	w->file_walk = calloc(layout->nfiles + 1, sizeof(*w->file_walk));
+	if (!w->unit || !w->tried || !w->seg_at || !w->meta_at || !w->file_walk) {
+		waiting_fini(w);
+		return ENOMEM;
+	}
+	for (m = 0; m < plan->nmoves; m++) {
+		w->seg_at[m + 1] = w->seg_at[m] + plan_move_nsegs(&plan->moves[m]);
+		w->meta_at[m + 1] = w->meta_at[m] + plan->moves[m].nmeta;
+	}
+	return ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst);
+}
+
+void waiting_fini(struct waiting *w)
+{
+	free(w->unit);
+	free(w->tried);
+	free(w->seg_at);
+	free(w->meta_at);
+	free(w->file_walk);
+	if (w->dst)
+		ext2fs_free_block_bitmap(w->dst);
+	memset(w, 0, sizeof(*w));
+}
+
+void waiting_unit_moves(const struct waiting *w, uint64_t u, uint64_t *first,
+			uint64_t *end)
+{
+	const struct units *un = w->opts->units;
+
+	if (!un) {
+		*first = u;
+		*end = u + 1 < w->plan->nmoves ? u + 1 : w->plan->nmoves;
+		return;
+	}
+	*first = u ? un->end[u - 1] : 0;
+	*end = u < un->n ? un->end[u] : w->plan->nmoves;
+}
+
+void waiting_walk_start(struct waiting *w)
+{
+	ext2fs_clear_block_bitmap(w->dst);
+	if (++w->walk == 0) {
+		/* Wrapped: no file is marked in walk 1 but by this walk. */
+		memset(w->file_walk, 0, (w->layout->nfiles + 1) * sizeof(*w->file_walk));
+		w->walk = 1;
+	}
+}
+
+/* Whether unit U from FROM moves a file a kept unit moves; MARK: mark them. */
+static int files_of(struct waiting *w, uint64_t u, uint64_t from, int mark)
+{
+	uint64_t first, end, m;
+
+	waiting_unit_moves(w, u, &first, &end);
+	for (m = first > from ? first : from; m < end; m++) {
+		uint32_t f = w->plan->moves[m].file;
+
+		if (mark)
+			w->file_walk[f] = w->walk;
+		else if (w->file_walk[f] == w->walk)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Call FN on each run unit U's moves from FROM may gain, clipped to the
+ * filesystem; stop when it returns nonzero (returned).
+ */
+static int each_dst(const struct waiting *w, uint64_t u, uint64_t from,
+		    int (*fn)(const struct waiting *, blk64_t, blk64_t))
+{
+	const struct plan *plan = w->plan;
+	uint64_t first, end, m;
+
+	waiting_unit_moves(w, u, &first, &end);
+	for (m = first > from ? first : from; m < end; m++) {
+		const struct plan_move *mv = &plan->moves[m];
+		uint64_t seg = w->seg_at[m], meta = w->meta_at[m];
+		uint32_t j, nseg = plan_move_nsegs(mv);
+		int stop = 0;
+
+		if (mv->whole)
+			stop = fn(w, plan_move_whole_at(mv), layout_stream_blocks(w->layout,
+					&w->layout->files[mv->file]));
+		for (j = 0; !stop && j < nseg; j++)
+			stop = fn(w, plan->segs[seg + j].pblk, plan->segs[seg + j].len);
+		for (j = 0; !stop && j < mv->nmeta; j++)
+			stop = fn(w, plan->meta[meta + j].start, plan->meta[meta + j].len);
+		if (stop)
+			return stop;
+	}
+	return 0;
+}
+
+/* RUN clipped to the filesystem; 0 when nothing is left. */
+static blk64_t clip(const struct waiting *w, blk64_t *start, blk64_t len)
+{
+	blk64_t a = *start, b = *start + len;
+
+	if (b < a)
+		b = w->end;	/* wrapped: a damaged plan, clipped */
+	if (a < w->first)
+		a = w->first;
+	if (b > w->end)
+		b = w->end;
+	*start = a;
+	return b > a ? b - a : 0;
+}
+
+static int taken(const struct waiting *w, blk64_t start, blk64_t len)
+{
+	len = clip(w, &start, len);
+	return len && !ext2fs_test_block_bitmap_range2(w->dst, start, len);
+}
+
+static int mark(const struct waiting *w, blk64_t start, blk64_t len)
+{
+	len = clip(w, &start, len);
+	if (len)
+		ext2fs_mark_block_bitmap_range2(w->dst, start, len);
+	return 0;
+}
+
+int waiting_conflicts(struct waiting *w, uint64_t u, uint64_t from)
+{
+	return files_of(w, u, from, 0) || each_dst(w, u, from, taken);
+}
+
+void waiting_mark(struct waiting *w, uint64_t u)
+{
+	(void)files_of(w, u, 0, 1);
+	(void)each_dst(w, u, 0, mark);
+}

@@ -1,0 +1,52 @@
+/*
+ * waiting.h --- units that wait for a commit while later ones go ahead
+ * (waiting.c, used by execute.c).
+ */
+#ifndef DEFRAG_WAITING_H
+#define DEFRAG_WAITING_H
+
+#include "defrag.h"
+
+/*
+ * At most this many units wait at once: the queue is walked at every
+ * group, and the later units it lets go ahead are bounded by it too.
+ */
+#define WAITING_MAX	4096
+
+struct waiting {
+	const struct layout *layout;
+	const struct plan *plan;
+	const struct run_opts *opts;
+	blk64_t		first, end;	/* the filesystem's data blocks */
+	uint64_t	*unit;		/* waiting units, in plan order */
+	uint64_t	*tried;		/* the commit count when each last waited */
+	size_t		n;
+	ext2fs_block_bitmap dst;	/* every block the kept units' moves may gain */
+	uint64_t	*seg_at, *meta_at;	/* per move: its first of plan->segs, ->meta */
+	uint32_t	*file_walk;	/* per file: the walk a kept unit moved it in */
+	uint32_t	walk;		/* this walk's number (from 1) */
+};
+
+errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *layout,
+		       const struct plan *plan, const struct run_opts *opts);
+void waiting_fini(struct waiting *w);
+
+/* The moves of unit U: [*FIRST, *END). */
+void waiting_unit_moves(const struct waiting *w, uint64_t u, uint64_t *first,
+			uint64_t *end);
+
+/* Forget the destinations marked: a walk of the queue starts. */
+void waiting_walk_start(struct waiting *w);
+
+/*
+ * Whether unit U (from move FROM on) moves a file a unit kept waiting in
+ * this walk moves, or may gain a block such a unit may gain: then it
+ * waits too, so that each file's moves keep their order and each
+ * waiting unit finds its planned blocks free when its turn comes.
+ */
+int waiting_conflicts(struct waiting *w, uint64_t u, uint64_t from);
+
+/* Mark unit U's files and the blocks its moves may gain (it is kept waiting). */
+void waiting_mark(struct waiting *w, uint64_t u);
+
+#endif /* DEFRAG_WAITING_H */
