@@ -14,13 +14,14 @@
  * now (as --max-time, --max-units and a signal allow each), up to
  * MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data, their
  * data read in one pass in the disk's order before they are switched in
- * order.  Where the model finds it faster (units.h: waiting), a unit
- * whose first move would gain blocks the open batch released waits, and
- * later units that need no commit go ahead of it (waiting.c says why
- * that is safe), so that a commit is made when a batch is full rather
- * than at each such move; when every unit left waits, the batch
- * commits.  Otherwise units go in plan order, a commit where one needs it.  A unit once started goes on, in plan
- * order, before any other.  A first signal during a group stops at the
+ * order.  Which units a group takes is unit_walk.c's: where the model
+ * finds it faster (units.h: waiting), a unit whose first move would gain
+ * blocks the open batch released waits, and later units that need no
+ * commit go ahead of it (waiting.c says why that is safe), so that a
+ * commit is made when a batch is full rather than at each such move;
+ * when every unit left waits, the batch commits.  Otherwise units go in
+ * plan order, a commit where one needs it.  A unit once started goes on,
+ * in plan order, before any other.  A first signal during a group stops at the
  * end of the unit being switched; the copies of the units after it are
  * left unused in free blocks.
  */
