@@ -14,13 +14,14 @@
  * now (as --max-time, --max-units and a signal allow each), up to
  * MOVE_GROUP_MOVES moves and MOVE_GROUP_BUFFERS buffers of data, their
  * data read in one pass in the disk's order before they are switched in
- * order.  Where the model finds it faster (units.h: waiting), a unit
- * whose first move would gain blocks the open batch released waits, and
- * later units that need no commit go ahead of it (waiting.c says why
- * that is safe), so that a commit is made when a batch is full rather
- * than at each such move; when every unit left waits, the batch
- * commits.  Otherwise units go in plan order, a commit where one needs it.  A unit once started goes on, in plan
- * order, before any other.  A first signal during a group stops at the
+ * order.  Which units a group takes is unit_walk.c's: where the model
+ * finds it faster (units.h: waiting), a unit whose first move would gain
+ * blocks the open batch released waits, and later units that need no
+ * commit go ahead of it (waiting.c says why that is safe), so that a
+ * commit is made when a batch is full rather than at each such move;
+ * when every unit left waits, the batch commits.  Otherwise units go in
+ * plan order, a commit where one needs it.  A unit once started goes on,
+ * in plan order, before any other.  A first signal during a group stops at the
  * end of the unit being switched; the copies of the units after it are
  * left unused in free blocks.
  */
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "move.h"
+#include "unit_walk.h"
 #include "units.h"
 #include "verify.h"
 #include "waiting.h"
@@ -136,11 +138,8 @@ struct gather {
 	blk64_t		blocks;		/* copy blocks of the members */
 	double		seconds;	/* modeled time of the units it took */
 	uint64_t	units;		/* units it took */
-	int		closed;		/* a unit ended part way: take no more */
 	int		switch_failed;
-	uint64_t	cur, cur_next;	/* the unit in progress and its next move; */
-	int		has_cur;	/* ... when one is */
-	uint64_t	pos;		/* the first unit not yet looked at */
+	struct unit_walk walk;		/* which units go, in which order */
 };
 
 /*
@@ -149,14 +148,29 @@ struct gather {
  * unit that goes ahead of the one unit_stop weighed is weighed too).
  * FORCE: the first unit left, which unit_stop let start, goes.
  */
-static int may_join(const struct gather *x, uint64_t u, blk64_t ublocks, int force)
+/* Blocks unit U has left to copy from FROM. */
+static blk64_t unit_blocks(const struct gather *x, uint64_t u, uint64_t from)
 {
+	uint64_t first, end, m;
+	blk64_t b = 0;
+
+	waiting_unit_moves(&x->w, u, &first, &end);
+	for (m = from > first ? from : first; m < end; m++)
+		b += x->plan->moves[m].copy_blocks;
+	return b;
+}
+
+static int may_join(void *priv, uint64_t u, int force)
+{
+	const struct gather *x = priv;
 	const struct run_opts *opts = x->opts;
 
+	if (x->switch_failed)
+		return 0;
 	if (force && !x->g.n)
 		return 1;
 	if (x->g.n && (x->g.n >= MOVE_GROUP_MOVES ||
-		       x->blocks + ublocks > MOVE_GROUP_BUFFERS * x->c.buf_blocks))
+		       x->blocks + unit_blocks(x, u, 0) > MOVE_GROUP_BUFFERS * x->c.buf_blocks))
 		return 0;
 	if (opts->stop && *opts->stop)
 		return 0;
@@ -168,17 +182,11 @@ static int may_join(const struct gather *x, uint64_t u, blk64_t ublocks, int for
 	       x->st->estimate_rate <= opts->max_seconds;
 }
 
-enum take { TAKEN, PART, WAITS, FULL, NONE };
-
-/*
- * Reserve unit U's moves from FROM into the group in MODE (move.h): all
- * of them (TAKEN), some (PART: it goes on in the next group), none
- * because they must wait (WAITS), none because the group is full (FULL),
- * or none at all (NONE: out of memory, a failed commit).
- */
-static enum take take_unit(struct gather *x, uint64_t u, uint64_t from,
-			   enum move_reserve mode)
+/* Reserve unit U's moves from FROM into the group (unit_walk.h). */
+static enum unit_take take_unit(void *priv, uint64_t u, uint64_t from,
+				enum move_reserve mode)
 {
+	struct gather *x = priv;
 	const struct plan *plan = x->plan;
 	uint64_t first, end, m, n, k;
 	size_t before = x->g.n, used;
@@ -199,9 +207,9 @@ static enum take take_unit(struct gather *x, uint64_t u, uint64_t from,
 	for (k = 0; k < n; k++)
 		x->in_group[plan->moves[from + k].file] = 0;
 	if (mode == MOVE_RESERVE_WHOLE && n < end - from)
-		return m - from == MOVE_GROUP_MOVES - before ? FULL : WAITS;
+		return m - from == MOVE_GROUP_MOVES - before ? UNIT_FULL : UNIT_WAITS;
 	if (!n)
-		return FULL;
+		return UNIT_FULL;
 	for (k = 0; k < n; k++) {
 		const struct plan_move *mv = &plan->moves[from + k];
 		struct move_req *q = &x->req[k];
@@ -231,139 +239,54 @@ static enum take take_unit(struct gather *x, uint64_t u, uint64_t from,
 		x->blocks += plan->moves[from + k].copy_blocks;
 	}
 	if (!used)
-		return waits ? WAITS : before ? FULL : NONE;
+		return waits ? UNIT_WAITS : before ? UNIT_FULL : UNIT_NONE;
 	x->units++;
 	if (from == first)
 		x->seconds += unit_seconds(x->opts, u);
-	if (from + used < end) {
-		x->closed = 1;
-		return PART;
-	}
-	return TAKEN;
+	return from + used < end ? UNIT_PART : UNIT_TAKEN;
 }
 
-/* Blocks unit U has left to copy from FROM. */
-static blk64_t unit_blocks(const struct gather *x, uint64_t u, uint64_t from)
+static void walk_start(void *priv)
 {
-	uint64_t first, end, m;
-	blk64_t b = 0;
-
-	waiting_unit_moves(&x->w, u, &first, &end);
-	for (m = from > first ? from : first; m < end; m++)
-		b += x->plan->moves[m].copy_blocks;
-	return b;
+	waiting_walk_start(&((struct gather *)priv)->w);
 }
 
-/*
- * Try unit U (not started) for the group: 1 when it must wait (kept,
- * its files and blocks marked), 0 when the group took it, -1 when it is
- * left for a later group (the group is full or closed: *FULL set).
- * EARLIEST: no unit before it in plan order is left, so it goes as the
- * plan has it, its first move waiting rather than committing; a unit
- * going ahead of waiting ones is taken whole or not at all, with no
- * commit and nothing not free.  FORCE (with EARLIEST): it goes,
- * committing where it must.
- */
-static int try_unit(struct gather *x, uint64_t u, int earliest, int force, int *full)
+static int conflicts(void *priv, uint64_t u)
 {
-	enum take t;
-
-	if (x->closed || x->switch_failed || !may_join(x, u, unit_blocks(x, u, 0), force)) {
-		*full = 1;
-		return -1;
-	}
-	if (!earliest && waiting_conflicts(&x->w, u, 0)) {
-		waiting_mark(&x->w, u);
-		return 1;
-	}
-	t = take_unit(x, u, 0, !earliest ? MOVE_RESERVE_WHOLE :
-			       force ? MOVE_RESERVE_PLAN : MOVE_RESERVE_WAIT_FIRST);
-	if (t == WAITS) {
-		waiting_mark(&x->w, u);
-		return 1;
-	}
-	if (t == FULL || t == NONE) {
-		*full = 1;
-		return -1;
-	}
-	if (t == PART) {
-		x->has_cur = 1;
-		x->cur = u;
-	}
-	return 0;
+	return waiting_conflicts(&((struct gather *)priv)->w, u, 0);
 }
 
-/*
- * Gather the next group: the unit in progress, then the waiting units
- * that may go now, then later units, a unit that must wait (waiting.c)
- * kept in the queue.  FORCE: the first unit left goes, committing the
- * open batch if it needs to.
- */
+static void keep(void *priv, uint64_t u)
+{
+	waiting_mark(&((struct gather *)priv)->w, u);
+}
+
 /* The commits made so far: a unit that waited for one is tried again after the next. */
-static uint64_t commits_made(const struct gather *x)
+static uint64_t commits_made(void *priv)
 {
+	const struct gather *x = priv;
 	uint64_t commits, reuse;
 
 	switch_counts(x->c.sw, &commits, &reuse);
 	return commits;
 }
 
-static void gather_group(struct gather *x, uint64_t nunits, int force)
-{
-	struct waiting *w = &x->w;
-	int waiting = x->opts->units && x->opts->units->waiting;
-	size_t i, kept = 0;
-	int full = 0;
+static const struct unit_walk_ops walk_ops = {
+	.may_join = may_join,
+	.take = take_unit,
+	.walk_start = walk_start,
+	.conflicts = conflicts,
+	.keep = keep,
+	.commits = commits_made,
+};
 
+/* The next group (unit_walk.h), its counts from nothing. */
+static void gather_group(struct gather *x, int force)
+{
 	x->blocks = 0;
 	x->seconds = 0;
 	x->units = 0;
-	x->closed = 0;
-	if (x->has_cur) {
-		enum take t = take_unit(x, x->cur, x->cur_next, MOVE_RESERVE_PLAN);
-
-		if (t == TAKEN)
-			x->has_cur = 0;
-		else
-			x->closed = 1;
-	}
-	waiting_walk_start(w);
-	for (i = 0; i < w->n; i++) {
-		uint64_t u = w->unit[i];
-		int earliest = !x->has_cur && !kept, r = -1;
-
-		/* One that waited since the last commit waits on. */
-		if (!full && !earliest && w->tried[i] == commits_made(x)) {
-			waiting_mark(w, u);
-			r = 1;
-		} else if (!full) {
-			r = try_unit(x, u, earliest, force && earliest, &full);
-		}
-		if (r == 0)
-			continue;	/* it goes with this group */
-		if (r < 0)
-			waiting_mark(w, u);	/* it waits for the next group */
-		else
-			w->tried[i] = commits_made(x);
-		w->unit[kept] = u;
-		w->tried[kept] = w->tried[i];
-		kept++;
-	}
-	w->n = kept;
-	while (!full && x->pos < nunits && w->n < WAITING_MAX) {
-		/* In the plan's order each unit goes as the plan has it. */
-		int earliest = !waiting || (!x->has_cur && !w->n);
-		int r = try_unit(x, x->pos, earliest, (force || !waiting) && earliest, &full);
-
-		if (r < 0)
-			break;
-		if (r > 0) {
-			w->unit[w->n] = x->pos;
-			w->tried[w->n] = commits_made(x);
-			w->n++;
-		}
-		x->pos++;
-	}
+	unit_walk_gather(&x->walk, force);
 }
 
 errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
@@ -398,6 +321,9 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	    !x.whole || !x.move || !x.unit)
 		goto fail;
 	ret = waiting_init(&x.w, fs, layout, plan, opts);
+	if (!ret)
+		ret = unit_walk_init(&x.walk, nunits, opts->units && opts->units->waiting,
+				     &walk_ops, &x);
 	if (ret)
 		goto fail;
 	ret = move_init(&x.c, fs, sw, opts->buffer_bytes);
@@ -416,14 +342,14 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		x.c.total += plan->moves[i].copy_blocks;
 	st->estimate_rate = 1;
 
-	while (x.has_cur || x.w.n || x.pos < nunits) {
+	while (unit_walk_left(&x.walk)) {
 		uint64_t k;
 		int stopped = 0;
 		errcode_t cret;
 
 		/* Between two units: the place to stop. */
-		if (!x.has_cur &&
-		    unit_stop(opts, st, x.w.n ? x.w.unit[0] : x.pos, x.start, model_done))
+		if (!x.walk.has_cur &&
+		    unit_stop(opts, st, unit_walk_next(&x.walk), x.start, model_done))
 			break;
 		if (x.c.progress && x.c.progress(x.c.progress_priv, E2F_PHASE_MOVE,
 						 x.c.done, x.c.total)) {
@@ -436,15 +362,15 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		 * later ones; when all must wait for a commit, the commit,
 		 * and at last the first waiting unit whatever it needs.
 		 */
-		gather_group(&x, nunits, 0);
+		gather_group(&x, 0);
 		if (!x.g.n && !x.switch_failed && switch_batch_size(sw)) {
 			if (move_commit_for_reuse(&x.c))
 				x.switch_failed = 1;
 			if (!x.switch_failed)
-				gather_group(&x, nunits, 0);
+				gather_group(&x, 0);
 		}
-		if (!x.g.n && !x.switch_failed && (x.w.n || x.pos < nunits))
-			gather_group(&x, nunits, 1);
+		if (!x.g.n && !x.switch_failed && unit_walk_left(&x.walk))
+			gather_group(&x, 1);
 		if (x.switch_failed) {
 			/* A commit the group needed failed: stop here. */
 			move_group_drop(&x.c, &x.g);
@@ -491,7 +417,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 				st->units_done++;
 				model_done += unit_seconds(opts, u);
 			} else {
-				x.cur_next = m + 1;
+				x.walk.cur_next = m + 1;
 			}
 			if (mb->st.switch_failed) {
 				/* The metadata writer refuses further work: stop here. */
@@ -538,6 +464,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	move_group_free(&x.g);
 	move_fini(&x.c);
 fail:
+	unit_walk_fini(&x.walk);
 	waiting_fini(&x.w);
 	free(failed_file);
 	free(x.in_group);

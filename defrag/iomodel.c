@@ -35,7 +35,7 @@
 #include "array.h"
 #include "iomodel.h"
 #include "move.h"
-#include "waiting.h"
+#include "unit_walk.h"
 
 struct clock {
 	const struct readmodel *m;
@@ -151,8 +151,8 @@ static blk64_t move_blocks(const struct io_move *mv, const struct io_copy *copie
 }
 
 /*
- * The mover's order (execute.c, waiting.c), followed on the plan's
- * copies: the unit in progress, then waiting units, then later ones;
+ * The mover's order (unit_walk.c, as execute.c takes it), followed on
+ * the plan's copies: the unit in progress, then waiting units, then later ones;
  * the first unit left goes as the plan has it (its first move waits
  * rather than commits), a unit ahead of waiting ones goes whole or
  * waits.  Where execute.c asks the bitmaps whether a block is free, the
@@ -167,19 +167,14 @@ struct sched {
 	struct clock	*c;
 	ext2fs_block_bitmap claimed;	/* what the group's moves copy from or into */
 	ext2fs_block_bitmap waits;	/* ... and the kept waiting units' */
-	uint32_t	*file_walk, walk;	/* per file: moved by a kept unit */
+	uint32_t	*file_walk, walk_no;	/* per file: moved by a unit kept in walk walk_no */
 	uint8_t		*seen;		/* per file: moved by the group */
-	uint64_t	*queue, *tried;	/* waiting units, and the commits when they waited */
-	size_t		nq;
-	uint64_t	pos, cur, cur_next, commits;
-	int		has_cur, closed;
-	int		waiting;	/* else the plan's order */
+	uint64_t	commits;
+	struct unit_walk walk;		/* the mover's order (unit_walk.c) */
 	uint64_t	*group;		/* the group's moves */
 	size_t		ngroup;
 	blk64_t		blocks;
 };
-
-enum take { TAKEN, PART, WAITS, FULL };
 
 static void unit_moves(const struct sched *s, uint64_t u, uint64_t *first, uint64_t *end)
 {
@@ -215,9 +210,10 @@ static void untake(struct sched *s, size_t k)
 		mark(s->claimed, &s->mv[s->group[i]], s->copies, 1);
 }
 
-/* take_unit of execute.c: MODE 0 plan, 1 first move waits, 2 whole. */
-static enum take take(struct sched *s, uint64_t u, uint64_t from, int mode)
+/* execute.c's take_unit, on the copies (unit_walk.h). */
+static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_reserve mode)
 {
+	struct sched *s = priv;
 	uint64_t first, end, m;
 	size_t before = s->ngroup;
 
@@ -230,21 +226,22 @@ static enum take take(struct sched *s, uint64_t u, uint64_t from, int mode)
 		if (s->seen[mv->file] || s->ngroup >= MOVE_GROUP_MOVES) {
 			int full = s->ngroup >= MOVE_GROUP_MOVES;
 
-			if (mode == 2) {
+			if (mode == MOVE_RESERVE_WHOLE) {
 				untake(s, before);
-				return full ? FULL : WAITS;
+				return full ? UNIT_FULL : UNIT_WAITS;
 			}
 			if (m == from)
-				return FULL;
+				return UNIT_FULL;
 			break;
 		}
-		if ((mode == 2 || (mode == 1 && m == from)) && must_wait(s, m)) {
+		if ((mode == MOVE_RESERVE_WHOLE ||
+		     (mode == MOVE_RESERVE_WAIT_FIRST && m == from)) && must_wait(s, m)) {
 			untake(s, before);
-			return WAITS;
+			return UNIT_WAITS;
 		}
 		if (s->ngroup && writes_into(s->claimed, mv, s->copies)) {
 			if (m == from)
-				return FULL;
+				return UNIT_FULL;
 			break;
 		}
 		if (writes_into(s->c->released, mv, s->copies)) {
@@ -256,120 +253,77 @@ static enum take take(struct sched *s, uint64_t u, uint64_t from, int mode)
 		s->group[s->ngroup++] = m;
 		s->blocks += move_blocks(mv, s->copies);
 	}
-	if (m < end) {
-		s->closed = 1;
-		s->has_cur = 1;
-		s->cur = u;
-		return PART;
-	}
-	return TAKEN;
+	return m < end ? UNIT_PART : UNIT_TAKEN;
 }
 
-/* Unit U's files and blocks into the waiting marks of this walk. */
-static void keep_waiting(struct sched *s, uint64_t u)
+/* Unit U's files and blocks, what it copies from and into, kept waiting. */
+static void keep(void *priv, uint64_t u)
 {
+	struct sched *s = priv;
 	uint64_t first, end, m;
 
 	unit_moves(s, u, &first, &end);
 	for (m = first; m < end; m++) {
-		s->file_walk[s->mv[m].file] = s->walk;
+		s->file_walk[s->mv[m].file] = s->walk_no;
 		mark(s->waits, &s->mv[m], s->copies, 1);
 	}
 }
 
-/* Whether unit U moves a file, or writes a block, a kept unit does. */
-static int conflicts(const struct sched *s, uint64_t u)
+/*
+ * Whether unit U moves a file, or writes a block, a kept unit does:
+ * where execute.c asks the bitmaps whether a block is free, the model
+ * asks whether a waiting unit copies from it or into it.
+ */
+static int conflicts(void *priv, uint64_t u)
 {
+	const struct sched *s = priv;
 	uint64_t first, end, m;
 
 	unit_moves(s, u, &first, &end);
 	for (m = first; m < end; m++)
-		if (s->file_walk[s->mv[m].file] == s->walk ||
+		if (s->file_walk[s->mv[m].file] == s->walk_no ||
 		    writes_into(s->waits, &s->mv[m], s->copies))
 			return 1;
 	return 0;
 }
 
-/* try_unit of execute.c. */
-static int try_unit(struct sched *s, uint64_t u, int earliest, int force, int *full)
+/* execute.c's may_join: the group's bounds. */
+static int may_join(void *priv, uint64_t u, int force)
 {
+	const struct sched *s = priv;
 	uint64_t first, end, m;
 	blk64_t ub = 0;
-	enum take t;
 
+	(void)force;
+	if (!s->ngroup)
+		return 1;
 	unit_moves(s, u, &first, &end);
 	for (m = first; m < end; m++)
 		ub += move_blocks(&s->mv[m], s->copies);
-	if (s->closed || (s->ngroup && (s->ngroup >= MOVE_GROUP_MOVES ||
-					s->blocks + ub > s->bound))) {
-		*full = 1;
-		return -1;
-	}
-	if (!earliest && conflicts(s, u)) {
-		keep_waiting(s, u);
-		return 1;
-	}
-	t = take(s, u, 0, !earliest ? 2 : force ? 0 : 1);
-	if (t == WAITS) {
-		keep_waiting(s, u);
-		return 1;
-	}
-	if (t == FULL) {
-		*full = 1;
-		return -1;
-	}
-	return 0;
+	return s->ngroup < MOVE_GROUP_MOVES && s->blocks + ub <= s->bound;
 }
 
-/* gather_group of execute.c. */
-static void gather(struct sched *s, int force)
+static void walk_start(void *priv)
 {
-	size_t i, kept = 0;
-	int full = 0;
+	struct sched *s = priv;
 
-	s->closed = 0;
-	if (s->has_cur) {
-		s->has_cur = 0;
-		if (take(s, s->cur, s->cur_next, 0) != TAKEN)
-			s->closed = 1;
-	}
 	ext2fs_clear_block_bitmap(s->waits);
-	s->walk++;
-	for (i = 0; i < s->nq; i++) {
-		uint64_t u = s->queue[i];
-		int earliest = !s->has_cur && !kept, r = -1;
-
-		if (!full && !earliest && s->tried[i] == s->commits) {
-			keep_waiting(s, u);
-			r = 1;
-		} else if (!full) {
-			r = try_unit(s, u, earliest, force && earliest, &full);
-		}
-		if (r == 0)
-			continue;
-		if (r < 0)
-			keep_waiting(s, u);
-		else
-			s->tried[i] = s->commits;
-		s->queue[kept] = u;
-		s->tried[kept] = s->tried[i];
-		kept++;
-	}
-	s->nq = kept;
-	while (!full && s->pos < s->nunits && s->nq < WAITING_MAX) {
-		int earliest = !s->waiting || (!s->has_cur && !s->nq);
-		int r = try_unit(s, s->pos, earliest, (force || !s->waiting) && earliest, &full);
-
-		if (r < 0)
-			break;
-		if (r > 0) {
-			s->queue[s->nq] = s->pos;
-			s->tried[s->nq] = s->commits;
-			s->nq++;
-		}
-		s->pos++;
-	}
+	s->walk_no++;
 }
+
+static uint64_t commits_made(void *priv)
+{
+	return ((const struct sched *)priv)->commits;
+}
+
+static const struct unit_walk_ops walk_ops = {
+	.may_join = may_join,
+	.take = take,
+	.walk_start = walk_start,
+	.conflicts = conflicts,
+	.keep = keep,
+	.commits = commits_made,
+};
 
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			size_t buffer_bytes, const struct io_move *mv,
@@ -406,35 +360,33 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	s.nunits = unit_end ? nunits : n;
 	s.bound = (blk64_t)MOVE_GROUP_BUFFERS * buf_blocks;
 	s.c = &c;
-	s.waiting = waiting;
 	s.seen = calloc(nfiles + 1, 1);
 	s.file_walk = calloc(nfiles + 1, sizeof(*s.file_walk));
-	s.queue = calloc(WAITING_MAX, sizeof(*s.queue));
-	s.tried = calloc(WAITING_MAX, sizeof(*s.tried));
 	s.group = calloc(MOVE_GROUP_MOVES, sizeof(*s.group));
 	ret = ENOMEM;
-	if (!s.seen || !s.file_walk || !s.queue || !s.tried || !s.group)
+	if (!s.seen || !s.file_walk || !s.group ||
+	    unit_walk_init(&s.walk, s.nunits, waiting, &walk_ops, &s))
 		goto out;
 	ret = ext2fs_allocate_block_bitmap(fs, "claimed", &s.claimed);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "waiting", &s.waits);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "released", &c.released);
-	while (!ret && (s.has_cur || s.nq || s.pos < s.nunits)) {
+	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
 		blk64_t blocks = 0;
 
 		s.ngroup = 0;
 		s.blocks = 0;
 		ext2fs_clear_block_bitmap(s.claimed);
-		gather(&s, 0);
+		unit_walk_gather(&s.walk, 0);
 		if (!s.ngroup && c.batch) {
 			commit(&c);
 			s.commits++;
-			gather(&s, 0);
+			unit_walk_gather(&s.walk, 0);
 		}
 		if (!s.ngroup)
-			gather(&s, 1);
+			unit_walk_gather(&s.walk, 1);
 		if (!s.ngroup)
 			break;	/* cannot be: the first unit left goes when forced */
 		/* The copies: sources in the disk's order, data flushed each buffer. */
@@ -477,10 +429,10 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			mark(c.released, m, copies, 0);
 			c.batch += b;
 			blocks += b;
-			if (s.has_cur && k + 1 == s.ngroup)
-				s.cur_next = s.group[k] + 1;
+			if (s.walk.has_cur && k + 1 == s.ngroup)
+				s.walk.cur_next = s.group[k] + 1;
 		}
-		if (c.batch >= buf_blocks || (!s.has_cur && !s.nq && s.pos >= s.nunits)) {
+		if (c.batch >= buf_blocks || !unit_walk_left(&s.walk)) {
 			commit(&c);
 			s.commits++;
 		}
@@ -500,8 +452,7 @@ out:
 	free(ops);
 	free(s.seen);
 	free(s.file_walk);
-	free(s.queue);
-	free(s.tried);
+	unit_walk_fini(&s.walk);
 	free(s.group);
 	return ret;
 }

@@ -1,26 +1,24 @@
 /*
- * waiting.c --- units that wait for a commit while later ones go ahead.
+ * waiting.c --- what units kept waiting hold back from later ones.
  *
  * A move that gains blocks a move of the open batch released must wait
  * for the batch's commit (the old layout uses them until then).  In plan
  * order each such move ends a batch: on a tree whose files slide into
  * the blocks their neighbours left, a commit (a journal write and two
- * flushes on a rotating disk) every few kilobytes.  So execute.c lets
- * the unit wait and carries on with later units that need no commit,
- * and the waiting ones go once the batch has committed as it fills.
- * That costs a pass of its own to read the waiting ones; units.c keeps
- * this order only where the model of the run's I/O finds it faster.
+ * flushes on a rotating disk) every few kilobytes.  So the unit may wait
+ * while later units that need no commit go ahead (unit_walk.c), and the
+ * waiting ones go once the batch has committed as it fills.
  *
- * Reordering is safe where the units commute.  Units touch disjoint
- * files (a unit ends only when every file it touched has had its last
- * move, units.h), so each file's moves keep their order, and a unit's
- * effect on the pieces and read time (per file) is the same in any
- * order: every stop between units still leaves the disk no worse.  The
- * blocks: a later unit that goes ahead must not gain a block that a
- * waiting unit's moves may gain (its planned destinations and new
- * mapping blocks, marked here), or the waiting unit would find it taken;
- * a block a waiting unit still owns is not free, so a later unit that
- * wants it waits too (move.c checks every gained block free).
+ * Reordering is safe where the units commute, and the marks here say
+ * where they may not.  Files: a later unit that moves a file a waiting
+ * unit moves waits too, so each file's moves keep their order, and units
+ * of distinct files change the pieces and read time (per file) by the
+ * same in any order: every stop between units still leaves the disk no
+ * worse.  Blocks: a later unit that goes ahead must not gain a block
+ * that a waiting unit's moves may gain (their planned destinations and
+ * new mapping blocks), or the waiting unit would find it taken; a block
+ * a waiting unit still holds is not free, so a later unit that wants it
+ * waits too (move.c checks every gained block free).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,12 +39,10 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 	w->opts = opts;
 	w->first = fs->super->s_first_data_block;
 	w->end = ext2fs_blocks_count(fs->super);
-	w->unit = calloc(WAITING_MAX, sizeof(*w->unit));
-	w->tried = calloc(WAITING_MAX, sizeof(*w->tried));
 	w->seg_at = calloc(plan->nmoves + 1, sizeof(*w->seg_at));
 	w->meta_at = calloc(plan->nmoves + 1, sizeof(*w->meta_at));
 	w->file_walk = calloc(layout->nfiles + 1, sizeof(*w->file_walk));
-	if (!w->unit || !w->tried || !w->seg_at || !w->meta_at || !w->file_walk) {
+	if (!w->seg_at || !w->meta_at || !w->file_walk) {
 		waiting_fini(w);
 		return ENOMEM;
 	}
@@ -59,8 +55,6 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 
 void waiting_fini(struct waiting *w)
 {
-	free(w->unit);
-	free(w->tried);
 	free(w->seg_at);
 	free(w->meta_at);
 	free(w->file_walk);

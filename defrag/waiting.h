@@ -1,26 +1,17 @@
 /*
- * waiting.h --- units that wait for a commit while later ones go ahead
- * (waiting.c, used by execute.c).
+ * waiting.h --- what units kept waiting hold back from later ones
+ * (waiting.c): the mover's marks for unit_walk.c.
  */
 #ifndef DEFRAG_WAITING_H
 #define DEFRAG_WAITING_H
 
 #include "defrag.h"
 
-/*
- * At most this many units wait at once: the queue is walked at every
- * group, and the later units it lets go ahead are bounded by it too.
- */
-#define WAITING_MAX	4096
-
 struct waiting {
 	const struct layout *layout;
 	const struct plan *plan;
 	const struct run_opts *opts;
 	blk64_t		first, end;	/* the filesystem's data blocks */
-	uint64_t	*unit;		/* waiting units, in plan order */
-	uint64_t	*tried;		/* the commit count when each last waited */
-	size_t		n;
 	ext2fs_block_bitmap dst;	/* every block the kept units' moves may gain */
 	uint64_t	*seg_at, *meta_at;	/* per move: its first of plan->segs, ->meta */
 	uint32_t	*file_walk;	/* per file: the walk a kept unit moved it in */

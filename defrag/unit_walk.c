@@ -1,0 +1,150 @@
+/*
+ * unit_walk.c --- the order a plan's units go in, group after group.
+ *
+ * In the plan's order each unit goes in turn, its moves committing the
+ * open batch where they take blocks it freed.  Waiting (units.h: where
+ * the model finds it faster), a unit whose first move would take such
+ * blocks waits, and later units go ahead of it while they commute with
+ * every waiting unit (waiting.c says when they do): whole, with no
+ * commit and every block they gain free.  Only the earliest unit left
+ * goes as the plan has it, part way or committing; a unit once started
+ * goes on before any other.  A waiting unit is tried again once a commit
+ * has been made (the blocks it waits for are free then), the earliest
+ * at every group.
+ *
+ * The walk is the mover's (execute.c) and its model's (iomodel.c): the
+ * ops say what taking a unit, and keeping one waiting, means to each.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit_walk.h"
+
+errcode_t unit_walk_init(struct unit_walk *w, uint64_t nunits, int waiting,
+			 const struct unit_walk_ops *ops, void *priv)
+{
+	memset(w, 0, sizeof(*w));
+	w->ops = ops;
+	w->priv = priv;
+	w->nunits = nunits;
+	w->waiting = waiting;
+	w->unit = calloc(UNIT_WALK_WAITING_MAX, sizeof(*w->unit));
+	w->tried = calloc(UNIT_WALK_WAITING_MAX, sizeof(*w->tried));
+	if (!w->unit || !w->tried) {
+		unit_walk_fini(w);
+		return ENOMEM;
+	}
+	return 0;
+}
+
+void unit_walk_fini(struct unit_walk *w)
+{
+	free(w->unit);
+	free(w->tried);
+	w->unit = w->tried = NULL;
+	w->n = 0;
+}
+
+int unit_walk_left(const struct unit_walk *w)
+{
+	return w->has_cur || w->n || w->pos < w->nunits;
+}
+
+uint64_t unit_walk_next(const struct unit_walk *w)
+{
+	return w->has_cur ? w->cur : w->n ? w->unit[0] : w->pos;
+}
+
+/*
+ * Try unit U (not started) for the group: 1 when it must wait (kept,
+ * its files and blocks marked), 0 when the group took it, -1 when it is
+ * left for a later group (the group is full or closed: *FULL set).
+ * EARLIEST: no unit before it in plan order is left, so it goes as the
+ * plan has it, its first move waiting rather than committing; a unit
+ * going ahead of waiting ones is taken whole or not at all.  FORCE
+ * (with EARLIEST): it goes, committing where it must.
+ */
+static int try_unit(struct unit_walk *w, uint64_t u, int earliest, int force, int *full)
+{
+	const struct unit_walk_ops *ops = w->ops;
+	enum unit_take t;
+
+	if (w->closed || !ops->may_join(w->priv, u, force)) {
+		*full = 1;
+		return -1;
+	}
+	if (!earliest && ops->conflicts(w->priv, u)) {
+		ops->keep(w->priv, u);
+		return 1;
+	}
+	t = ops->take(w->priv, u, 0, !earliest ? MOVE_RESERVE_WHOLE :
+				     force ? MOVE_RESERVE_PLAN : MOVE_RESERVE_WAIT_FIRST);
+	if (t == UNIT_WAITS) {
+		ops->keep(w->priv, u);
+		return 1;
+	}
+	if (t == UNIT_FULL || t == UNIT_NONE) {
+		*full = 1;
+		return -1;
+	}
+	if (t == UNIT_PART) {
+		w->closed = 1;
+		w->has_cur = 1;
+		w->cur = u;
+	}
+	return 0;
+}
+
+void unit_walk_gather(struct unit_walk *w, int force)
+{
+	const struct unit_walk_ops *ops = w->ops;
+	size_t i, kept = 0;
+	int full = 0;
+
+	w->closed = 0;
+	if (w->has_cur) {
+		if (ops->take(w->priv, w->cur, w->cur_next, MOVE_RESERVE_PLAN) == UNIT_TAKEN)
+			w->has_cur = 0;
+		else
+			w->closed = 1;
+	}
+	ops->walk_start(w->priv);
+	for (i = 0; i < w->n; i++) {
+		uint64_t u = w->unit[i];
+		int earliest = !w->has_cur && !kept, r = -1;
+
+		/* One that waited since the last commit waits on. */
+		if (!full && !earliest && w->tried[i] == ops->commits(w->priv)) {
+			ops->keep(w->priv, u);
+			r = 1;
+		} else if (!full) {
+			r = try_unit(w, u, earliest, force && earliest, &full);
+		}
+		if (r == 0)
+			continue;	/* it goes with this group */
+		if (r < 0)
+			ops->keep(w->priv, u);	/* it waits for the next group */
+		else
+			w->tried[i] = ops->commits(w->priv);
+		w->unit[kept] = u;
+		w->tried[kept] = w->tried[i];
+		kept++;
+	}
+	w->n = kept;
+	while (!full && w->pos < w->nunits && w->n < UNIT_WALK_WAITING_MAX) {
+		/* In the plan's order each unit goes as the plan has it. */
+		int earliest = !w->waiting || (!w->has_cur && !w->n);
+		int r = try_unit(w, w->pos, earliest, (force || !w->waiting) && earliest,
+				 &full);
+
+		if (r < 0)
+			break;
+		if (r > 0) {
+			w->unit[w->n] = w->pos;
+			w->tried[w->n] = ops->commits(w->priv);
+			w->n++;
+		}
+		w->pos++;
+	}
+}
