@@ -343,8 +343,10 @@ static void aligned_candidates(struct sweep *s, const struct unit *u)
 		if (ntop == ALIGNED_PIECES && top[ntop - 1].len >= r[i].len)
 			continue;
 		j = ntop < ALIGNED_PIECES ? ntop++ : ALIGNED_PIECES - 1;
-		for (; j > 0 && top[j - 1].len < r[i].len; j--)
+		for (; j > 0 && top[j - 1].len < r[i].len; j--) {
 			top[j] = top[j - 1];
+			topoff[j] = topoff[j - 1];
+		}
 		top[j] = (struct layout_piece){ r[i].start, r[i].len };
 		topoff[j] = off;
 	}
