@@ -9,7 +9,11 @@
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 command -v valgrind >/dev/null 2>&1 || { echo "skip: no valgrind"; exit 77; }
-bin=$(command -v e2defrag)
+# The binary itself: defrag-lib.sh makes `e2defrag` a shell function, so
+# `command -v` would name the function and the sanitizer check below
+# would look at nothing.
+bin=$top_builddir/defrag/e2defrag
+[ -x "$bin" ] || fail "no $bin"
 if nm "$bin" 2>/dev/null | grep -q __asan_init || ldd "$bin" 2>/dev/null | grep -q libasan; then
 	echo "skip: a sanitizer build"
 	exit 77
