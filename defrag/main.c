@@ -747,9 +747,12 @@ static int run(struct cli *c, const char *prog)
 		goto out;
 	}
 	if (st.switch_failed) {
+		/* The writer's own error: the files' EIO only says their batch failed. */
+		errcode_t why = switch_failure(sw);
+
 		switch_close(sw);
-		fprintf(stderr, "%s: writing the metadata of a file switch failed; the filesystem is as a power cut would leave it: run e2fsck -f %s\n",
-			prog, info.device);
+		fprintf(stderr, "%s: writing the metadata of a file switch failed (%s); the filesystem is as a power cut would leave it: run e2fsck -f %s\n",
+			prog, why ? error_message(why) : "unknown error", info.device);
 		r.run = &st;
 		text_failures(stderr, &r);
 		goto out;

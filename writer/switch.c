@@ -473,6 +473,11 @@ int switch_is_failed(const struct switch_ctx *c)
 	return c && c->failed;
 }
 
+errcode_t switch_failure(const struct switch_ctx *c)
+{
+	return c ? c->failed : 0;
+}
+
 /* Reads see the blocks the journal holds and the disk does not yet. */
 static void read_through_journal(void *priv, uint64_t offset, uint64_t len,
 				 void *data)

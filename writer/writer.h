@@ -167,6 +167,9 @@ void switch_counts(const struct switch_ctx *c, uint64_t *commits,
  */
 int switch_is_failed(const struct switch_ctx *c);
 
+/* The error that stopped C (0 while it works): what to tell the user. */
+errcode_t switch_failure(const struct switch_ctx *c);
+
 /* Checkpoint whatever is left and leave the journal empty; frees C. */
 errcode_t switch_close(struct switch_ctx *c);
 
