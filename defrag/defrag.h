@@ -88,6 +88,7 @@ struct run_state {
 	double		next_unit_seconds;
 	int		too_long;
 	int		switch_failed;	/* a switch failed: the run stopped there */
+	errcode_t	device_error;	/* reading or writing a group's copies failed: stopped */
 	uint64_t	commits;	/* batches made durable (group commit) */
 	uint64_t	reuse_commits;	/* of them, ended by a reuse of freed blocks */
 	double		seconds;
@@ -96,8 +97,9 @@ struct run_state {
 /*
  * Carry out PLAN on FS through SW, in order.  A move that fails leaves
  * its file as it was; later moves go on (each checks that its blocks are
- * free).  Stops cleanly between moves when cancelled or out of time, and
- * within a move before its switch when cancelled.  ST->results has one
+ * free), but for a failed read or write of the copies (ST->device_error),
+ * where the run stops.  Stops cleanly between moves when cancelled or out
+ * of time, and within a move before its switch when cancelled.  ST->results has one
  * entry per move.
  */
 errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,

@@ -389,6 +389,17 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			st->abandoned = 1;
 			break;
 		}
+		if (cret) {
+			/*
+			 * The device failed a read, write or flush of the
+			 * copies: nothing of the group is switched, and later
+			 * moves, many needing this one, would only fail in
+			 * turn with errors that hide the device's.  Stop.
+			 */
+			move_group_drop(&x.c, &x.g);
+			st->device_error = cret;
+			break;
+		}
 		/* The switches, in order, a first signal heeded between units. */
 		for (k = 0; k < x.g.n; k++) {
 			uint64_t m = x.move[k], u = x.unit[k], first, end;

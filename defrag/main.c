@@ -769,6 +769,9 @@ static int run(struct cli *c, const char *prog)
 	else if (st.cancelled)
 		fprintf(stderr, "%s: cancelled at the end of a unit; the filesystem is consistent and its layout no worse than before (a second signal stops sooner)\n",
 			prog);
+	if (st.device_error)
+		fprintf(stderr, "%s: %s: reading or writing the data of a move failed (%s): stopped there; every file has its old or its new layout and the moves done are kept, but the layout may be worse than before until a run finishes; check the device before the next run\n",
+			prog, info.device, error_message(st.device_error));
 	/* Measure the outcome afresh rather than trust the plan. */
 	lo.progress = NULL;
 	lo.sanity = 0;
@@ -778,6 +781,8 @@ static int run(struct cli *c, const char *prog)
 	r.run = &st;
 	r.result = file_results(plan, &st);
 	r.status = status = c->run_status = run_exit_status(plan, &st, r.result);
+	if (st.device_error)
+		r.status = status = c->run_status = EXIT_OPERATIONAL;
 	/* The run is done whatever the picture does; a failed one is an error still. */
 	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",
@@ -802,7 +807,7 @@ out:
 		metrics_figures_from(&c->fig, after ? after : layout);
 		c->bytes_written = (uint64_t)st.written * fs->blocksize;
 		c->would_improve = plan && plan->best + plan->partial + plan->consolidated > 0;
-		c->attempted = st.done || st.failed || st.switch_failed;
+		c->attempted = st.done || st.failed || st.switch_failed || st.device_error;
 		c->moved = st.done > 0;
 	}
 	if (c->metrics && info.device && !c->device) {
