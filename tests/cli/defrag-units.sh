@@ -25,6 +25,34 @@ noworse() {
 		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
 }
 
+# converge IMG N MAX WHAT: short runs (--max-units N, at most MAX of
+# them, until one finishes or one moves nothing) on a copy of IMG reach
+# what one run on another copy reaches (figures), e2fsck -fn clean and
+# every file intact.
+converge() {
+	cp "$1" "$T/one.img"
+	e2defrag "$T/one.img" > /dev/null 2>&1
+	figures "$T/one.img" "$T/one"
+	cp "$1" "$T/rep.img"
+	k=0
+	while [ $k -lt "$3" ]; do
+		cp "$T/rep.img" "$T/prev.img"
+		e2defrag --max-units "$2" "$T/rep.img" > /dev/null 2>&1
+		rc=$?
+		[ $rc -le 1 ] || fail "$4: short run $k exit $rc"
+		k=$((k + 1))
+		[ $rc -eq 0 ] && break
+		cmp -s "$T/rep.img" "$T/prev.img" && break	# nothing more moved
+	done
+	check_clean "$T/rep.img"
+	snapshot "$T/rep.img" "$T/rep.json"
+	same_snapshot "$T/files.json" "$T/rep.json"
+	figures "$T/rep.img" "$T/rep"
+	cmp -s "$T/one" "$T/rep" ||
+		fail "$4: $k short runs reach $(cat "$T/rep"), one run $(cat "$T/one")"
+	echo "ok $4: $k runs of $2 units reach what one run does: $(tr '\n' ' ' < "$T/one")"
+}
+
 for fs in ext3 ext2; do
 	img=$T/$fs.img
 	e2fragimg -q -w nearfull -t $fs -b 1024 -S 3 "$img" > /dev/null 2>&1 ||
@@ -94,28 +122,7 @@ assert units and max(units) == j["plan"]["units"], (max(units), j["plan"]["units
 		echo "ok $fs --max-units $n: $(tr '\n' ' ' < "$T/before")-> $(tr '\n' ' ' < "$T/after")"
 	done
 
-	# One run, and short runs repeated: the same end.
-	cp "$img" "$T/one.img"
-	e2defrag "$T/one.img" > /dev/null 2>&1
-	figures "$T/one.img" "$T/one"
-	cp "$img" "$T/rep.img"
-	k=0
-	while [ $k -lt 30 ]; do
-		cp "$T/rep.img" "$T/prev.img"
-		e2defrag --max-units 4 "$T/rep.img" > /dev/null 2>&1
-		rc=$?
-		[ $rc -le 1 ] || fail "$fs: short run $k exit $rc"
-		k=$((k + 1))
-		[ $rc -eq 0 ] && break
-		cmp -s "$T/rep.img" "$T/prev.img" && break	# nothing more moved
-	done
-	check_clean "$T/rep.img"
-	snapshot "$T/rep.img" "$T/rep.json"
-	same_snapshot "$T/files.json" "$T/rep.json"
-	figures "$T/rep.img" "$T/rep"
-	cmp -s "$T/one" "$T/rep" ||
-		fail "$fs: $k short runs reach $(cat "$T/rep"), one run $(cat "$T/one")"
-	echo "ok $fs: $k runs of 4 units reach what one run does: $(tr '\n' ' ' < "$T/one")"
+	converge "$img" 4 30 "$fs"
 done
 
 # Units out of plan order (defrag/waiting.c): on e2fragimg's turns disk
@@ -155,25 +162,7 @@ PY
 	[ "$late" -gt 0 ] || fail "turns --max-units $n: only the plan's first $n units moved: none went ahead"
 	echo "ok turns --max-units $n: $late files of later units went ahead; $(tr '\n' ' ' < "$T/before")-> $(tr '\n' ' ' < "$T/after")"
 done
-cp "$img" "$T/one.img"
-e2defrag "$T/one.img" > /dev/null 2>&1
-figures "$T/one.img" "$T/one"
-k=0
-while [ $k -lt 60 ]; do
-	cp "$img" "$T/prev.img"
-	e2defrag --max-units 40 "$img" > /dev/null 2>&1
-	rc=$?
-	[ $rc -le 1 ] || fail "turns: short run $k exit $rc"
-	k=$((k + 1))
-	[ $rc -eq 0 ] && break
-	cmp -s "$img" "$T/prev.img" && break
-done
-check_clean "$img"
-snapshot "$img" "$T/rep.json"
-same_snapshot "$T/files.json" "$T/rep.json"
-figures "$img" "$T/rep"
-cmp -s "$T/one" "$T/rep" || fail "turns: $k short runs reach $(cat "$T/rep"), one run $(cat "$T/one")"
-echo "ok turns: $k runs of 40 units reach what one run does: $(tr '\n' ' ' < "$T/one")"
+converge "$img" 40 60 turns
 
 # One SIGINT in the first unit: it finishes, and the run stops, exit 32.
 # (Held in the first progress report of the moves, once a block is
