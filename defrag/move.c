@@ -480,13 +480,6 @@ static errcode_t collect_ops(struct move_ctx *c, const struct move_group *g)
 	return 0;
 }
 
-/*
- * A gap between two sources this short is read through: one request
- * costs less than two (a repositioning waits half a rotation; 64 KiB
- * pass under the head in about as long) and holds little of the buffer.
- */
-#define READ_THROUGH_BYTES	(64u << 10)
-
 static int cmp_placed_dst(const void *a, const void *b)
 {
 	const struct copy_op *x = a, *y = b;

@@ -23,6 +23,13 @@
 #define MOVE_GROUP_MOVES	4096
 #define MOVE_GROUP_BUFFERS	32
 
+/*
+ * A gap between two sources this short is read through: one request
+ * costs less than two (a repositioning waits half a rotation; 64 KiB
+ * pass under the head in about as long) and holds little of the buffer.
+ */
+#define READ_THROUGH_BYTES	(64u << 10)
+
 struct move_ctx {
 	ext2_filsys	fs;
 	struct switch_ctx *sw;
