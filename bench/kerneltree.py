@@ -20,6 +20,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def main(argv):
@@ -62,8 +63,19 @@ def main(argv):
                 os.close(fd)
             i += len(names)
     finally:
-        subprocess.run(["umount", mnt], check=True)
+        umount(mnt)
         os.rmdir(mnt)
+
+
+def umount(mnt):
+    """Unmount MNT, again while it is busy: anything walking the
+    directory tree (du, updatedb) holds it for a moment, and a mount left
+    behind keeps its loop device and a deleted image."""
+    for _ in range(20):
+        if subprocess.run(["umount", mnt], stderr=subprocess.DEVNULL).returncode == 0:
+            return
+        time.sleep(0.5)
+    subprocess.run(["umount", mnt], check=True)
 
 
 if __name__ == "__main__":
