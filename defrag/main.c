@@ -781,8 +781,6 @@ static int run(struct cli *c, const char *prog)
 	r.run = &st;
 	r.result = file_results(plan, &st);
 	r.status = status = c->run_status = run_exit_status(plan, &st, r.result);
-	if (st.device_error)
-		r.status = status = c->run_status = EXIT_OPERATIONAL;
 	/* The run is done whatever the picture does; a failed one is an error still. */
 	if ((c->svg_after || both) && !after) {
 		fprintf(stderr, "%s: cannot scan %s after the run: no picture after\n",

@@ -7,7 +7,8 @@
  * it could exits 0, files short of best included: planning is the same
  * every time on the same disk and one run is a fixed point, so another
  * run would find nothing more to do for them (report_short names them
- * and says why).  Signals (32) and failed moves (4) keep their status.
+ * and says why).  Signals (32) and failed moves (4) keep their status;
+ * a device that failed a read or write of the data stopped the run (8).
  */
 #include "report.h"
 
@@ -16,6 +17,8 @@ int run_exit_status(const struct plan *plan, const struct run_state *st,
 {
 	uint64_t i;
 
+	if (st && st->device_error)
+		return EXIT_OPERATIONAL;
 	if (st && st->cancelled)
 		return EXIT_CANCELLED;
 	if (st && st->failed)

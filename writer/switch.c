@@ -468,14 +468,14 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 	return ret ? ret : switch_commit(c);
 }
 
-int switch_is_failed(const struct switch_ctx *c)
-{
-	return c && c->failed;
-}
-
 errcode_t switch_failure(const struct switch_ctx *c)
 {
 	return c ? c->failed : 0;
+}
+
+int switch_is_failed(const struct switch_ctx *c)
+{
+	return switch_failure(c) != 0;
 }
 
 /* Reads see the blocks the journal holds and the disk does not yet. */
