@@ -91,6 +91,7 @@ struct run_state {
 	errcode_t	device_error;	/* reading or writing a group's copies failed: stopped */
 	uint64_t	commits;	/* batches made durable (group commit) */
 	uint64_t	reuse_commits;	/* of them, ended by a reuse of freed blocks */
+	uint64_t	logged_blocks;	/* data written through the journal (move.h) */
 	double		seconds;
 };
 

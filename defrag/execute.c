@@ -468,6 +468,7 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			     keep_open(batch, nbatch, sw), failed_file);
 	switch_counts(sw, &st->commits, &st->reuse_commits);
 	st->reuse_commits += x.c.reuse_commits;
+	st->logged_blocks = switch_logged_blocks(sw);
 	st->copied = x.c.copied;
 	st->written = x.c.written;
 	st->seconds = util_now_seconds() - x.start;

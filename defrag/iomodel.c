@@ -23,6 +23,9 @@
  * - writes go to the page cache and out at each flush in block order;
  *   the data is flushed each buffer of it, and the flush waits for the
  *   platter (half a rotation);
+ * - a move into blocks the open batch released logs them where the
+ *   mover would (MOVE_LOG_MAX_BYTES, the transaction's room): no commit,
+ *   their second write, to the log, costed at the commit as a transfer;
  * - a commit (when the batch holds a buffer of data, when every unit
  *   left waits for one, and at the end) flushes the data, then
  *   costs three flushes each with an average seek and a rotation (the
@@ -53,6 +56,8 @@ struct clock {
 	struct io_copy	*pending;	/* written since the last flush */
 	size_t		npending, pending_cap;
 	ext2fs_block_bitmap released;	/* what the open batch released */
+	blk64_t		logged;		/* blocks the open batch logs */
+	blk64_t		log_room, log_max;	/* the mover's bounds on them */
 	ext2fs_block_bitmap cached;	/* read or written before: the page cache's */
 	blk64_t		read_end;	/* where the group's last read ended (0: none) */
 };
@@ -137,9 +142,11 @@ static void commit(struct clock *c)
 {
 	flush(c);
 	c->t += 3 * (readmodel_jump_seconds(c->m, c->m->disk_bytes / 3) +
-		     rotation_seconds(c->m));
+		     rotation_seconds(c->m)) +
+		readmodel_transfer_seconds(c->m, (double)c->logged * c->bs);
 	c->head_known = 0;
 	c->batch = 0;
+	c->logged = 0;
 	ext2fs_clear_block_bitmap(c->released);
 }
 
@@ -156,6 +163,35 @@ static int writes_into(ext2fs_block_bitmap bmap, const struct io_move *mv,
 			return 1;
 	}
 	return 0;
+}
+
+/* Blocks MV writes that are marked in BMAP, counting stops past LIMIT. */
+static blk64_t writes_count(ext2fs_block_bitmap bmap, const struct io_move *mv,
+			    const struct io_copy *copies, blk64_t limit)
+{
+	blk64_t n = 0, b;
+	uint64_t k;
+
+	for (k = 0; k < mv->ncopies && n <= limit; k++) {
+		const struct io_copy *p = &copies[mv->copy_at + k];
+
+		if (ext2fs_test_block_bitmap_range2(bmap, p->dst, p->len))
+			continue;
+		for (b = p->dst; b < p->dst + p->len && n <= limit; b++)
+			n += ext2fs_fast_test_block_bitmap2(bmap, b) != 0;
+	}
+	return n;
+}
+
+/*
+ * Whether MV, writing into blocks the open batch released, logs them as
+ * the mover would (move.c's may_log), and how many, into *N.
+ */
+static int may_log(const struct clock *c, const struct io_move *mv,
+		   const struct io_copy *copies, blk64_t *n)
+{
+	*n = writes_count(c->released, mv, copies, c->log_max);
+	return c->log_room && *n <= c->log_max && c->logged + *n <= c->log_room;
 }
 
 static void mark(ext2fs_block_bitmap bmap, const struct io_move *mv,
@@ -204,6 +240,7 @@ struct sched {
 	uint64_t	commits;
 	struct unit_walk walk;		/* the mover's order (unit_walk.c) */
 	uint64_t	*group;		/* the group's moves */
+	blk64_t		*group_logged;	/* ... and the blocks each logs */
 	size_t		ngroup;
 	blk64_t		blocks;
 };
@@ -222,7 +259,10 @@ static void unit_moves(const struct sched *s, uint64_t u, uint64_t *first, uint6
 /* Whether move M must wait: it writes where it may not yet. */
 static int must_wait(const struct sched *s, uint64_t m)
 {
-	return writes_into(s->c->released, &s->mv[m], s->copies) ||
+	blk64_t n;
+
+	return (writes_into(s->c->released, &s->mv[m], s->copies) &&
+		!may_log(s->c, &s->mv[m], s->copies, &n)) ||
 	       (s->ngroup && writes_into(s->claimed, &s->mv[m], s->copies)) ||
 	       writes_into(s->waits, &s->mv[m], s->copies);
 }
@@ -235,6 +275,7 @@ static void untake(struct sched *s, size_t k)
 	for (i = k; i < s->ngroup; i++) {
 		s->seen[s->mv[s->group[i]].file] = 0;
 		s->blocks -= move_blocks(&s->mv[s->group[i]], s->copies);
+		s->c->logged -= s->group_logged[i];
 	}
 	s->ngroup = k;
 	ext2fs_clear_block_bitmap(s->claimed);
@@ -276,9 +317,17 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 				return UNIT_FULL;
 			break;
 		}
+		s->group_logged[s->ngroup] = 0;
 		if (writes_into(s->c->released, mv, s->copies)) {
-			commit(s->c);
-			s->commits++;
+			blk64_t n;
+
+			if (may_log(s->c, mv, s->copies, &n)) {
+				s->c->logged += n;
+				s->group_logged[s->ngroup] = n;
+			} else {
+				commit(s->c);
+				s->commits++;
+			}
 		}
 		s->seen[mv->file] = 1;
 		mark(s->claimed, mv, s->copies, 1);
@@ -358,7 +407,8 @@ static const struct unit_walk_ops walk_ops = {
 };
 
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
-			size_t buffer_bytes, const struct io_move *mv,
+			size_t buffer_bytes, blk64_t log_room,
+			const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
 			const uint64_t *unit_end, uint64_t nunits, int waiting,
 			double *seconds)
@@ -376,6 +426,8 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	memset(&s, 0, sizeof(s));
 	c.m = model;
 	c.bs = fs->blocksize;
+	c.log_room = log_room;
+	c.log_max = MOVE_LOG_MAX_BYTES / fs->blocksize;
 	if (!buffer_bytes)
 		buffer_bytes = MOVE_DEFAULT_BUFFER;
 	buf_blocks = buffer_bytes / fs->blocksize ? buffer_bytes / fs->blocksize : 1;
@@ -395,8 +447,9 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	s.seen = calloc(nfiles + 1, 1);
 	s.file_walk = calloc(nfiles + 1, sizeof(*s.file_walk));
 	s.group = calloc(MOVE_GROUP_MOVES, sizeof(*s.group));
+	s.group_logged = calloc(MOVE_GROUP_MOVES, sizeof(*s.group_logged));
 	ret = ENOMEM;
-	if (!s.seen || !s.file_walk || !s.group ||
+	if (!s.seen || !s.file_walk || !s.group || !s.group_logged ||
 	    unit_walk_init(&s.walk, s.nunits, waiting, &walk_ops, &s))
 		goto out;
 	ret = ext2fs_allocate_block_bitmap(fs, "claimed", &s.claimed);
@@ -491,5 +544,6 @@ out:
 	free(s.file_walk);
 	unit_walk_fini(&s.walk);
 	free(s.group);
+	free(s.group_logged);
 	return ret;
 }

@@ -133,6 +133,11 @@ static json_t *result_json(const struct report *r)
 	 * freed by the batch ended early. */
 	json_object_set_new(o, "commits", json_integer(st->commits));
 	json_object_set_new(o, "reuse_commits", json_integer(st->reuse_commits));
+	/* Data also written to the journal, where a move logged the blocks
+	 * its batch freed rather than commit (move.h); bytes_written counts
+	 * it once, in place. */
+	json_object_set_new(o, "logged_bytes",
+			    json_integer(st->logged_blocks * r->layout->fs->blocksize));
 	json_object_set_new(o, "units_done", json_integer(st->units_done));
 	json_object_set_new(o, "abandoned", json_boolean(st->abandoned));
 	/* Stopped by the clock before a unit: its estimate, and whether it

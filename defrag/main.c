@@ -684,7 +684,10 @@ static int run(struct cli *c, const char *prog)
 	r.layout = layout;
 	r.sel = &sel;
 	r.plan = plan;
-	ret = units_make(layout, plan, &lo.model, c->buffer, &units);
+	/* The estimate logs moves where the run would (move.h): not with
+	 * --verify, and only with a journal the writer takes. */
+	ret = units_make(layout, plan, &lo.model, c->buffer,
+			 c->verify ? 0 : switch_log_capacity(fs), &units);
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
 		goto out;

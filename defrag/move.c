@@ -321,17 +321,43 @@ errcode_t move_commit_for_reuse(struct move_ctx *c)
 }
 
 /*
+ * Whether MB may write the blocks it gains that the open batch released
+ * through the batch's transaction (writer.h's logged moves), and how
+ * many they are, into *N: few enough (MOVE_LOG_MAX_BYTES), room in the
+ * transaction beside what the group logs already, and no --verify (it
+ * reads the copies back from the disk before the commit).
+ */
+static int may_log(struct move_ctx *c, const struct move_member *mb, blk64_t *n)
+{
+	blk64_t max = MOVE_LOG_MAX_BYTES / c->fs->blocksize;
+
+	if (c->verify)
+		return 0;
+	*n = switch_reused_blocks(c->sw, mb->r.gained, mb->r.ngained, max);
+	return *n <= max && c->group_logged + *n <= switch_log_room(c->sw);
+}
+
+/* Whether MB gains blocks the open batch released and cannot log them. */
+static int needs_commit(struct move_ctx *c, const struct move_member *mb)
+{
+	blk64_t n;
+
+	return switch_would_reuse(c->sw, mb->r.gained, mb->r.ngained) &&
+	       !may_log(c, mb, &n);
+}
+
+/*
  * Whether REQ's first move must wait: it gains blocks an earlier member
  * gains or releases (free once that one has switched), blocks the open
- * batch released (free once it is durable), or blocks not free at all
- * (free once the moves that release them are done).
+ * batch released and it cannot log (free once it is durable), or blocks
+ * not free at all (free once the moves that release them are done).
  */
 static int must_wait(struct move_ctx *c, const struct move_group *g,
 		     const struct move_member *mb)
 {
 	if (g->n && gained_inside(c->fs, &mb->r) && claimed_before(c, &mb->r))
 		return 1;
-	if (switch_would_reuse(c->sw, mb->r.gained, mb->r.ngained))
+	if (needs_commit(c, mb))
 		return 1;
 	return check_free(c->fs, &mb->r) != 0;
 }
@@ -346,6 +372,7 @@ static void drop_from(struct move_ctx *c, struct move_group *g, size_t before)
 			claim_runs(c, mb->r.gained, mb->r.ngained, 0);
 			claim_runs(c, mb->r.released, mb->r.nreleased, 0);
 		}
+		c->group_logged -= mb->logged;
 		member_free(mb);
 	}
 }
@@ -405,8 +432,12 @@ size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
 				break;
 			}
 			if (switch_would_reuse(c->sw, mb->r.gained, mb->r.ngained)) {
-				ret = commit_for_reuse(c);
-				if (ret) {
+				blk64_t nlog;
+
+				if (may_log(c, mb, &nlog)) {
+					mb->logged = nlog;
+					c->group_logged += nlog;
+				} else if ((ret = commit_for_reuse(c)) != 0) {
 					*switch_failed = 1;
 					member_free(mb);
 					break;
@@ -510,7 +541,7 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 	for (i = 0; i <= n; i++) {
 		if (run_n && (i == n || w[i].dst != run_dst + run_n ||
 			      run_n + w[i].len > c->chunk_blocks)) {
-			ret = io_channel_write_blk64(fs->io, run_dst, (int)run_n, out);
+			ret = switch_write(c->sw, run_dst, run_n, out);
 			if (ret)
 				return ret;
 			c->done += run_n;
@@ -607,8 +638,8 @@ errcode_t move_group_copy(struct move_ctx *c, struct move_group *g)
 		if (!g->mem[k].active)
 			continue;
 		for (i = 0; !ret && i < r->nwrites; i++) {
-			ret = io_channel_write_blk64(c->fs->io, r->writes[i].pblk, 1,
-						     r->writes[i].buf);
+			ret = switch_write(c->sw, r->writes[i].pblk, 1,
+					   r->writes[i].buf);
 			if (!ret) {
 				c->written++;
 				c->unflushed++;
@@ -655,9 +686,14 @@ void move_group_drop(struct move_ctx *c, struct move_group *g)
 			claim_runs(c, mb->r.gained, mb->r.ngained, 0);
 			claim_runs(c, mb->r.released, mb->r.nreleased, 0);
 		}
+		/* Its logged copies must never reach blocks it did not take.
+		 * A failure stops the writer, which the next call reports. */
+		if (mb->logged && !mb->st.switched)
+			(void)switch_forget(c->sw, mb->r.gained, mb->r.ngained);
 		member_free(mb);
 	}
 	g->n = 0;
+	c->group_logged = 0;
 }
 
 errcode_t move_group_end(struct move_ctx *c, struct move_group *g)

@@ -30,6 +30,17 @@
  */
 #define READ_THROUGH_BYTES	(64u << 10)
 
+/*
+ * A move into blocks the open batch released writes at most this much
+ * of them through the batch's journal transaction (writer.h's logged
+ * moves) rather than commit first.  On the modeled disk a commit costs
+ * its flushes, each a seek and a rotation (some 50 ms), where a logged
+ * MiB costs its second write, about 9 ms: below a MiB the log is much
+ * the cheaper, and a chain of small files (a tree) commits once, not
+ * once a link.  Larger moves commit, and the data is written once.
+ */
+#define MOVE_LOG_MAX_BYTES	(1u << 20)
+
 struct move_ctx {
 	ext2_filsys	fs;
 	struct switch_ctx *sw;
@@ -50,6 +61,7 @@ struct move_ctx {
 	size_t		nops, ops_cap;
 	blk64_t		*op_at;		/* each op's place in the buffer, blocks */
 	size_t		op_at_cap;
+	blk64_t		group_logged;	/* blocks the group's members log */
 };
 
 struct move_stats {
@@ -78,6 +90,8 @@ struct move_member {
 	ext2_ino_t	ino;
 	errcode_t	err;		/* failed before its switch: the file as it was */
 	int		active;		/* has copies to make and a switch */
+	blk64_t		logged;		/* blocks it writes through the batch's
+					 * transaction (switch_write) */
 	struct move_stats st;
 };
 
@@ -110,6 +124,7 @@ void move_fini(struct move_ctx *c);
  * switches.  The caller keeps a file's second move out of the group it
  * is in.  MODE (execute.c says which units take which):
  *   MOVE_RESERVE_PLAN: a move that gains blocks the open batch released
+ *     logs them (MOVE_LOG_MAX_BYTES, where the transaction has room) or
  *     commits it first (they are free once it is durable); a failed
  *     commit sets *SWITCH_FAILED and ends the group.
  *   MOVE_RESERVE_WAIT_FIRST: so, but where REQ's first move would commit,

@@ -195,7 +195,7 @@ static void sim_free(struct sim *s, uint64_t nfiles)
 
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
-		     struct units *u)
+		     blk64_t log_room, struct units *u)
 {
 	struct sim s;
 	uint64_t i, k, seg = 0;
@@ -248,10 +248,10 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 	 * read the waiting ones in a pass of their own: the faster of the two
 	 * orders on the model is the one taken.
 	 */
-	ret = iomodel_moves(layout->fs, model, buffer_bytes, s.moves,
+	ret = iomodel_moves(layout->fs, model, buffer_bytes, log_room, s.moves,
 			    plan->nmoves, s.copies, u->end, u->n, 1, seconds);
 	if (!ret)
-		ret = iomodel_moves(layout->fs, model, buffer_bytes, s.moves,
+		ret = iomodel_moves(layout->fs, model, buffer_bytes, log_room, s.moves,
 				    plan->nmoves, s.copies, u->end, u->n, 0, plan_order);
 	if (ret)
 		goto out;

@@ -25,13 +25,13 @@ uint64_t units_of_move(const struct units *u, uint64_t i);
  * of it touched has had its last move (is where the plan leaves it), so
  * that a stop between two units leaves no file half way (a staging step
  * and the moves it makes room for are one unit).  Each unit's time is
- * modeled on MODEL with BUFFER_BYTES of data per commit (units.c says
- * how), in whichever of the two orders the model finds faster, which
+ * modeled on MODEL with BUFFER_BYTES of data per commit and LOG_ROOM
+ * blocks of logged data per batch (iomodel.h; units.c says how), in whichever of the two orders the model finds faster, which
  * U->waiting names for the mover.  ENOMEM, else 0.
  */
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
-		     struct units *u);
+		     blk64_t log_room, struct units *u);
 void units_free(struct units *u);
 
 #endif /* DEFRAG_UNITS_H */

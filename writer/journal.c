@@ -242,44 +242,59 @@ errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
 	return 0;
 }
 
-static int in_runs(const struct layout_piece *runs, size_t n, blk64_t blk)
+int journal_can_revoke(const struct journal *j)
 {
-	size_t i;
+	return jfmt_get32(&j->jsb->h_blocktype) == JBD2_SUPERBLOCK_V2;
+}
 
-	for (i = 0; i < n; i++)
-		if (blk >= runs[i].start && blk - runs[i].start < runs[i].len)
-			return 1;
+/* Revoke BLK, which a live transaction logged, and forget its image. */
+static errcode_t revoke_live(struct journal *j, blk64_t blk)
+{
+	if (!journal_can_revoke(j))
+		return E2F_ERR_JOURNAL_UNSUPPORTED;
+	if (!(jfmt_get32(&j->jsb->s_feature_incompat) & JBD2_INCOMPAT_REVOKE)) {
+		jfmt_put32(&j->jsb->s_feature_incompat,
+			   jfmt_get32(&j->jsb->s_feature_incompat) |
+			   JBD2_INCOMPAT_REVOKE);
+		j->jsb_dirty = 1;
+	}
+	if (util_grow(&j->revokes, &j->revokes_cap, j->nrevokes + 1,
+		      sizeof(*j->revokes)))
+		return EXT2_ET_NO_MEMORY;
+	j->revokes[j->nrevokes++] = blk;
+	/* Never checkpoint the stale image over the block's new use. */
+	live_drop(&j->live, blk);
 	return 0;
 }
 
 errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 			 size_t n)
 {
-	size_t i = 0;
+	size_t r, i;
+	errcode_t ret;
 
-	/* Few blocks are live (the log is small): test each against RUNS. */
-	while (i < j->live.n) {
-		blk64_t blk = j->live.slot[i].blk;
+	for (r = 0; r < n; r++) {
+		blk64_t end = runs[r].start + runs[r].len;
 
-		if (!in_runs(runs, n, blk)) {
-			i++;
-			continue;
+		/* The live blocks are sorted: those of the run follow i. */
+		for (i = live_lower(&j->live, runs[r].start);
+		     i < j->live.n && j->live.slot[i].blk < end; ) {
+			ret = revoke_live(j, j->live.slot[i].blk);
+			if (ret)
+				return ret;	/* live_drop moved the next to i */
 		}
-		if (jfmt_get32(&j->jsb->h_blocktype) != JBD2_SUPERBLOCK_V2)
-			return E2F_ERR_JOURNAL_UNSUPPORTED;
-		if (!(jfmt_get32(&j->jsb->s_feature_incompat) &
-		      JBD2_INCOMPAT_REVOKE)) {
-			jfmt_put32(&j->jsb->s_feature_incompat,
-				   jfmt_get32(&j->jsb->s_feature_incompat) |
-				   JBD2_INCOMPAT_REVOKE);
-			j->jsb_dirty = 1;
+		/* Logged data of the open transaction the file now leaves:
+		 * a replay must not write it over the blocks' next use. */
+		for (i = 0; i < j->npending; ) {
+			struct jblock *b = &j->pending[i];
+
+			if (b->blk < runs[r].start || b->blk >= end) {
+				i++;
+				continue;
+			}
+			free(b->image);
+			*b = j->pending[--j->npending];
 		}
-		if (util_grow(&j->revokes, &j->revokes_cap, j->nrevokes + 1,
-			      sizeof(*j->revokes)))
-			return EXT2_ET_NO_MEMORY;
-		j->revokes[j->nrevokes++] = blk;
-		/* Never checkpoint the stale image over the block's new use. */
-		live_drop(&j->live, blk);
 	}
 	return 0;
 }
@@ -305,17 +320,50 @@ errcode_t journal_reserve(struct journal *j, size_t nblocks)
 	return total > log_len(j) - 1 ? E2F_ERR_JOURNAL_FULL : 0;
 }
 
+/*
+ * A checkpoint writes consecutive live blocks (logged data is runs of
+ * them) in one request of up to this many blocks.
+ */
+#define CKPT_BLOCKS	256
+
+/* Write the live blocks in place, consecutive ones together. */
+static errcode_t write_live(struct journal *j)
+{
+	size_t i = 0, n;
+	errcode_t ret;
+
+	if (!j->ckpt && !(j->ckpt = malloc((size_t)CKPT_BLOCKS * j->bs)))
+		return EXT2_ET_NO_MEMORY;
+	while (i < j->live.n) {
+		const struct jblock *b = &j->live.slot[i];
+
+		for (n = 1; i + n < j->live.n && n < CKPT_BLOCKS &&
+			    b[n].blk == b->blk + n; n++)
+			;
+		if (n == 1) {
+			ret = io_channel_write_blk64(j->fs->io, b->blk, 1, b->image);
+		} else {
+			size_t k;
+
+			for (k = 0; k < n; k++)
+				memcpy(j->ckpt + k * j->bs, b[k].image, j->bs);
+			ret = io_channel_write_blk64(j->fs->io, b->blk, (int)n, j->ckpt);
+		}
+		if (ret)
+			return ret;
+		i += n;
+	}
+	return 0;
+}
+
 /* Write every live block in place, then mark the log empty. */
 static errcode_t checkpoint(struct journal *j)
 {
-	size_t i;
-	errcode_t ret = 0;
+	errcode_t ret;
 
 	if (!j->nlive_trans && !j->live.n)
 		return 0;
-	for (i = 0; i < j->live.n && !ret; i++)
-		ret = io_channel_write_blk64(j->fs->io, j->live.slot[i].blk, 1,
-					     j->live.slot[i].image);
+	ret = write_live(j);
 	if (!ret)
 		ret = flush(j);
 	if (!ret)

@@ -123,6 +123,7 @@ struct journal {
 
 	char		*buf;		/* scratch blocks */
 	char		*copy;
+	char		*ckpt;		/* CKPT_BLOCKS: consecutive live blocks */
 };
 
 /* journal.c */

@@ -201,6 +201,7 @@ void journal_free(struct journal *j)
 		free(j->pending[i].image);
 	free(j->pending);
 	free(j->revokes);
+	free(j->ckpt);
 	free(j->map);
 	ext2fs_free_mem(&j->sb_block);
 	ext2fs_free_mem(&j->buf);

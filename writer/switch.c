@@ -60,6 +60,12 @@ struct switch_ctx {
 	uint64_t	npend, pend_cap;
 	uint64_t	commits, reuse_commits;	/* batches made durable, and those
 						 * ended for a reuse */
+	ext2fs_block_bitmap released_map;	/* the open batch's releases */
+	/* Journalled: blocks whose data the open transaction logs, gained
+	 * by a switch of it while a switch of it released them. */
+	ext2fs_block_bitmap logged_map;
+	uint64_t	nlogged;	/* marked in logged_map */
+	uint64_t	logged_total;	/* data blocks logged in the run */
 };
 
 static int host_is_little_endian(void)
@@ -67,6 +73,22 @@ static int host_is_little_endian(void)
 	const uint16_t one = 1;
 
 	return *(const unsigned char *)&one == 1;
+}
+
+/* Whether BLK is in a run the open batch released. */
+static int is_released(const struct switch_ctx *c, blk64_t blk)
+{
+	return ext2fs_fast_test_block_bitmap2(c->released_map, blk);
+}
+
+/* Whether RUN lies inside the filesystem (the bitmaps' range). */
+static int run_inside(const struct switch_ctx *c, const struct layout_piece *run)
+{
+	blk64_t first = c->fs->super->s_first_data_block;
+	blk64_t end = ext2fs_blocks_count(c->fs->super);
+
+	return run->len && run->start >= first && run->start < end &&
+	       run->len <= end - run->start;
 }
 
 /* Write the primary superblock, as one whole block, in place. */
@@ -339,16 +361,54 @@ static errcode_t quota_blocks(struct switch_ctx *c, ext2_ino_t ino,
  * A batch holds at most a quarter of the log, as the kernel's transactions
  * do, so that committing one rarely has to checkpoint the ones before.
  */
+static size_t journal_cap(const struct journal *j)
+{
+	return journal_log_blocks(j) / 4;
+}
+
 static size_t batch_journal_cap(const struct switch_ctx *c)
 {
-	return journal_log_blocks(c->journal) / 4;
+	return journal_cap(c->journal);
+}
+
+/*
+ * Logged data stays below half of a batch's journal room, so that the
+ * switches' metadata, added after the copies, fits beside it without
+ * committing a batch whose moves are not switched yet (safe: the blocks
+ * are free once it commits; but a commit lost).  0: none may be logged.
+ */
+static blk64_t log_room_of(const struct journal *j, size_t used)
+{
+	size_t cap = journal_cap(j) / 2;
+
+	if (!journal_can_revoke(j))
+		return 0;
+	return used < cap ? cap - used : 0;
+}
+
+/* The batch is durable: what it released is free, nothing is logged. */
+static void forget_released(struct switch_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nreleased; i++)
+		if (run_inside(c, &c->released[i]))
+			ext2fs_unmark_block_bitmap_range2(c->released_map,
+							  c->released[i].start,
+							  c->released[i].len);
+	c->nreleased = 0;
+	if (c->nlogged)
+		ext2fs_clear_block_bitmap(c->logged_map);
+	c->nlogged = 0;
 }
 
 static errcode_t do_commit(struct switch_ctx *c)
 {
 	errcode_t ret;
 
-	if (!c->nbatch)
+	/* A batch of forgotten logged moves only (switch_forget) commits
+	 * their revokes. */
+	if (!c->nbatch && !c->nreleased)
 		return 0;
 	/* The journal's first flush also makes the data durable, before
 	 * the commit block (ordered mode); ordered writes' step 1 too. */
@@ -357,7 +417,7 @@ static errcode_t do_commit(struct switch_ctx *c)
 		return ret;	/* the batch stays counted: not durable */
 	pend_clear(c);
 	metawrite_groups_clear(&c->gained_groups);
-	c->nreleased = 0;
+	forget_released(c);
 	c->nbatch = 0;
 	c->commits++;
 	return 0;
@@ -375,10 +435,144 @@ errcode_t switch_commit(struct switch_ctx *c)
 	return ret;
 }
 
+/*
+ * Blocks of RUNS the open batch released and has not logged; stop
+ * counting past LIMIT.
+ */
+static blk64_t unlogged_reuses(const struct switch_ctx *c,
+			       const struct layout_piece *runs, size_t n,
+			       blk64_t limit)
+{
+	blk64_t count = 0, b;
+	size_t i;
+
+	if (!c->nreleased)
+		return 0;
+	for (i = 0; i < n && count <= limit; i++) {
+		if (!run_inside(c, &runs[i])) {
+			/* check_runs refuses it; overlap says what it reuses */
+			if (layout_pieces_overlap(&runs[i], 1, c->released, c->nreleased))
+				count++;
+			continue;
+		}
+		if (ext2fs_test_block_bitmap_range2(c->released_map, runs[i].start,
+						    runs[i].len))
+			continue;	/* none of it released */
+		for (b = runs[i].start; b < runs[i].start + runs[i].len &&
+		     count <= limit; b++)
+			if (is_released(c, b) &&
+			    !(c->nlogged && ext2fs_fast_test_block_bitmap2(c->logged_map, b)))
+				count++;
+	}
+	return count;
+}
+
 int switch_would_reuse(const struct switch_ctx *c,
 		       const struct layout_piece *runs, size_t n)
 {
-	return c->nbatch && n && layout_pieces_overlap(runs, n, c->released, c->nreleased);
+	return unlogged_reuses(c, runs, n, 0) != 0;
+}
+
+blk64_t switch_reused_blocks(const struct switch_ctx *c,
+			     const struct layout_piece *runs, size_t n,
+			     blk64_t limit)
+{
+	return unlogged_reuses(c, runs, n, limit);
+}
+
+blk64_t switch_log_room(const struct switch_ctx *c)
+{
+	if (!c || c->failed || !c->journal)
+		return 0;
+	return log_room_of(c->journal, journal_pending(c->journal));
+}
+
+/* Write N blocks at BLK in place. */
+static errcode_t write_in_place(struct switch_ctx *c, blk64_t blk, blk64_t n,
+				const char *buf)
+{
+	return n ? io_channel_write_blk64(c->fs->io, blk, (int)n, buf) : 0;
+}
+
+errcode_t switch_write(struct switch_ctx *c, blk64_t blk, blk64_t n,
+		       const void *data)
+{
+	const char *buf = data;
+	unsigned bs = c->fs->blocksize;
+	struct layout_piece run = { blk, n };
+	blk64_t i, from = 0;
+	errcode_t ret;
+
+	if (c->failed)
+		return c->failed;
+	if (!c->journal || !c->nreleased || !run_inside(c, &run) ||
+	    ext2fs_test_block_bitmap_range2(c->released_map, blk, n))
+		return write_in_place(c, blk, n, buf);
+	/* Blocks the open batch released go through its transaction. */
+	for (i = 0; i < n; i++) {
+		if (!is_released(c, blk + i))
+			continue;
+		ret = write_in_place(c, blk + from, i - from, buf + from * bs);
+		if (!ret)
+			ret = journal_add(c->journal, blk + i, buf + i * bs);
+		if (ret)
+			return ret;
+		if (!ext2fs_fast_test_block_bitmap2(c->logged_map, blk + i)) {
+			ext2fs_fast_mark_block_bitmap2(c->logged_map, blk + i);
+			c->nlogged++;
+			c->logged_total++;
+		}
+		from = i + 1;
+	}
+	return write_in_place(c, blk + from, n - from, buf + from * bs);
+}
+
+errcode_t switch_forget(struct switch_ctx *c, const struct layout_piece *runs,
+			size_t n)
+{
+	size_t i;
+	errcode_t ret;
+
+	if (c->failed)
+		return c->failed;
+	if (!c->journal || !c->nlogged)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (run_inside(c, &runs[i]) &&
+		    !ext2fs_test_block_bitmap_range2(c->logged_map, runs[i].start,
+						     runs[i].len))
+			break;
+	if (i == n)
+		return 0;	/* it logged nothing */
+	/*
+	 * Its images must never reach the blocks: drop them (revoked where
+	 * a transaction committed meanwhile) and count the blocks released
+	 * by the batch, so that whoever gains them before the revoke is
+	 * durable logs them or commits first.
+	 */
+	ret = journal_revoke(c->journal, runs, n);
+	if (!ret && util_grow(&c->released, &c->released_cap, c->nreleased + n,
+			      sizeof(*c->released)))
+		ret = EXT2_ET_NO_MEMORY;
+	if (ret) {
+		fail_stop(c, ret);
+		return ret;
+	}
+	for (i = 0; i < n; i++) {
+		if (!run_inside(c, &runs[i]))
+			continue;
+		ext2fs_unmark_block_bitmap_range2(c->logged_map, runs[i].start,
+						  runs[i].len);
+		ext2fs_mark_block_bitmap_range2(c->released_map, runs[i].start,
+						runs[i].len);
+		c->released[c->nreleased++] = runs[i];
+	}
+	return 0;
+}
+
+uint64_t switch_logged_blocks(const struct switch_ctx *c)
+{
+	return c ? c->logged_total : 0;
 }
 
 size_t switch_batch_size(const struct switch_ctx *c)
@@ -391,6 +585,32 @@ void switch_counts(const struct switch_ctx *c, uint64_t *commits,
 {
 	*commits = c ? c->commits : 0;
 	*reuse_commits = c ? c->reuse_commits : 0;
+}
+
+/*
+ * RELEASED joins the batch's releases.  A logged block among them is
+ * logged no more: journal_revoke dropped its image (add_journalled).
+ */
+static void record_released(struct switch_ctx *c,
+			    const struct layout_piece *released, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!run_inside(c, &released[i]))
+			continue;
+		ext2fs_mark_block_bitmap_range2(c->released_map, released[i].start,
+						released[i].len);
+		if (c->nlogged &&
+		    !ext2fs_test_block_bitmap_range2(c->logged_map, released[i].start,
+						     released[i].len))
+			ext2fs_unmark_block_bitmap_range2(c->logged_map,
+							  released[i].start,
+							  released[i].len);
+	}
+	if (n)
+		copy_n(c->released + c->nreleased, released, n * sizeof(*released));
+	c->nreleased += n;
 }
 
 errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,
@@ -449,10 +669,7 @@ errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,
 		fail_stop(c, ret);
 		return ret;
 	}
-	if (nreleased)
-		copy_n(c->released + c->nreleased, released,
-		       nreleased * sizeof(*released));
-	c->nreleased += nreleased;
+	record_released(c, released, nreleased);
 	c->nbatch++;
 	return 0;
 }
@@ -526,6 +743,10 @@ static void ctx_free(struct switch_ctx *c)
 	pend_clear(c);
 	free(c->pend);
 	free(c->released);
+	if (c->released_map)
+		ext2fs_free_block_bitmap(c->released_map);
+	if (c->logged_map)
+		ext2fs_free_block_bitmap(c->logged_map);
 	quotawrite_free(&c->quota);
 	ext2fs_free_mem(&c->old_inode);
 	ext2fs_free_mem(&c->buf);
@@ -595,6 +816,19 @@ static errcode_t check_fs(ext2_filsys fs)
 	return 0;
 }
 
+blk64_t switch_log_capacity(ext2_filsys fs)
+{
+	struct journal *j = NULL;
+	blk64_t room = 0;
+
+	if (check_fs(fs) || !ext2fs_has_feature_journal(fs->super))
+		return 0;
+	if (!journal_open(fs, 0, &j))
+		room = log_room_of(j, 0);
+	journal_free(j);
+	return room;
+}
+
 errcode_t switch_check(ext2_filsys fs)
 {
 	struct journal *j = NULL;
@@ -639,6 +873,13 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 		if (ret)
 			goto errout;
 	}
+	ret = ext2fs_allocate_block_bitmap(fs, "blocks the batch releases",
+					   &c->released_map);
+	if (!ret)
+		ret = ext2fs_allocate_block_bitmap(fs, "blocks the batch logs",
+						   &c->logged_map);
+	if (ret)
+		goto errout;
 	/* Should anything flush, the backups stay as they are. */
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	if (ext2fs_has_feature_journal(fs->super))

@@ -148,9 +148,50 @@ errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,
 /* Make the open batch durable (nothing to do when it is empty). */
 errcode_t switch_commit(struct switch_ctx *c);
 
-/* Whether RUNS overlap blocks the open batch releases: commit first. */
+/*
+ * Whether RUNS overlap blocks the open batch releases and has not logged
+ * (below): commit first, or log them.
+ */
 int switch_would_reuse(const struct switch_ctx *c,
 		       const struct layout_piece *runs, size_t n);
+
+/*
+ * Logged moves (with a journal).  A move into blocks the open batch
+ * released need not wait for its commit: written through the batch's
+ * transaction, they reach their blocks only once it is durable (replayed
+ * from the log after a cut, or checkpointed), never over what the old
+ * file holds before.  A chain of files sliding into the blocks the one
+ * before left (a tree, rebuilt) so takes one commit, not one a link; each
+ * such block is written twice, to the log and in place.
+ *
+ * switch_reused_blocks: how many blocks of RUNS the open batch released
+ *   and has not logged (counting stops past LIMIT).
+ * switch_log_room: blocks of data the open transaction may still log
+ *   (0 without a journal, or one whose format cannot revoke).
+ * switch_write: the mover's one way to write copies and mapping blocks:
+ *   N blocks at BLK, those the open batch released into its transaction,
+ *   the rest in place.  Then switch_add() takes the move without a commit.
+ * switch_forget: a move that wrote through switch_write and will not be
+ *   switched: its logged images are dropped (revoked where a commit came
+ *   in between), so they never overwrite the blocks' next use.
+ * switch_logged_blocks: data blocks logged so far in the run.
+ */
+blk64_t switch_reused_blocks(const struct switch_ctx *c,
+			     const struct layout_piece *runs, size_t n,
+			     blk64_t limit);
+blk64_t switch_log_room(const struct switch_ctx *c);
+errcode_t switch_write(struct switch_ctx *c, blk64_t blk, blk64_t n,
+		       const void *data);
+errcode_t switch_forget(struct switch_ctx *c, const struct layout_piece *runs,
+			size_t n);
+uint64_t switch_logged_blocks(const struct switch_ctx *c);
+
+/*
+ * The journal room a batch of an empty log offers logged data on FS, as
+ * switch_log_room() would say after switch_open(): for e2defrag -n's
+ * estimate.  0 without a journal or with one switch_open() would refuse.
+ */
+blk64_t switch_log_capacity(ext2_filsys fs);
 
 /* Switches in the open batch (after a failed commit: those not durable). */
 size_t switch_batch_size(const struct switch_ctx *c);

@@ -41,8 +41,12 @@
  * at journal_close, which then clears needs_recovery.  In between, the
  * disk lags behind the journal: journal_overlay() patches reads.
  *
- * Data blocks never enter the journal (ordered mode): the caller makes
- * them durable before journal_commit.
+ * Data blocks enter the journal only where they go into blocks that the
+ * open transaction frees (switch.c's logged moves, writer.h): written in
+ * place before the commit, they would overwrite what the old file still
+ * holds should the transaction not commit.  Every other data block stays
+ * out of it (ordered mode): the caller makes them durable before
+ * journal_commit.
  */
 
 struct journal;
@@ -82,7 +86,9 @@ errcode_t journal_add(struct journal *j, blk64_t blk, const char *image);
 /*
  * RUNS are freed by the transaction: revoke those of their blocks that
  * live (not yet checkpointed) transactions logged, so that a replay
- * cannot write stale metadata over what the blocks hold next.
+ * cannot write stale contents over what the blocks hold next, and drop
+ * the images the open transaction holds of them (logged data of a file
+ * that now leaves them).
  */
 errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 			 size_t n);
@@ -102,6 +108,13 @@ int journal_peek(struct journal *j, blk64_t blk, char *buf);
  */
 void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
 		     void *data);
+
+/*
+ * Whether the journal can revoke (a v2 superblock): blocks logged as data
+ * are freed again often, and without revoke records a replay would write
+ * their stale images over their next contents.
+ */
+int journal_can_revoke(const struct journal *j);
 
 /* Blocks the open transaction holds so far (several switches: a batch). */
 size_t journal_pending(const struct journal *j);

@@ -11,9 +11,12 @@ Usage:
                                       and the free blocks (dumpe2fs -h)
   defrag-bigfile.py needed IMG FRAG   bytes of the files a run selects
                                       (their blocks: stream and mapping)
-  defrag-bigfile.py written LOG       bytes a run wrote, per its write log
-                                      ($E2FRAG_IOLOG: writer/writer.h's
-                                      format), metadata and journal included
+  defrag-bigfile.py written LOG IMG   "IN_PLACE JOURNAL": bytes a run wrote,
+                                      per its write log ($E2FRAG_IOLOG:
+                                      writer/writer.h's format), in place
+                                      (data and metadata) and into the
+                                      journal's blocks (debugfs's blocks of
+                                      the journal inode)
 """
 import json
 import os
@@ -40,8 +43,21 @@ def header(img, name):
     return int(m.group(1))
 
 
-def written(log):
-    total = 0
+def journal_blocks(img):
+    out = subprocess.run(["dumpe2fs", "-h", img], capture_output=True, text=True,
+                         check=False).stdout
+    m = re.search(r"^Journal inode:\s+(\d+)", out, re.M)
+    if not m:
+        return set()
+    out = subprocess.run(["debugfs", "-R", "blocks <%s>" % m.group(1), img],
+                         capture_output=True, text=True, check=False).stdout
+    return {int(b) for b in out.split()}
+
+
+def written(log, img):
+    bs = header(img, "Block size")
+    journal = journal_blocks(img)
+    in_place = logged = 0
     with open(log, "rb") as f:
         if f.read(8) != b"E2FIOLG1":
             raise SystemExit("defrag-bigfile: %s: not a write log" % log)
@@ -49,11 +65,15 @@ def written(log):
             rec = f.read(24)
             if len(rec) < 24:
                 break
-            typ, _, _, length = struct.unpack("=IIQQ", rec)
+            typ, _, offset, length = struct.unpack("=IIQQ", rec)
             if typ == ord("W"):
-                total += length
+                for blk in range(offset // bs, (offset + length + bs - 1) // bs):
+                    if blk in journal:
+                        logged += bs
+                    else:
+                        in_place += bs
                 f.seek(length, 1)
-    return total
+    return in_place, logged
 
 
 def main():
@@ -66,7 +86,7 @@ def main():
         bs = header(sys.argv[2], "Block size")
         print(sum(f["blocks"] for f in selected(sys.argv[2], sys.argv[3])) * bs)
     elif cmd == "written":
-        print(written(sys.argv[2]))
+        print(*written(sys.argv[2], sys.argv[3]))
     else:
         raise SystemExit(__doc__)
 

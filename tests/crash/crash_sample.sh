@@ -3,8 +3,9 @@
 # runs the full sweep): e2defrag deinterleaving small stream images, ext2
 # (ordered writes) and ext4 (journal, checksum v3, and a sparse file whose
 # move writes a new extent tree block), all moves in one batch (group
-# commit), and ext3 aged under --pack --buffer 4k (many batches, some
-# ended by a move into blocks the batch freed); every flush boundary of the run,
+# commit), and ext2 and ext3 aged under --pack --buffer 4k (many batches,
+# moves into blocks the batch freed: on ext2 they end the batch, on ext3
+# they are logged); every flush boundary of the run,
 # random subsets of the writes between flushes (24 on ext2, 20 on ext4),
 # 5 prefixes and torn writes (2 on ext2, where only data blocks change in
 # more than one sector, 12 on ext4: a block written in part, 512-byte
@@ -53,9 +54,9 @@ sweep() {
 	# Group commit: how many moves and how many batches the run made.
 	set -- $(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["result"]
-print(r["moves_done"], r["commits"], r["reuse_commits"])' "$WORK/whole.json")
-	moves=$1 commits=$2 reuses=$3
-	echo "$name: moves $moves, commits $commits, of them for a reuse $reuses"
+print(r["moves_done"], r["commits"], r["reuse_commits"], r["logged_bytes"])' "$WORK/whole.json")
+	moves=$1 commits=$2 reuses=$3 logged=$4
+	echo "$name: moves $moves, commits $commits, of them for a reuse $reuses, bytes logged $logged"
 	python3 "$top_srcdir/tests/lib/oracle.py" layout "$WORK/whole.img" |
 		python3 -c 'import json, sys
 left = [f["path"] for f in json.load(sys.stdin).values() if f["type"] == "f" and f["pieces"] > 1]
@@ -92,15 +93,24 @@ sweep ext2-streams "$img" 24 2
 # One batch holds every move: the random cuts fall inside it.
 [ "$commits" -eq 1 ] && [ "$moves" -gt 1 ] || fail "ext2: expected one batch of several moves"
 
-# Many small batches (4 KiB of data each), and batches ended early by a
-# move that takes blocks a move of the batch freed: --pack on an aged
-# ext3 image slides files over the blocks others left.
+# Many small batches (4 KiB of data each), and moves that take blocks a
+# move of the batch freed: --pack on an aged image slides files over the
+# blocks others left.  Without a journal such a move ends the batch
+# early; with one it writes them through the batch's transaction (a
+# logged move), so cuts fall between its copies in the log, its commit,
+# and the checkpoint that writes them in place.
+img=$WORK/ext2-aged.img
+mkimg "$img" 4096 -t ext2 -b 1024
+make_aged "$img" aged-ext3 60 "$WORK"	# the ext3 image's files: a reuse
+sweep ext2-aged-batches "$img" 6 2 "--pack --buffer 4k"
+[ "$commits" -gt 2 ] && [ "$moves" -gt "$commits" ] && [ "$reuses" -gt 0 ] ||
+	fail "ext2 --pack --buffer 4k: expected several batches, some of several moves, and a reuse"
 img=$WORK/ext3.img
 mkimg "$img" 4096 -t ext3 -b 1024
 make_aged "$img" aged-ext3 60 "$WORK"
 sweep ext3-aged-batches "$img" 10 4 "--pack --buffer 4k"
-[ "$commits" -gt 2 ] && [ "$moves" -gt "$commits" ] && [ "$reuses" -gt 0 ] ||
-	fail "ext3 --pack --buffer 4k: expected several batches, some of several moves, and a reuse"
+[ "$commits" -gt 2 ] && [ "$moves" -gt "$commits" ] && [ "$logged" -gt 0 ] ||
+	fail "ext3 --pack --buffer 4k: expected several batches, some of several moves, and logged moves"
 
 img=$WORK/ext4.img
 mkimg "$img" 8192 -t ext4 -b 1024
