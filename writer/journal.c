@@ -267,6 +267,23 @@ static errcode_t revoke_live(struct journal *j, blk64_t blk)
 	return 0;
 }
 
+int journal_holds(const struct journal *j, const struct layout_piece *runs,
+		  size_t n)
+{
+	size_t r, i;
+
+	for (r = 0; r < n; r++) {
+		i = live_lower(&j->live, runs[r].start);
+		if (i < j->live.n && j->live.slot[i].blk - runs[r].start < runs[r].len)
+			return 1;
+		for (i = 0; i < j->npending; i++)
+			if (j->pending[i].blk >= runs[r].start &&
+			    j->pending[i].blk - runs[r].start < runs[r].len)
+				return 1;
+	}
+	return 0;
+}
+
 errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 			 size_t n)
 {

@@ -535,14 +535,8 @@ errcode_t switch_forget(struct switch_ctx *c, const struct layout_piece *runs,
 
 	if (c->failed)
 		return c->failed;
-	if (!c->journal || !c->nlogged)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (run_inside(c, &runs[i]) &&
-		    !ext2fs_test_block_bitmap_range2(c->logged_map, runs[i].start,
-						     runs[i].len))
-			break;
-	if (i == n)
+	/* A batch that filled up may have committed its images already. */
+	if (!c->journal || !journal_holds(c->journal, runs, n))
 		return 0;	/* it logged nothing */
 	/*
 	 * Its images must never reach the blocks: drop them (revoked where

@@ -109,6 +109,10 @@ int journal_peek(struct journal *j, blk64_t blk, char *buf);
 void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
 		     void *data);
 
+/* Whether the log (live or open transaction) holds an image in RUNS. */
+int journal_holds(const struct journal *j, const struct layout_piece *runs,
+		  size_t n);
+
 /*
  * Whether the journal can revoke (a v2 superblock): blocks logged as data
  * are freed again often, and without revoke records a replay would write
