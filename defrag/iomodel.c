@@ -194,17 +194,20 @@ static int may_log(const struct clock *c, const struct io_move *mv,
 	return c->log_room && *n <= c->log_max && c->logged + *n <= c->log_room;
 }
 
+/* Mark (ON) or unmark MV's sources in BMAP, and its destinations too. */
 static void mark(ext2fs_block_bitmap bmap, const struct io_move *mv,
-		 const struct io_copy *copies, int dst_too)
+		 const struct io_copy *copies, int dst_too, int on)
 {
+	void (*set)(ext2fs_block_bitmap, blk64_t, unsigned int) =
+		on ? ext2fs_mark_block_bitmap_range2 : ext2fs_unmark_block_bitmap_range2;
 	uint64_t k;
 
 	for (k = 0; k < mv->ncopies; k++) {
 		const struct io_copy *p = &copies[mv->copy_at + k];
 
-		ext2fs_mark_block_bitmap_range2(bmap, p->src, p->len);
+		set(bmap, p->src, p->len);
 		if (dst_too)
-			ext2fs_mark_block_bitmap_range2(bmap, p->dst, p->len);
+			set(bmap, p->dst, p->len);
 	}
 }
 
@@ -267,7 +270,12 @@ static int must_wait(const struct sched *s, uint64_t m)
 	       writes_into(s->waits, &s->mv[m], s->copies);
 }
 
-/* Take back the group's moves from K on. */
+/*
+ * Take back the group's moves from K on.  Their blocks are theirs alone
+ * in the claims (no two moves of a group copy from or into the same
+ * block), so unmarking them leaves the others' marked: clearing the
+ * bitmap and marking the rest again made a large group quadratic.
+ */
 static void untake(struct sched *s, size_t k)
 {
 	size_t i;
@@ -276,11 +284,9 @@ static void untake(struct sched *s, size_t k)
 		s->seen[s->mv[s->group[i]].file] = 0;
 		s->blocks -= move_blocks(&s->mv[s->group[i]], s->copies);
 		s->c->logged -= s->group_logged[i];
+		mark(s->claimed, &s->mv[s->group[i]], s->copies, 1, 0);
 	}
 	s->ngroup = k;
-	ext2fs_clear_block_bitmap(s->claimed);
-	for (i = 0; i < s->ngroup; i++)
-		mark(s->claimed, &s->mv[s->group[i]], s->copies, 1);
 }
 
 /* execute.c's take_unit, on the copies (unit_walk.h). */
@@ -330,7 +336,7 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 			}
 		}
 		s->seen[mv->file] = 1;
-		mark(s->claimed, mv, s->copies, 1);
+		mark(s->claimed, mv, s->copies, 1, 1);
 		s->group[s->ngroup++] = m;
 		s->blocks += move_blocks(mv, s->copies);
 	}
@@ -346,7 +352,7 @@ static void keep(void *priv, uint64_t u)
 	unit_moves(s, u, &first, &end);
 	for (m = first; m < end; m++) {
 		s->file_walk[s->mv[m].file] = s->walk_no;
-		mark(s->waits, &s->mv[m], s->copies, 1);
+		mark(s->waits, &s->mv[m], s->copies, 1, 1);
 	}
 }
 
@@ -514,7 +520,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			blk64_t b = move_blocks(m, copies);
 
 			s.seen[m->file] = 0;
-			mark(c.released, m, copies, 0);
+			mark(c.released, m, copies, 0, 1);
 			c.batch += b;
 			blocks += b;
 			if (s.walk.has_cur && k + 1 == s.ngroup)
