@@ -12,7 +12,8 @@
  *                              the log at mount instead of replaying it);
  *   descriptors and copies     before the commit block that validates them
  *                              (the mover's data was flushed before that:
- *                              ordered mode);
+ *                              ordered mode; data into blocks the
+ *                              transaction frees is among the copies);
  *   the commit block           before any block is written in place;
  *   in-place blocks            before the journal superblock says "empty".
  *

@@ -39,7 +39,9 @@
  *     group descriptor blocks and superblock that change, and, when the
  *     file's block count changes on a quota filesystem, the quota file
  *     blocks holding its user, group and project usage (writer_int.h);
- *     data stays out of the journal (ordered mode).  Committed when switch_file returns;
+ *     data stays out of the journal (ordered mode), but for blocks a
+ *     switch of the same batch released (logged moves, below).
+ *     Committed when switch_file returns;
  *     checkpointed in place (as the kernel does) when the log fills up and
  *     at switch_close.  Until then the disk lags behind; reads through
  *     fs->io see the current blocks all the same.  After a cut, replaying
