@@ -215,6 +215,11 @@ size_t journal_pending(const struct journal *j)
 	return j->npending;
 }
 
+unsigned journal_block_size(const struct journal *j)
+{
+	return j->bs;
+}
+
 size_t journal_log_blocks(const struct journal *j)
 {
 	return log_len(j);
@@ -481,7 +486,13 @@ errcode_t journal_commit(struct journal *j)
 			i++;
 	}
 	total = transaction_blocks(j, j->npending);
-	ret = make_room(j, total);
+	/* The images held in memory stay bounded (logged data adds up). */
+	if ((uint64_t)(j->live.n + j->npending) * j->bs > JOURNAL_IMAGES_MAX_BYTES)
+		ret = checkpoint(j);
+	else
+		ret = 0;
+	if (!ret)
+		ret = make_room(j, total);
 	if (ret)
 		return ret;
 	if (!j->nlive_trans) {

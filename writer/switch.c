@@ -372,7 +372,8 @@ static size_t batch_journal_cap(const struct switch_ctx *c)
 }
 
 /*
- * Logged data stays below half of a batch's journal room, so that the
+ * Logged data stays below half of a batch's journal room (and half the
+ * journal's images in memory, JOURNAL_IMAGES_MAX_BYTES), so that the
  * switches' metadata, added after the copies, fits beside it without
  * committing a batch whose moves are not switched yet (safe: the blocks
  * are free once it commits; but a commit lost).  0: none may be logged.
@@ -380,7 +381,10 @@ static size_t batch_journal_cap(const struct switch_ctx *c)
 static blk64_t log_room_of(const struct journal *j, size_t used)
 {
 	size_t cap = journal_cap(j) / 2;
+	size_t mem = JOURNAL_IMAGES_MAX_BYTES / 2 / journal_block_size(j);
 
+	if (cap > mem)
+		cap = mem;	/* and within the images kept in memory */
 	if (!journal_can_revoke(j))
 		return 0;
 	return used < cap ? cap - used : 0;

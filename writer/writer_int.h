@@ -51,6 +51,15 @@
 
 struct journal;
 
+/*
+ * The block images the journal keeps in memory (those of the live
+ * transactions, until a checkpoint writes them in place, and the open
+ * one's) are about this much at most: a commit checkpoints first when
+ * they would pass it.  Metadata alone never comes near; logged data
+ * would grow with a large journal (up to 1 GiB) without it.
+ */
+#define JOURNAL_IMAGES_MAX_BYTES	(64u << 20)
+
 enum {
 	/* journal_close leaves the log (and needs_recovery) as it is, for
 	 * a test to see it replayed. */
@@ -122,6 +131,9 @@ int journal_can_revoke(const struct journal *j);
 
 /* Blocks the open transaction holds so far (several switches: a batch). */
 size_t journal_pending(const struct journal *j);
+
+/* The journal's block size, bytes (the filesystem's). */
+unsigned journal_block_size(const struct journal *j);
 
 /* The log's length, blocks. */
 size_t journal_log_blocks(const struct journal *j);
