@@ -14,6 +14,15 @@
  * checkpointing them (SWITCH_NO_CHECKPOINT).  -u (a test of switch_file's
  * own checks) skips the copy and the mover's checks of the target and
  * hands switch_file the target as gained blocks, whatever they hold.
+ * -b moves in one batch (switch_add), the copies written through
+ * switch_write (so that blocks a move of the batch released are logged,
+ * writer.h), for files that need no mapping blocks; its PATHs may also be
+ *   +PATH   copy PATH to its target, do not switch it (the target kept)
+ *   -PATH   switch_forget the kept target: the copy is abandoned
+ *   ~PATH   drop the kept target without switch_forget (a control: the
+ *           logged images stay in the journal)
+ *   :commit switch_commit
+ * (+PATH takes a -t as PATH does; the others none).
  * Prints one line per move.
  * Extent files end with depth 0 or 1; block-mapped files keep holes.
  */
@@ -118,9 +127,11 @@ static blk64_t runs_total(const struct runs *r)
 	return n;
 }
 
-/* Copy the data blocks to the target, in large reads and writes. */
-static errcode_t copy_data(ext2_filsys fs, const struct maps *old,
-			   struct cursor *cur, struct maps *new_map)
+/* Copy the data blocks to the target, in large reads and writes (through
+ * SW's switch_write when SW is set: a batch). */
+static errcode_t copy_data(ext2_filsys fs, struct switch_ctx *sw,
+			   const struct maps *old, struct cursor *cur,
+			   struct maps *new_map)
 {
 	enum { CHUNK = 256 };
 	char *buf = NULL;
@@ -154,7 +165,8 @@ static errcode_t copy_data(ext2_filsys fs, const struct maps *old,
 			}
 			ret = io_channel_read_blk64(fs->io, m->pblk + done, n, buf);
 			if (!ret)
-				ret = io_channel_write_blk64(fs->io, dst, n, buf);
+				ret = sw ? switch_write(sw, dst, n, buf) :
+					   io_channel_write_blk64(fs->io, dst, n, buf);
 			if (!ret)
 				ret = maps_push(new_map, m->lblk + done, dst, n,
 						m->uninit);
@@ -209,8 +221,18 @@ static int runs_free(ext2_filsys fs, const struct runs *r)
 	return 1;
 }
 
+enum how {
+	MOVE_SWITCH,	/* copy, flush, switch_file */
+	MOVE_ADD,	/* -b: copy through switch_write, switch_add */
+	MOVE_COPY,	/* -b +PATH: copy through switch_write, keep the target */
+};
+
+/* The target of the last +PATH, for -PATH or ~PATH. */
+static struct runs kept;
+
 static errcode_t move_one(ext2_filsys fs, struct switch_ctx *sw,
-			  const char *path, const struct runs *fixed, int unsafe)
+			  const char *path, const struct runs *fixed, int unsafe,
+			  enum how how)
 {
 	struct old_map old = { { 0 }, { 0 }, 0 };
 	struct maps new_map = { 0 };
@@ -287,9 +309,21 @@ static errcode_t move_one(ext2_filsys fs, struct switch_ctx *sw,
 	cur.t = &target;
 	for (i = 0; i < mapping; i++)
 		cursor_next(&cur);
-	ret = copy_data(fs, &old.data, &cur, &new_map);
+	if (how != MOVE_SWITCH && mapping) {
+		ret = E2F_ERR_UNSUPPORTED_FEATURE;	/* -b: no mapping blocks */
+		goto errout;
+	}
+	ret = copy_data(fs, how == MOVE_SWITCH ? NULL : sw, &old.data, &cur,
+			&new_map);
 	if (ret)
 		goto errout;
+	if (how == MOVE_COPY) {
+		free(kept.v);
+		kept = target;
+		target.v = NULL;
+		printf("copied %s ino %u\n", path, ino);
+		goto errout;
+	}
 	memset(&cur, 0, sizeof(cur));
 	cur.t = &target;
 	ret = testmove_build_map(fs, ino, &inode, &new_map,
@@ -298,12 +332,13 @@ static errcode_t move_one(ext2_filsys fs, struct switch_ctx *sw,
 		goto errout;
 	ext2fs_iblk_sub_blocks(fs, (struct ext2_inode *)&inode, old.mapping);
 	ext2fs_iblk_add_blocks(fs, (struct ext2_inode *)&inode, mapping);
-	/* The contract: data and new map durable before the switch. */
-	ret = io_channel_flush(fs->io);
+	/* The contract: data and new map durable before the switch (a
+	 * batch's commit flushes it). */
+	ret = how == MOVE_ADD ? 0 : io_channel_flush(fs->io);
 	if (ret)
 		goto errout;
-	ret = switch_file(sw, ino, &inode, target.v, target.n,
-			  old.released.v, old.released.n);
+	ret = (how == MOVE_ADD ? switch_add : switch_file)(sw, ino, &inode,
+			target.v, target.n, old.released.v, old.released.n);
 	if (ret)
 		goto errout;
 	printf("moved %s ino %u blocks %llu+%llu to ", path, ino,
@@ -321,8 +356,9 @@ errout:
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: %s [-n] [-r N] [-t RUNS... [-u]] IMAGE PATH...\n",
-		prog);
+	fprintf(stderr, "usage: %s [-n] [-r N] [-t RUNS... [-u]] IMAGE PATH...\n"
+		"       %s -b [-n] [-t RUNS...] IMAGE {PATH|+PATH|-PATH|~PATH|:commit}...\n",
+		prog, prog);
 	exit(16);
 }
 
@@ -333,12 +369,16 @@ int main(int argc, char **argv)
 	struct runs *fixed = NULL;
 	ext2_filsys fs = NULL;
 	int opt, flags = 0, repeat = 1, unsafe = 0, nfixed = 0, r, i, rc = 0;
+	int batch = 0, ntargets = 0, t;
 	errcode_t ret;
 
 	initialize_e2f_error_table();
 	initialize_ext2_error_table();
-	while ((opt = getopt(argc, argv, "nr:t:u")) != -1) {
+	while ((opt = getopt(argc, argv, "+bnr:t:u")) != -1) {
 		switch (opt) {
+		case 'b':
+			batch = 1;
+			break;
 		case 'n':
 			flags |= SWITCH_NO_CHECKPOINT;
 			break;
@@ -360,8 +400,11 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	for (i = optind + 1; i < argc; i++)
+		ntargets += !batch || argv[i][0] == '/' || argv[i][0] == '+';
 	if (argc - optind < 2 || repeat < 1 ||
-	    (nfixed && argc - optind != nfixed + 1) || (unsafe && !nfixed))
+	    (nfixed && ntargets != nfixed) || (unsafe && (!nfixed || batch)) ||
+	    (batch && repeat != 1))
 		usage();
 	ret = fsopen_open(argv[optind], FSOPEN_WRITE | FSOPEN_FORCE, NULL, &fs,
 			  &info);
@@ -388,10 +431,27 @@ int main(int argc, char **argv)
 		return 8;
 	}
 	for (r = 0; r < repeat && !rc; r++) {
-		for (i = optind + 1; i < argc; i++) {
-			ret = move_one(fs, sw, argv[i],
-				       nfixed ? &fixed[i - optind - 1] : NULL,
-				       unsafe);
+		for (i = optind + 1, t = 0; i < argc; i++) {
+			const char *a = argv[i];
+
+			ret = 0;
+			if (batch && !strcmp(a, ":commit")) {
+				ret = switch_commit(sw);
+			} else if (batch && (a[0] == '-' || a[0] == '~')) {
+				if (a[0] == '-')
+					ret = switch_forget(sw, kept.v, kept.n);
+				printf("%s %s\n", a[0] == '-' ? "forgot" : "dropped",
+				       a + 1);
+				kept.n = 0;
+			} else {
+				enum how how = !batch ? MOVE_SWITCH :
+					a[0] == '+' ? MOVE_COPY : MOVE_ADD;
+
+				ret = move_one(fs, sw, a + (a[0] == '+'),
+					       nfixed ? &fixed[t] : NULL, unsafe,
+					       how);
+				t++;
+			}
 			if (ret) {
 				com_err(prog, ret, "while moving %s", argv[i]);
 				rc = 4;
@@ -413,5 +473,6 @@ out:
 	for (i = 0; i < nfixed; i++)
 		free(fixed[i].v);
 	free(fixed);
+	free(kept.v);
 	return rc;
 }
