@@ -14,7 +14,9 @@
 #     /c with /b's data, or the test proves nothing;
 #   - abandoned in the open batch, /c then logged in the same batch;
 #   - the journal holds /c's data as copies (debugfs logdump) where /c
-#     moved in the batch that freed its blocks.
+#     moved in the batch that freed its blocks, and e2fsck's replay, or
+#     the kernel's when it mounts the image (root and loop mounts only),
+#     puts them in place.
 . "$top_srcdir/tests/crash/lib.sh"
 need mke2fs debugfs e2fsck sha256sum testmove python3
 mkwork
@@ -95,3 +97,16 @@ grep -q "FS block $first logged" "$WORK/logdump.out" ||
 	{ cat "$WORK/logdump.out"; fail "/c's first block $first is not in the log"; }
 e2fsck -fy "$img" > "$WORK/replay.out" 2>&1
 check "logged, then replayed by e2fsck" "$img"
+
+# The kernel's jbd2 replays the same log (root and loop mounts only).
+run kernel -n -t $T -t "$A" IMG /a /c
+mnt=$WORK/mnt
+mkdir "$mnt"
+if [ "$(id -u)" -eq 0 ] && mount -o loop "$img" "$mnt" 2>/dev/null; then
+	got=$(sha256sum < "$mnt/c" | cut -c1-64)
+	umount "$mnt" || fail "kernel: cannot unmount"
+	[ "$got" = "$sha_c" ] || fail "kernel: /c reads back wrong after the kernel's replay"
+	check "logged, then replayed by the kernel" "$img"
+else
+	echo "# kernel replay not tried: needs root and loop mounts"
+fi
