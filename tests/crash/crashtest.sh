@@ -8,7 +8,10 @@
 # batches, some ended by a move into blocks the batch freed), and the
 # "turns" workload (small files between a big file's pieces, every other
 # one deleted: units that need a commit wait while later ones go ahead,
-# defrag/waiting.c); for each, every flush boundary of the run and
+# defrag/waiting.c), and the "chain" workload (e2fragimg's kernel-tree:
+# files sliding into the blocks the ones before them left, moves logged
+# through the journal on ext3 and ext4, writer.h); for each, every flush
+# boundary of the run and
 # CRASH_RANDOM (170) random-subset, CRASH_PREFIX (30) prefix and
 # CRASH_TORN (60) torn-write cuts (cutsweep.sh).  Prints the torn cuts by
 # kind of block, "torn cuts T: KIND N, ...", and the total "cut points
@@ -17,7 +20,7 @@
 # The images come from e2fragimg (its streams and aged workloads; ext4
 # without a journal by tune2fs), or from mke2fs+debugfs when it is not
 # built.  CRASH_IMAGE_CMD, when set, builds them instead: run with KIND
-# (streams|aged|turns), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
+# (streams|aged|turns|chain), FSTYPE (ext2|ext3|ext4|ext4-nojournal) and OUT (the
 # image to create) in the environment.  The workload is a parameter too:
 # CRASH_WORKLOAD is a shell command run on the image $IMAGE (default:
 # e2defrag "$IMAGE"; the test mover moving every fragmented file, listed in
@@ -60,6 +63,8 @@ build() {
 		aged) e2fragimg -q -w aged -t $type -b $bs -s $size --fill 70 \
 				-S "$seed" "$out" ;;
 		turns) e2fragimg -q -w turns -t $type -b $bs -S "$seed" "$out" ;;
+		chain) e2fragimg -q -w kernel-tree -t $type -b 1024 --files 600 \
+				-S "$seed" "$out" ;;
 		esac || fail "e2fragimg failed for $kind $fstype"
 		if [ $fstype = ext4-nojournal ]; then
 			tune2fs -O ^has_journal "$out" >/dev/null 2>&1 ||
@@ -74,13 +79,13 @@ build() {
 	esac
 	case $kind in
 	streams) make_streams "$out" 4 200 "$WORK" ;;
-	aged|turns) make_aged "$out" "aged-$fstype" 80 "$WORK" ;;
+	aged|turns|chain) make_aged "$out" "aged-$fstype" 80 "$WORK" ;;
 	esac
 }
 
 total_n=0 total_l=0 total_c=0 total_t=0 sweep_seed=1
 : > "$WORK/kinds"
-for kind in streams aged pack batches turns; do
+for kind in streams aged pack batches turns chain; do
 	workload=$CRASH_WORKLOAD image=$kind
 	[ $kind = pack ] && workload=$PACK_WORKLOAD image=aged
 	[ $kind = batches ] && workload=$BATCH_WORKLOAD image=aged
