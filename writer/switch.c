@@ -531,63 +531,10 @@ errcode_t switch_write(struct switch_ctx *c, blk64_t blk, blk64_t n,
 	return write_in_place(c, blk + from, n - from, buf + from * bs);
 }
 
-errcode_t switch_forget(struct switch_ctx *c, const struct layout_piece *runs,
-			size_t n)
-{
-	size_t i;
-	errcode_t ret;
-
-	if (c->failed)
-		return c->failed;
-	/* A batch that filled up may have committed its images already. */
-	if (!c->journal || !journal_holds(c->journal, runs, n))
-		return 0;	/* it logged nothing */
-	/*
-	 * Its images must never reach the blocks: drop them (revoked where
-	 * a transaction committed meanwhile) and count the blocks released
-	 * by the batch, so that whoever gains them before the revoke is
-	 * durable logs them or commits first.
-	 */
-	ret = journal_revoke(c->journal, runs, n);
-	if (!ret && util_grow(&c->released, &c->released_cap, c->nreleased + n,
-			      sizeof(*c->released)))
-		ret = EXT2_ET_NO_MEMORY;
-	if (ret) {
-		fail_stop(c, ret);
-		return ret;
-	}
-	for (i = 0; i < n; i++) {
-		if (!run_inside(c, &runs[i]))
-			continue;
-		ext2fs_unmark_block_bitmap_range2(c->logged_map, runs[i].start,
-						  runs[i].len);
-		ext2fs_mark_block_bitmap_range2(c->released_map, runs[i].start,
-						runs[i].len);
-		c->released[c->nreleased++] = runs[i];
-	}
-	return 0;
-}
-
-uint64_t switch_logged_blocks(const struct switch_ctx *c)
-{
-	return c ? c->logged_total : 0;
-}
-
-size_t switch_batch_size(const struct switch_ctx *c)
-{
-	return c ? c->nbatch : 0;
-}
-
-void switch_counts(const struct switch_ctx *c, uint64_t *commits,
-		   uint64_t *reuse_commits)
-{
-	*commits = c ? c->commits : 0;
-	*reuse_commits = c ? c->reuse_commits : 0;
-}
-
 /*
- * RELEASED joins the batch's releases.  A logged block among them is
- * logged no more: journal_revoke dropped its image (add_journalled).
+ * RELEASED joins the batch's releases (room made by the caller).  A
+ * logged block among them is logged no more: journal_revoke dropped its
+ * image (add_journalled, switch_forget).
  */
 static void record_released(struct switch_ctx *c,
 			    const struct layout_piece *released, size_t n)
@@ -609,6 +556,51 @@ static void record_released(struct switch_ctx *c,
 	if (n)
 		copy_n(c->released + c->nreleased, released, n * sizeof(*released));
 	c->nreleased += n;
+}
+
+errcode_t switch_forget(struct switch_ctx *c, const struct layout_piece *runs,
+			size_t n)
+{
+	errcode_t ret;
+
+	if (c->failed)
+		return c->failed;
+	/* A batch that filled up may have committed its images already. */
+	if (!c->journal || !journal_holds(c->journal, runs, n))
+		return 0;	/* it logged nothing */
+	/*
+	 * Its images must never reach the blocks: drop them (revoked where
+	 * a transaction committed meanwhile) and count the blocks released
+	 * by the batch, so that whoever gains them before the revoke is
+	 * durable logs them or commits first.
+	 */
+	ret = journal_revoke(c->journal, runs, n);
+	if (!ret && util_grow(&c->released, &c->released_cap, c->nreleased + n,
+			      sizeof(*c->released)))
+		ret = EXT2_ET_NO_MEMORY;
+	if (ret) {
+		fail_stop(c, ret);
+		return ret;
+	}
+	record_released(c, runs, n);
+	return 0;
+}
+
+uint64_t switch_logged_blocks(const struct switch_ctx *c)
+{
+	return c ? c->logged_total : 0;
+}
+
+size_t switch_batch_size(const struct switch_ctx *c)
+{
+	return c ? c->nbatch : 0;
+}
+
+void switch_counts(const struct switch_ctx *c, uint64_t *commits,
+		   uint64_t *reuse_commits)
+{
+	*commits = c ? c->commits : 0;
+	*reuse_commits = c ? c->reuse_commits : 0;
 }
 
 errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,

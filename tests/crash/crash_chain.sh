@@ -31,12 +31,7 @@ echo "tree: moves $moves, commits $commits, bytes logged $logged"
 	fail "expected hundreds of moves in a few commits, with data logged"
 clean "$WORK/whole.img" || { cat "$WORK/fsck.out"; fail "not clean after the run"; }
 
-sh "$top_srcdir/tests/crash/cutsweep.sh" -r 30 -p 5 -t 16 -s 3 -n tree "$img" \
-	'e2defrag "$IMAGE"' > "$WORK/sweep.out" 2> "$WORK/sweep.err"
-cat "$WORK/sweep.out"
-head -20 "$WORK/sweep.err"
+cut_sweep tree "$img" 30 5 16 3 'e2defrag "$IMAGE"'
 grep -q '^tree: torn cuts 16:.*jcopy' "$WORK/sweep.out" ||
 	fail "no torn write of a journal copy among the cuts"
-set -- $(sweep_line "$WORK/sweep.out")
-[ $# -eq 3 ] || fail "no summary from cutsweep.sh"
-[ "$2" -eq 0 ] && [ "$3" -eq 0 ] || fail "power cuts lose data or leave damage"
+[ "$swept_l" -eq 0 ] && [ "$swept_c" -eq 0 ] || fail "power cuts lose data or leave damage"

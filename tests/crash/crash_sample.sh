@@ -74,15 +74,9 @@ sys.exit("left in pieces: %s" % left if left else 0)' || fail "$name: e2defrag l
 		! cmp -s "$img.s0" "$WORK/whole.img.s0" || fail "$name: the run left the superblock as it was"
 		cmp -s "$img.s1" "$WORK/whole.img.s1" || fail "$name: the run changed the superblock's second sector"
 	fi
-	sh "$top_srcdir/tests/crash/cutsweep.sh" -r "$random" -p 5 -t "$torn" -s 7 -n "$name" "$img" \
-		"e2defrag $opts \"\$IMAGE\"" > "$WORK/sweep.out" 2> "$WORK/sweep.err"
-	cat "$WORK/sweep.out"
-	head -20 "$WORK/sweep.err"
-	grep -q "^$name: torn cuts $torn:" "$WORK/sweep.out" ||
-		fail "$name: not $torn torn cuts"
-	set -- $(sweep_line "$WORK/sweep.out")
-	[ $# -eq 3 ] || fail "$name: no summary from cutsweep.sh"
-	total_n=$((total_n + $1)) total_l=$((total_l + $2)) total_c=$((total_c + $3))
+	cut_sweep "$name" "$img" "$random" 5 "$torn" 7 "e2defrag $opts \"\$IMAGE\""
+	total_n=$((total_n + swept_n)) total_l=$((total_l + swept_l))
+	total_c=$((total_c + swept_c))
 }
 
 img=$WORK/ext2.img

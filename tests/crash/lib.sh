@@ -253,6 +253,24 @@ sweep_line() {
 	sed -n 's/.*cut points \([0-9]*\), data lost \([0-9]*\), not clean after replay \([0-9]*\)$/\1 \2 \3/p' "$1"
 }
 
+# cut_sweep NAME IMG RANDOM PREFIX TORN SEED WORKLOAD: cutsweep.sh's cuts
+# of WORKLOAD on IMG, its summary printed (and the first failing cuts);
+# fails unless it made TORN torn cuts and a summary.  Sets swept_n,
+# swept_l, swept_c: cut points, data lost, not clean after replay.
+cut_sweep() {
+	local name=$1 img=$2 random=$3 prefix=$4 torn=$5 seed=$6 workload=$7
+	sh "${top_srcdir:-$(dirname "$0")/../..}/tests/crash/cutsweep.sh" -r "$random" \
+		-p "$prefix" -t "$torn" -s "$seed" -n "$name" "$img" "$workload" \
+		> "$WORK/sweep.out" 2> "$WORK/sweep.err"
+	cat "$WORK/sweep.out"
+	head -20 "$WORK/sweep.err"
+	grep -q "^$name: torn cuts $torn:" "$WORK/sweep.out" ||
+		fail "$name: not $torn torn cuts"
+	set -- $(sweep_line "$WORK/sweep.out")
+	[ $# -eq 3 ] || fail "$name: no summary from cutsweep.sh"
+	swept_n=$1 swept_l=$2 swept_c=$3
+}
+
 # journal_blocks IMG: the blocks of the journal (inode 8) in the order
 # of the journal, one a line: data blocks only (debugfs's "blocks" lists
 # the indirect blocks of an ext3 journal among them).
