@@ -361,9 +361,14 @@ static errcode_t quota_blocks(struct switch_ctx *c, ext2_ino_t ino,
  * A batch holds at most a quarter of the log, as the kernel's transactions
  * do, so that committing one rarely has to checkpoint the ones before.
  */
+static size_t cap_of(size_t log_blocks)
+{
+	return log_blocks / 4;
+}
+
 static size_t journal_cap(const struct journal *j)
 {
-	return journal_log_blocks(j) / 4;
+	return cap_of(journal_log_blocks(j));
 }
 
 static size_t batch_journal_cap(const struct switch_ctx *c)
@@ -378,16 +383,21 @@ static size_t batch_journal_cap(const struct switch_ctx *c)
  * committing a batch whose moves are not switched yet (safe: the blocks
  * are free once it commits; but a commit lost).  0: none may be logged.
  */
-static blk64_t log_room_of(const struct journal *j, size_t used)
+static blk64_t log_room(size_t log_blocks, unsigned bs, size_t used)
 {
-	size_t cap = journal_cap(j) / 2;
-	size_t mem = JOURNAL_IMAGES_MAX_BYTES / 2 / journal_block_size(j);
+	size_t cap = cap_of(log_blocks) / 2;
+	size_t mem = JOURNAL_IMAGES_MAX_BYTES / 2 / bs;
 
 	if (cap > mem)
 		cap = mem;	/* and within the images kept in memory */
+	return used < cap ? cap - used : 0;
+}
+
+static blk64_t log_room_of(const struct journal *j, size_t used)
+{
 	if (!journal_can_revoke(j))
 		return 0;
-	return used < cap ? cap - used : 0;
+	return log_room(journal_log_blocks(j), journal_block_size(j), used);
 }
 
 /* The batch is durable: what it released is free, nothing is logged. */
@@ -809,14 +819,29 @@ static errcode_t check_fs(ext2_filsys fs)
 blk64_t switch_log_capacity(ext2_filsys fs)
 {
 	struct journal *j = NULL;
-	blk64_t room = 0;
+	struct ext2_inode inode;
+	blk64_t room = 0, len;
+	errcode_t ret;
 
-	if (check_fs(fs) || !ext2fs_has_feature_journal(fs->super))
+	if (!ext2fs_has_feature_journal(fs->super))
 		return 0;
-	if (!journal_open(fs, 0, &j))
-		room = log_room_of(j, 0);
-	journal_free(j);
-	return room;
+	ret = check_fs(fs);
+	if (!ret) {
+		ret = journal_open(fs, 0, &j);
+		if (!ret)
+			room = log_room_of(j, 0);
+		journal_free(j);
+	}
+	if (ret != E2F_ERR_NEEDS_RECOVERY ||
+	    ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode))
+		return room;
+	/*
+	 * Mounted (e2defrag -n plans from a mounted filesystem): the run
+	 * comes once the log is empty.  The log is the journal inode less
+	 * its superblock, of a v2 journal, as mke2fs makes them.
+	 */
+	len = EXT2_I_SIZE(&inode) / fs->blocksize;
+	return len > 1 ? log_room(len - 1, fs->blocksize, 0) : 0;
 }
 
 errcode_t switch_check(ext2_filsys fs)
