@@ -24,8 +24,12 @@
  *   the data is flushed each buffer of it, and the flush waits for the
  *   platter (half a rotation);
  * - a move into blocks the open batch released logs them where the
- *   mover would (MOVE_LOG_MAX_BYTES, the transaction's room): no commit,
- *   their second write, to the log, costed at the commit as a transfer;
+ *   mover would (MOVE_LOG_MAX_BYTES, the transaction's room, which the
+ *   batch's metadata takes its share of: an inode table block and the
+ *   block bitmaps of the groups each switch touches): no commit, their
+ *   second write, to the log, costed at the commit as a transfer; a batch
+ *   whose transaction passes the journal's quarter (twice the room)
+ *   commits, as the writer's does;
  * - a commit (when the batch holds a buffer of data, when every unit
  *   left waits for one, and at the end) flushes the data, then
  *   costs three flushes each with an average seek and a rotation (the
@@ -58,6 +62,9 @@ struct clock {
 	ext2fs_block_bitmap released;	/* what the open batch released */
 	blk64_t		logged;		/* blocks the open batch logs */
 	blk64_t		log_room, log_max;	/* the mover's bounds on them */
+	ext2_filsys	fs;
+	ext2fs_block_bitmap meta_seen;	/* metadata blocks the batch logs ... */
+	blk64_t		meta;		/* ... and how many (with a log room) */
 	ext2fs_block_bitmap cached;	/* read or written before: the page cache's */
 	blk64_t		read_end;	/* where the group's last read ended (0: none) */
 };
@@ -148,6 +155,52 @@ static void commit(struct clock *c)
 	c->batch = 0;
 	c->logged = 0;
 	ext2fs_clear_block_bitmap(c->released);
+	if (c->meta)
+		ext2fs_clear_block_bitmap(c->meta_seen);
+	c->meta = 0;
+}
+
+/* BLK joins the metadata the open batch's transaction holds. */
+static void note_meta(struct clock *c, blk64_t blk)
+{
+	if (!blk || blk >= ext2fs_blocks_count(c->fs->super) ||
+	    ext2fs_fast_test_block_bitmap2(c->meta_seen, blk))
+		return;
+	ext2fs_fast_mark_block_bitmap2(c->meta_seen, blk);
+	c->meta++;
+}
+
+/* The block bitmap of the group holding BLK joins it too. */
+static void note_group(struct clock *c, blk64_t blk)
+{
+	if (blk < c->fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(c->fs->super))
+		return;
+	note_meta(c, ext2fs_block_bitmap_loc(c->fs, ext2fs_group_of_blk2(c->fs, blk)));
+}
+
+/*
+ * MV's switch: what its transaction logs beside the data (with a log
+ * room only: the writer's batch cap matters to logged moves), and the
+ * commit when that passes the journal's quarter.
+ */
+static int switch_meta(struct clock *c, const struct io_move *mv,
+		       const struct io_copy *copies)
+{
+	uint64_t k;
+
+	if (!c->log_room)
+		return 0;
+	note_meta(c, mv->itable);
+	for (k = 0; k < mv->ncopies; k++) {
+		const struct io_copy *p = &copies[mv->copy_at + k];
+
+		note_group(c, p->src);
+		note_group(c, p->src + p->len - 1);
+		note_group(c, p->dst);
+		note_group(c, p->dst + p->len - 1);
+	}
+	return c->logged + c->meta > 2 * c->log_room;
 }
 
 /* Whether a block some copy of MV writes is marked in BMAP. */
@@ -191,7 +244,8 @@ static int may_log(const struct clock *c, const struct io_move *mv,
 		   const struct io_copy *copies, blk64_t *n)
 {
 	*n = writes_count(c->released, mv, copies, c->log_max);
-	return c->log_room && *n <= c->log_max && c->logged + *n <= c->log_room;
+	return c->log_room && *n <= c->log_max &&
+	       c->logged + c->meta + *n <= c->log_room;
 }
 
 /* Mark (ON) or unmark MV's sources in BMAP, and its destinations too. */
@@ -433,6 +487,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	c.m = model;
 	c.bs = fs->blocksize;
 	c.log_room = log_room;
+	c.fs = fs;
 	c.log_max = MOVE_LOG_MAX_BYTES / fs->blocksize;
 	if (!buffer_bytes)
 		buffer_bytes = MOVE_DEFAULT_BUFFER;
@@ -465,6 +520,8 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		ret = ext2fs_allocate_block_bitmap(fs, "released", &c.released);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "cached", &c.cached);
+	if (!ret)
+		ret = ext2fs_allocate_block_bitmap(fs, "batch metadata", &c.meta_seen);
 	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
 		blk64_t blocks = 0;
@@ -520,6 +577,10 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			blk64_t b = move_blocks(m, copies);
 
 			s.seen[m->file] = 0;
+			if (switch_meta(&c, m, copies)) {
+				commit(&c);
+				s.commits++;
+			}
 			mark(c.released, m, copies, 0, 1);
 			c.batch += b;
 			blocks += b;
@@ -544,6 +605,8 @@ out:
 		ext2fs_free_block_bitmap(c.released);
 	if (c.cached)
 		ext2fs_free_block_bitmap(c.cached);
+	if (c.meta_seen)
+		ext2fs_free_block_bitmap(c.meta_seen);
 	free(c.pending);
 	free(ops);
 	free(s.seen);

@@ -17,6 +17,7 @@ struct io_copy {
 struct io_move {
 	uint32_t	file;
 	uint64_t	copy_at, ncopies;	/* in the copies array */
+	blk64_t		itable;		/* its inode's inode table block (0: none) */
 };
 
 /*

@@ -144,6 +144,8 @@ static errcode_t sim_move(struct sim *s, const struct plan_move *mv,
 	*dpieces = 0;
 	*dread = 0;
 	io->file = f;
+	if (switch_inode_block(s->layout->fs, s->layout->files[f].ino, &io->itable))
+		io->itable = 0;
 	io->copy_at = s->ncopies;
 	io->ncopies = 0;
 	ret = sim_runs(s, f);

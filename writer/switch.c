@@ -816,6 +816,13 @@ static errcode_t check_fs(ext2_filsys fs)
 	return 0;
 }
 
+errcode_t switch_inode_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk)
+{
+	unsigned offset;
+
+	return metawrite_inode_location(fs, ino, blk, &offset);
+}
+
 blk64_t switch_log_capacity(ext2_filsys fs)
 {
 	struct journal *j = NULL;

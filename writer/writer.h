@@ -189,6 +189,12 @@ errcode_t switch_forget(struct switch_ctx *c, const struct layout_piece *runs,
 uint64_t switch_logged_blocks(const struct switch_ctx *c);
 
 /*
+ * The inode table block holding INO into *BLK: what a switch of it adds
+ * to its batch's transaction (e2defrag -n's estimate counts them).
+ */
+errcode_t switch_inode_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk);
+
+/*
  * The journal room a batch of an empty log offers logged data on FS, as
  * switch_log_room() would say after switch_open(): for e2defrag -n's
  * estimate.  0 without a journal or with one switch_open() would refuse.
