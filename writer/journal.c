@@ -118,6 +118,32 @@ static errcode_t log_write(struct journal *j, uint32_t pos, const char *buf)
 	return io_channel_write_blk64(j->fs->io, j->map[pos], 1, buf);
 }
 
+/*
+ * N consecutive log blocks from *POS (moved past them), in as few writes
+ * as the log's place on disk allows (it wraps, and the journal inode may
+ * be in pieces).
+ */
+static errcode_t log_write_run(struct journal *j, uint32_t *pos, size_t n,
+			       const char *buf)
+{
+	errcode_t ret;
+
+	while (n) {
+		size_t m = 1;
+
+		while (m < n && *pos + m < j->last &&
+		       j->map[*pos + m] == j->map[*pos] + m)
+			m++;
+		ret = io_channel_write_blk64(j->fs->io, j->map[*pos], (int)m, buf);
+		if (ret)
+			return ret;
+		buf += m * j->bs;
+		n -= m;
+		*pos = *pos + m == j->last ? j->first : *pos + (uint32_t)m;
+	}
+	return 0;
+}
+
 static errcode_t flush(struct journal *j)
 {
 	return io_channel_flush(j->fs->io);
@@ -439,25 +465,23 @@ static errcode_t write_log_blocks(struct journal *j, uint32_t *pos)
 			return ret;
 		*pos = log_next(j, *pos);
 	}
+	/* A descriptor and its copies, built together, go out together. */
+	if (j->npending && !j->lbuf &&
+	    !(j->lbuf = malloc((per + 1) * (size_t)j->bs)))
+		return EXT2_ET_NO_MEMORY;
 	for (i = 0; i < j->npending; i += n) {
-		uint32_t desc_pos = *pos;
-
 		n = j->npending - i < per ? j->npending - i : per;
-		jfmt_header(j->buf, j->bs, JBD2_DESCRIPTOR_BLOCK, j->seq);
-		*pos = log_next(j, *pos);
+		jfmt_header(j->lbuf, j->bs, JBD2_DESCRIPTOR_BLOCK, j->seq);
 		for (k = 0; k < n; k++) {
 			const struct jblock *b = &j->pending[i + k];
-			int escaped = jfmt_escape(j, b->image, j->copy);
+			char *copy = j->lbuf + (k + 1) * (size_t)j->bs;
+			int escaped = jfmt_escape(j, b->image, copy);
 
-			jfmt_tag(j, j->buf, k, b->blk, j->copy, j->seq, escaped,
+			jfmt_tag(j, j->lbuf, k, b->blk, copy, j->seq, escaped,
 				 k == n - 1);
-			ret = log_write(j, *pos, j->copy);
-			if (ret)
-				return ret;
-			*pos = log_next(j, *pos);
 		}
-		jfmt_tail(j, j->buf);
-		ret = log_write(j, desc_pos, j->buf);
+		jfmt_tail(j, j->lbuf);
+		ret = log_write_run(j, pos, n + 1, j->lbuf);
 		if (ret)
 			return ret;
 	}

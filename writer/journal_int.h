@@ -121,9 +121,9 @@ struct journal {
 	blk64_t		*revokes;
 	uint64_t	nrevokes, revokes_cap;
 
-	char		*buf;		/* scratch blocks */
-	char		*copy;
+	char		*buf;		/* a scratch block */
 	char		*ckpt;		/* CKPT_BLOCKS: consecutive live blocks */
+	char		*lbuf;		/* a descriptor block and its copies */
 };
 
 /* journal.c */

@@ -173,8 +173,6 @@ errcode_t journal_open(ext2_filsys fs, int flags, struct journal **ret)
 	err = ext2fs_get_mem(j->bs, &j->sb_block);
 	if (!err)
 		err = ext2fs_get_mem(j->bs, &j->buf);
-	if (!err)
-		err = ext2fs_get_mem(j->bs, &j->copy);
 	if (err)
 		goto errout;
 	j->jsb = (struct jbd2_super *)j->sb_block;
@@ -202,9 +200,9 @@ void journal_free(struct journal *j)
 	free(j->pending);
 	free(j->revokes);
 	free(j->ckpt);
+	free(j->lbuf);
 	free(j->map);
 	ext2fs_free_mem(&j->sb_block);
 	ext2fs_free_mem(&j->buf);
-	ext2fs_free_mem(&j->copy);
 	free(j);
 }
