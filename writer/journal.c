@@ -55,21 +55,43 @@ static struct jblock *live_find(const struct jlive *l, blk64_t blk)
 	return i < l->n && l->slot[i].blk == blk ? &l->slot[i] : NULL;
 }
 
-static errcode_t live_put(struct jlive *l, blk64_t blk, char *image)
+static int cmp_jblock(const void *a, const void *b)
 {
-	size_t i = live_lower(l, blk);
+	const struct jblock *x = a, *y = b;
 
-	if (i < l->n && l->slot[i].blk == blk) {
-		free(l->slot[i].image);
-		l->slot[i].image = image;
+	return x->blk < y->blk ? -1 : x->blk > y->blk;
+}
+
+/*
+ * The N images of ADD (distinct blocks, sorted here) join the live ones,
+ * replacing older images of the same blocks: one merge, where inserting
+ * them one by one moved the array each time (a transaction of logged
+ * data holds thousands).  ADD's images then belong to L.
+ */
+static errcode_t live_merge(struct jlive *l, struct jblock *add, size_t n)
+{
+	struct jblock *out;
+	size_t a = 0, b = 0, k = 0;
+
+	if (!n)
 		return 0;
-	}
-	if (util_grow(&l->slot, &l->cap, l->n + 1, sizeof(*l->slot)))
+	qsort(add, n, sizeof(*add), cmp_jblock);
+	out = malloc((l->n + n) * sizeof(*out));
+	if (!out)
 		return EXT2_ET_NO_MEMORY;
-	memmove(l->slot + i + 1, l->slot + i, (l->n - i) * sizeof(*l->slot));
-	l->slot[i].blk = blk;
-	l->slot[i].image = image;
-	l->n++;
+	while (a < l->n || b < n) {
+		if (b == n || (a < l->n && l->slot[a].blk < add[b].blk)) {
+			out[k++] = l->slot[a++];
+			continue;
+		}
+		if (a < l->n && l->slot[a].blk == add[b].blk)
+			free(l->slot[a++].image);
+		out[k++] = add[b++];
+	}
+	free(l->slot);
+	l->slot = out;
+	l->cap = l->n + n;
+	l->n = k;
 	return 0;
 }
 
@@ -559,12 +581,9 @@ errcode_t journal_commit(struct journal *j)
 		return ret;
 
 	/* Durable.  The images now belong to the live log. */
-	for (i = 0; i < j->npending; i++) {
-		ret = live_put(&j->live, j->pending[i].blk, j->pending[i].image);
-		if (ret)
-			return ret;
-		j->pending[i].image = NULL;
-	}
+	ret = live_merge(&j->live, j->pending, j->npending);
+	if (ret)
+		return ret;
 	j->npending = 0;
 	j->nrevokes = 0;
 	j->nlive_trans++;

@@ -78,10 +78,10 @@ struct jblock {
 
 /*
  * Blocks logged by live transactions (committed, not yet checkpointed):
- * the latest image of each, by block number.  Open addressing.
+ * the latest image of each, sorted by block number.
  */
 struct jlive {
-	struct jblock	*slot;		/* image NULL: empty */
+	struct jblock	*slot;
 	uint64_t	cap, n;
 };
 
