@@ -231,16 +231,40 @@ fi
 # than all the free space, two or three recordings written side by side
 # into the holes of deleted ones (tests/cli/defrag-bigfile.sh's shapes,
 # four times the size): ext2 1 KiB, ext3 1 and 4 KiB, ext4 1 KiB with and
-# without flex_bg.  A file rebuilt where others step aside may take up to
-# 2x its bytes (REBUILD_AMPLIFICATION), every other file 1.5x.
+# without flex_bg, built by e2fragimg and (root only) written by the
+# kernel.  A file rebuilt where others step aside may take up to 2x its
+# bytes (REBUILD_AMPLIFICATION), every other file 1.5x.
+bigfile_cases="nearfull ext2 1024 128M 96 -S 2 --streams 2
+nearfull ext3 1024 128M 93 -S 1 --streams 2
+nearfull ext3 4096 256M 93 -S 1 --streams 2
+nearfull ext4 1024 128M 90 -S 3 --streams 2
+nearfull ext4 1024 128M 93 -S 1 --streams 2 --no-flex-bg
+nearfull ext4 1024 128M 96 -S 1 --streams 3 --no-flex-bg"
 bench_bigfile() {
-	bfw="-w nearfull --fill"
-	bench_nearfull bigfile-ext2-1k -S 2 $bfw 96 -t ext2 -b 1024 -s 128M --streams 2
-	bench_nearfull bigfile-ext3-1k -S 1 $bfw 93 -t ext3 -b 1024 -s 128M --streams 2
-	bench_nearfull bigfile-ext3-4k -S 1 $bfw 93 -t ext3 -b 4096 -s 256M --streams 2
-	bench_nearfull bigfile-ext4-1k -S 3 $bfw 90 -t ext4 -b 1024 -s 128M --streams 2
-	bench_nearfull bigfile-ext4-1k-noflex-2 -S 1 $bfw 93 -t ext4 -b 1024 -s 128M --streams 2 --no-flex-bg
-	bench_nearfull bigfile-ext4-1k-noflex-3 -S 1 $bfw 96 -t ext4 -b 1024 -s 128M --streams 3 --no-flex-bg
+	echo "$bigfile_cases" | while read -r w t bs size fill extra; do
+		# shellcheck disable=SC2086
+		bench_nearfull "bigfile-$t-$bs-$fill$(echo $extra | tr -d ' -')" \
+			-w "$w" --fill "$fill" -t "$t" -b "$bs" -s "$size" $extra
+	done
+	# The same shapes written by the kernel: e2fragimg's operations
+	# replayed on a loop mount (bench/kernel-nearfull.sh; root only).
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "kernel-written disks: skipped (needs root for loop mounts)"
+		return 0
+	fi
+	kdir=$dir/kernel-bigfile
+	mkdir -p "$kdir"
+	CASES=$bigfile_cases BUILD_ONLY=1 sh "$top/bench/kernel-nearfull.sh" "$kdir" \
+		> "$kdir/build.log" 2>&1 || { cat "$kdir/build.log"; return 0; }
+	grep -i 'failed\|not clean' "$kdir/build.log" || true
+	saved=${E2DEFRAG_OPTS:-}
+	E2DEFRAG_OPTS="$saved -f"	# the kernel mounted them
+	for k in "$kdir"/*.kernel.img; do
+		[ -f "$k" ] || continue
+		measure_nearfull "kernel-$(basename "$k" .kernel.img)" "$k"
+		rm -f "$k"
+	done
+	E2DEFRAG_OPTS=$saved
 }
 
 if [ -n "${BIGFILE_ONLY:-}" ]; then

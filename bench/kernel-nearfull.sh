@@ -16,7 +16,9 @@
 # selected / best / partial / no room, bytes needing a move and to write.
 #
 # Root only (loop mounts); run from the build tree after make.  CASES may
-# list "WORKLOAD TYPE BLOCKSIZE SIZE FILL" lines instead of the defaults.
+# list "WORKLOAD TYPE BLOCKSIZE SIZE FILL [E2FRAGIMG-OPTIONS]" lines instead
+# of the defaults (the options, e.g. "-S 2 --streams 2 --no-flex-bg", come
+# last on e2fragimg's command line, and into the case's name).
 # BUILD_ONLY=1 only builds: the kernel's image of each case is left as
 # DIR/CASE.kernel.img, with no figures (bench/iocost.sh).
 set -eu
@@ -92,13 +94,15 @@ EOF
 
 echo "kernel $(uname -r), seed $seed"
 echo "case                            used files  frag avoid pieces  best sets freeEx  largest |  sel best part room needMiB writeMiB"
-echo "$cases" | while read -r w t bs size fill; do
+echo "$cases" | while read -r w t bs size fill extra; do
 	[ -n "$w" ] || continue
-	name=$w-$t-$bs-$size-$fill
+	# shellcheck disable=SC2086
+	name=$w-$t-$bs-$size-$fill${extra:+-$(echo $extra | tr -d ' -')}
 	model=$dir/$name.model.img
 	kern=$dir/$name.kernel.img
+	# shellcheck disable=SC2086
 	nice -n 10 e2fragimg -q -w "$w" -t "$t" -b "$bs" -s "$size" --fill "$fill" \
-		-S "$seed" --script "$dir/$name.ops" "$model"
+		-S "$seed" $extra --script "$dir/$name.ops" "$model"
 	mkfs_like "$model" "$kern" "$t"
 	mount -t "$t" -o loop "$kern" "$mnt"
 	if ! replay "$dir/$name.ops" "$mnt"; then
