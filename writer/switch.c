@@ -902,6 +902,21 @@ errcode_t switch_open(ext2_filsys fs, int flags, struct switch_ctx **ret_ctx)
 						   &c->logged_map);
 	if (ret)
 		goto errout;
+	/*
+	 * libext2fs 1.47.0's unix I/O manager keeps a small block cache whose
+	 * clean copies a write of more than four blocks goes past without
+	 * dropping (fixed upstream in 2025, "libext2fs: fix unix io manager
+	 * invalidation"): a later read of such a block returns what it held
+	 * before.  Copies, checkpoints and the journal write many blocks at
+	 * a time over blocks read before, so the cache is off while we
+	 * write; the kernel's page cache still serves the reads.  A manager
+	 * without options (none of ours) has no such cache.
+	 */
+	ret = io_channel_set_options(fs->io, "cache=off");
+	if (ret == EXT2_ET_INVALID_ARGUMENT)
+		ret = 0;
+	if (ret)
+		goto errout;
 	/* Should anything flush, the backups stay as they are. */
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	if (ext2fs_has_feature_journal(fs->super))
