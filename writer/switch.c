@@ -64,7 +64,7 @@ struct switch_ctx {
 	/* Journalled: blocks whose data the open transaction logs, gained
 	 * by a switch of it while a switch of it released them. */
 	ext2fs_block_bitmap logged_map;
-	uint64_t	nlogged;	/* marked in logged_map */
+	int		logged_any;	/* logged_map may have marks (until the commit) */
 	uint64_t	logged_total;	/* data blocks logged in the run */
 };
 
@@ -411,9 +411,9 @@ static void forget_released(struct switch_ctx *c)
 							  c->released[i].start,
 							  c->released[i].len);
 	c->nreleased = 0;
-	if (c->nlogged)
+	if (c->logged_any)
 		ext2fs_clear_block_bitmap(c->logged_map);
-	c->nlogged = 0;
+	c->logged_any = 0;
 }
 
 static errcode_t do_commit(struct switch_ctx *c)
@@ -453,9 +453,9 @@ errcode_t switch_commit(struct switch_ctx *c)
  * Blocks of RUNS the open batch released and has not logged; stop
  * counting past LIMIT.
  */
-static blk64_t unlogged_reuses(const struct switch_ctx *c,
-			       const struct layout_piece *runs, size_t n,
-			       blk64_t limit)
+blk64_t switch_reused_blocks(const struct switch_ctx *c,
+			     const struct layout_piece *runs, size_t n,
+			     blk64_t limit)
 {
 	blk64_t count = 0, b;
 	size_t i;
@@ -475,7 +475,7 @@ static blk64_t unlogged_reuses(const struct switch_ctx *c,
 		for (b = runs[i].start; b < runs[i].start + runs[i].len &&
 		     count <= limit; b++)
 			if (is_released(c, b) &&
-			    !(c->nlogged && ext2fs_fast_test_block_bitmap2(c->logged_map, b)))
+			    !(c->logged_any && ext2fs_fast_test_block_bitmap2(c->logged_map, b)))
 				count++;
 	}
 	return count;
@@ -484,14 +484,7 @@ static blk64_t unlogged_reuses(const struct switch_ctx *c,
 int switch_would_reuse(const struct switch_ctx *c,
 		       const struct layout_piece *runs, size_t n)
 {
-	return unlogged_reuses(c, runs, n, 0) != 0;
-}
-
-blk64_t switch_reused_blocks(const struct switch_ctx *c,
-			     const struct layout_piece *runs, size_t n,
-			     blk64_t limit)
-{
-	return unlogged_reuses(c, runs, n, limit);
+	return switch_reused_blocks(c, runs, n, 0) != 0;
 }
 
 blk64_t switch_log_room(const struct switch_ctx *c)
@@ -533,7 +526,7 @@ errcode_t switch_write(struct switch_ctx *c, blk64_t blk, blk64_t n,
 			return ret;
 		if (!ext2fs_fast_test_block_bitmap2(c->logged_map, blk + i)) {
 			ext2fs_fast_mark_block_bitmap2(c->logged_map, blk + i);
-			c->nlogged++;
+			c->logged_any = 1;
 			c->logged_total++;
 		}
 		from = i + 1;
@@ -556,7 +549,7 @@ static void record_released(struct switch_ctx *c,
 			continue;
 		ext2fs_mark_block_bitmap_range2(c->released_map, released[i].start,
 						released[i].len);
-		if (c->nlogged &&
+		if (c->logged_any &&
 		    !ext2fs_test_block_bitmap_range2(c->logged_map, released[i].start,
 						     released[i].len))
 			ext2fs_unmark_block_bitmap_range2(c->logged_map,
