@@ -31,10 +31,11 @@
  *   whose transaction passes the journal's quarter (twice the room)
  *   commits, as the writer's does;
  * - a commit (when the batch holds a buffer of data, when every unit
- *   left waits for one, and at the end) flushes the data, then
- *   costs three flushes each with an average seek and a rotation (the
- *   journal and the metadata, or ext2's ordered writes), after which the
- *   head is anywhere.
+ *   left waits for one, and at the end) flushes the data, then costs
+ *   its trips, each an average seek and a rotation, after which the head
+ *   is anywhere: three with a journal (the log's blocks, the commit
+ *   block, the checkpoint), two without (ext2's ordered steps 1 and 2;
+ *   step 3 goes out with a later flush, switch.c).
  *
  * What a group costs is shared among its moves by the blocks they copy.
  * The metadata a switch writes and the new mapping blocks are not
@@ -62,6 +63,7 @@ struct clock {
 	ext2fs_block_bitmap released;	/* what the open batch released */
 	blk64_t		logged;		/* blocks the open batch logs */
 	blk64_t		log_room, log_max;	/* the mover's bounds on them */
+	int		commit_trips;	/* a commit's seeks and rotations */
 	ext2_filsys	fs;
 	ext2fs_block_bitmap meta_seen;	/* metadata blocks the batch logs ... */
 	blk64_t		meta;		/* ... and how many (with a log room) */
@@ -148,8 +150,8 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len, blk64_t gap_max)
 static void commit(struct clock *c)
 {
 	flush(c);
-	c->t += 3 * (readmodel_jump_seconds(c->m, c->m->disk_bytes / 3) +
-		     rotation_seconds(c->m)) +
+	c->t += c->commit_trips * (readmodel_jump_seconds(c->m, c->m->disk_bytes / 3) +
+				   rotation_seconds(c->m)) +
 		readmodel_transfer_seconds(c->m, (double)c->logged * c->bs);
 	c->head_known = 0;
 	c->batch = 0;
@@ -487,6 +489,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	c.m = model;
 	c.bs = fs->blocksize;
 	c.log_room = log_room;
+	c.commit_trips = ext2fs_has_feature_journal(fs->super) ? 3 : 2;
 	c.fs = fs;
 	c.log_max = MOVE_LOG_MAX_BYTES / fs->blocksize;
 	if (!buffer_bytes)

@@ -122,6 +122,20 @@ errcode_t metawrite_groups_of(ext2_filsys fs, const struct layout_piece *runs,
 	return 0;
 }
 
+errcode_t metawrite_groups_merge(struct metawrite_groups *into,
+				 const struct metawrite_groups *from)
+{
+	uint64_t i;
+	errcode_t ret;
+
+	for (i = 0; i < from->n; i++) {
+		ret = groups_add(into, from->g[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 size_t metawrite_gdt_blocks_of(ext2_filsys fs, const struct metawrite_groups *gs)
 {
 	blk64_t last = ~(blk64_t)0, idx;

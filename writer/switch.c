@@ -2,16 +2,38 @@
  * switch.c --- switch a file to its new blocks so that a power cut at any
  * instant leaves the old layout or the new one; see writer.h.
  *
- * Without a journal the switch is three ordered steps, each ended by a
- * flush (a barrier: the disk may reorder writes between two flushes, not
- * across one):
+ * Without a journal the switch is three ordered steps, the first two
+ * ended by a flush (a barrier: the disk may reorder writes between two
+ * flushes, not across one):
  *   1. the new blocks are marked in use (bitmaps, descriptors, superblock);
  *   2. the inode table block with the new inode;
  *   3. the old blocks are marked free.
  * A cut before 2 leaks the new blocks, a cut before 3 the old ones: e2fsck
- * frees them, and the file is whole either way.  So that a cut is noticed,
- * the superblock says "not clean" from switch_open to switch_close, as
- * the kernel's ext2 does while mounted.
+ * frees them, and the file is whole either way.  Step 3 needs no flush of
+ * its own: what must not reach the disk before it is nothing (a block is
+ * never marked free before the inode that let it go is durable, which step
+ * 2's flush sees to), so its writes go out with the next flush, the next
+ * batch's step 1 or switch_close's: one flush a commit saved, and the
+ * bitmap blocks both steps write go out once.  A cut before that flush
+ * leaks the old blocks, as a cut before step 3 always did.  So that a cut
+ * is noticed, the superblock says "not clean" from switch_open to
+ * switch_close, as the kernel's ext2 does while mounted.
+ *
+ * Where the group descriptors hold nothing but counts and places (no
+ * checksums, no uninitialized groups: ext2, ext3 and ext4 without
+ * metadata_csum or uninit_bg, here always without a journal), more waits
+ * for switch_close (lazy counts): step 1 writes the bitmaps only, not
+ * the descriptors and superblock, whose free counts are all that changes
+ * in them, and step 3 writes nothing.  The counts are what e2fsck
+ * recomputes and the kernel's ext2 keeps in memory and writes back when
+ * it likes; a block left marked in use is a leak, as a cut before step 3
+ * always left; and a filesystem "not clean" is checked before it is
+ * trusted.  Each commit so saves its trips to the start of the disk and
+ * to the bitmaps of the groups it only releases blocks in.  (A later
+ * step 1 that writes such a group's bitmap writes its releases too: they
+ * are in memory, their inodes durable.)  switch_close writes what waits
+ * and makes it durable before it writes "clean".  With checksums a
+ * bitmap and its descriptor go together, and each step writes both.
  *
  * With a journal the same blocks form one JBD2 transaction (journal.c).
  *
@@ -48,6 +70,14 @@ struct switch_ctx {
 	char		*old_inode;	/* the inode before it, inode size */
 	io_channel	wrapper;	/* ours, reading through the journal */
 	int		marked_unclean;	/* ordered: VALID_FS cleared on disk */
+	int		unflushed_meta;	/* ordered: a step 3 or what lazy
+					 * counts left written, not flushed */
+	int		lazy_counts;	/* ordered: descriptors and superblock
+					 * at switch_close (see the top) */
+	struct metawrite_groups counted;	/* lazy: the groups whose
+						 * descriptors wait */
+	struct metawrite_groups released_groups;	/* lazy: those whose
+							 * bitmaps may wait */
 	errcode_t	failed;		/* a write failed: write nothing more */
 	/* The open batch: switches made in memory, durable at switch_commit. */
 	size_t		nbatch;		/* switches in it */
@@ -103,16 +133,40 @@ static errcode_t write_super(struct switch_ctx *c)
 	return io_channel_write_blk64(c->fs->io, blk, 1, c->buf);
 }
 
+/* The descriptor blocks holding the groups of GS, to EMIT. */
+static errcode_t emit_descriptors(struct switch_ctx *c,
+				  const struct metawrite_groups *gs,
+				  errcode_t (*emit)(struct switch_ctx *, blk64_t, char *))
+{
+	blk64_t blk, index, last_index = ~(blk64_t)0;
+	errcode_t ret;
+	size_t i;
+
+	for (i = 0; i < gs->n; i++) {
+		ret = metawrite_gdt_block(c->fs, gs->g[i], &index, &blk, c->buf);
+		if (ret)
+			return ret;
+		if (index == last_index)	/* groups are ascending */
+			continue;
+		last_index = index;
+		ret = emit(c, blk, c->buf);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * Hand every block the touched groups need (their bitmap blocks, the
  * descriptor blocks holding them, the superblock) to EMIT: written in
- * place or added to the transaction.
+ * place or added to the transaction.  With lazy counts, the bitmaps
+ * only: the groups join those switch_close writes the descriptors of.
  */
 static errcode_t emit_groups(struct switch_ctx *c,
 			     errcode_t (*emit)(struct switch_ctx *, blk64_t, char *))
 {
 	ext2_filsys fs = c->fs;
-	blk64_t blk, index, last_index = ~(blk64_t)0;
+	blk64_t blk;
 	errcode_t ret;
 	size_t i;
 
@@ -124,18 +178,11 @@ static errcode_t emit_groups(struct switch_ctx *c,
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < c->groups.n; i++) {
-		ret = metawrite_gdt_block(fs, c->groups.g[i], &index, &blk, c->buf);
-		if (ret)
-			return ret;
-		if (index == last_index)	/* groups are ascending */
-			continue;
-		last_index = index;
-		ret = emit(c, blk, c->buf);
-		if (ret)
-			return ret;
-	}
-	ret = metawrite_super_block(fs, &blk, c->buf);
+	if (c->lazy_counts)
+		return metawrite_groups_merge(&c->counted, &c->groups);
+	ret = emit_descriptors(c, &c->groups, emit);
+	if (!ret)
+		ret = metawrite_super_block(fs, &blk, c->buf);
 	return ret ? ret : emit(c, blk, c->buf);
 }
 
@@ -236,10 +283,12 @@ static errcode_t add_ordered(struct switch_ctx *c, ext2_ino_t ino,
 }
 
 /*
- * Ordered commit, three steps each ended by a flush:
- *   1. the gains marked in use (the flush also makes the data durable);
- *   2. the inode table blocks (and quota file blocks);
- *   3. the releases marked free.
+ * Ordered commit, three steps (see the top of the file):
+ *   1. the gains marked in use, a flush (it also makes the data durable,
+ *      and the previous commit's step 3);
+ *   2. the inode table blocks (and quota file blocks), a flush;
+ *   3. the releases marked free, flushed by the next flush (with lazy
+ *      counts marked in memory only, written by switch_close).
  */
 static errcode_t commit_ordered(struct switch_ctx *c)
 {
@@ -252,6 +301,8 @@ static errcode_t commit_ordered(struct switch_ctx *c)
 	ret = c->groups.n ? emit_groups(c, emit_in_place) : 0;
 	if (!ret)
 		ret = io_channel_flush(c->fs->io);
+	if (!ret)
+		c->unflushed_meta = 0;
 	for (i = 0; !ret && i < c->npend; i++)
 		ret = io_channel_write_blk64(c->fs->io, c->pend[i].blk, 1,
 					     c->pend[i].image);
@@ -261,10 +312,39 @@ static errcode_t commit_ordered(struct switch_ctx *c)
 		return ret;
 	metawrite_groups_clear(&c->groups);
 	ret = metawrite_account(c->fs, c->released, c->nreleased, 0, &c->groups);
+	if (!ret && c->lazy_counts)
+		return metawrite_groups_merge(&c->released_groups, &c->groups);
 	if (!ret)
 		ret = emit_groups(c, emit_in_place);
 	if (!ret)
-		ret = io_channel_flush(c->fs->io);
+		c->unflushed_meta = 1;
+	return ret;
+}
+
+/* Lazy counts: what waits for switch_close (see the top of the file). */
+static errcode_t write_lazy(struct switch_ctx *c)
+{
+	blk64_t blk;
+	errcode_t ret = 0;
+	size_t i;
+
+	for (i = 0; !ret && i < c->released_groups.n; i++) {
+		ret = metawrite_bitmap_block(c->fs, c->released_groups.g[i], &blk, c->buf);
+		if (!ret)
+			ret = io_channel_write_blk64(c->fs->io, blk, 1, c->buf);
+	}
+	if (!ret)
+		ret = metawrite_groups_merge(&c->counted, &c->released_groups);
+	if (!ret)
+		ret = emit_descriptors(c, &c->counted, emit_in_place);
+	/* The superblock's count, when no "clean" follows to carry it. */
+	if (!ret && !c->marked_unclean)
+		ret = write_super(c);
+	if (!ret) {
+		c->unflushed_meta = 1;
+		metawrite_groups_clear(&c->released_groups);
+		metawrite_groups_clear(&c->counted);
+	}
 	return ret;
 }
 
@@ -733,6 +813,8 @@ static void ctx_free(struct switch_ctx *c)
 	journal_free(c->journal);
 	metawrite_groups_free(&c->groups);
 	metawrite_groups_free(&c->gained_groups);
+	metawrite_groups_free(&c->counted);
+	metawrite_groups_free(&c->released_groups);
 	pend_clear(c);
 	free(c->pend);
 	free(c->released);
@@ -774,6 +856,8 @@ static errcode_t open_ordered(struct switch_ctx *c)
 	if (ret)
 		return ret;
 	c->wrapper = fs->io;
+	c->lazy_counts = !ext2fs_has_feature_metadata_csum(fs->super) &&
+			 !ext2fs_has_feature_gdt_csum(fs->super);
 	if (!(fs->super->s_state & EXT2_VALID_FS))
 		return 0;
 	fs->super->s_state &= ~EXT2_VALID_FS;
@@ -936,9 +1020,16 @@ errcode_t switch_close(struct switch_ctx *c)
 	ret = c->failed;
 	if (!ret)
 		ret = do_commit(c);
-	if (!ret && c->journal) {
+	if (!ret && c->journal)
 		ret = journal_close(c->journal);
-	} else if (!ret && c->marked_unclean) {
+	if (!ret && (c->counted.n || c->released_groups.n))
+		ret = write_lazy(c);
+	/* The last step 3, or what lazy counts left, is durable before the
+	 * superblock says "clean": a clean filesystem leaks no blocks, and
+	 * its counts are right. */
+	if (!ret && c->unflushed_meta)
+		ret = io_channel_flush(fs->io);
+	if (!ret && !c->journal && c->marked_unclean) {
 		fs->super->s_state |= EXT2_VALID_FS;
 		ret = write_super(c);
 		if (!ret)

@@ -115,7 +115,10 @@ errcode_t switch_check(ext2_filsys fs);
  * set here), durably: switch_add() then switch_commit().  GAINED: block runs the inode owns after the switch and did
  * not before (data and mapping blocks).  RELEASED: runs it owned before and
  * no longer does.  On success fs->block_map, the group descriptors and the
- * superblock counts in memory agree with what is on disk.
+ * superblock counts in memory agree with what is on disk (without a
+ * journal, where the descriptors hold only counts, the descriptors and
+ * the superblock once switch_close() has written them: switch.c's lazy
+ * counts).
  */
 errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
 		      struct ext2_inode_large *inode,
@@ -127,7 +130,8 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
  * adds it to the open batch; switch_commit() makes the whole batch
  * durable in one step: one JBD2 transaction (its first flush also makes
  * the data durable, before the commit block), or without a journal the
- * three ordered steps above, each one flush for the whole batch.  A cut
+ * three ordered steps above for the whole batch (switch.c: a flush after
+ * the first two, the third's writes go out with the next flush).  A cut
  * before the commit leaves every file of the batch old, after it new;
  * without a journal, a cut inside step 2 leaves each file old or new
  * (an inode is within one sector), and at worst leaked blocks.

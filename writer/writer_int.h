@@ -183,6 +183,10 @@ errcode_t metawrite_check_runs(ext2_filsys fs, const struct layout_piece *runs,
 errcode_t metawrite_groups_of(ext2_filsys fs, const struct layout_piece *runs,
 			      size_t n, struct metawrite_groups *gs);
 
+/* Add the groups of FROM to INTO. */
+errcode_t metawrite_groups_merge(struct metawrite_groups *into,
+				 const struct metawrite_groups *from);
+
 /* How many descriptor blocks hold the groups of GS. */
 size_t metawrite_gdt_blocks_of(ext2_filsys fs, const struct metawrite_groups *gs);
 
