@@ -42,13 +42,15 @@
 # Images are built once into DIR (BENCH_DIR, default $TMPDIR/iocost) as
 # NAME.orig and used again by later runs (REBUILD=1 builds them anew);
 # each run works on a copy.  KEEP_TRACE=1 keeps the traces and iocost.py's
-# per-move file (NAME.moves.json).  Root only (loop mounts); run from the
+# per-move file (NAME.moves.json); E2DEFRAG_OPTIONS are added to each
+# e2defrag run (--buffer 64M, say).  Root only (loop mounts); run from the
 # build tree after make.  Needs about 10 GiB under DIR (20 with tree200k).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BENCH_DIR:-${TMPDIR:-/tmp}/iocost}
 PATH=$top/defrag:$top/analyze:$top/images:$PATH:/sbin:/usr/sbin
 export PATH LC_ALL=C
+E2DEFRAG_OPTIONS=${E2DEFRAG_OPTIONS:-}
 disks=${*:-"ktree kmanifest pvr recordings img-nearfull img-streams img-tree img-aged img-ktree"}
 syscalls=openat,open,close,dup,dup2,dup3,lseek,read,write,pread64,pwrite64
 syscalls=$syscalls,preadv,pwritev,preadv2,pwritev2,fsync,fdatasync,sync,syncfs
@@ -110,10 +112,10 @@ measure() {
 	# -f: the kernel's images were mounted since their last check.
 	# -C 9: the progress lines mark where the move phase starts.
 	nice strace -f -qq -s 8 -e trace=$syscalls -o "$dir/$name.strace" \
-		e2defrag -f -J -C 9 "$img" > "$dir/$name.json" 2> "$dir/$name.err" 9> /dev/null || true
+		e2defrag -f -J -C 9 $E2DEFRAG_OPTIONS "$img" > "$dir/$name.json" 2> "$dir/$name.err" 9> /dev/null || true
 	e2fsck -fn "$img" > /dev/null 2>&1 || echo "$name: e2fsck -fn NOT CLEAN after the run"
 	# What e2defrag -n says the moves will take on the modeled disk.
-	e2defrag -f -n -J "$orig" > "$dir/$name.plan.json" 2> /dev/null || true
+	e2defrag -f -n -J $E2DEFRAG_OPTIONS "$orig" > "$dir/$name.plan.json" 2> /dev/null || true
 	moves=
 	[ -z "${KEEP_TRACE:-}" ] || moves="--moves $dir/$name.moves.json"
 	# shellcheck disable=SC2086
@@ -124,7 +126,7 @@ measure() {
 	cp --sparse=always "$orig" "$img"
 	cat "$img" > /dev/null
 	t0=$(now)
-	e2defrag -f -J "$img" > "$dir/$name.wall.json" 2> /dev/null || true
+	e2defrag -f -J $E2DEFRAG_OPTIONS "$img" > "$dir/$name.wall.json" 2> /dev/null || true
 	t1=$(now)
 	rm -f "$img"
 	bytes=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["bytes_written"] or 0)' "$dir/$name.cost.json")

@@ -140,6 +140,7 @@ struct gather {
 	uint64_t	units;		/* units it took */
 	int		switch_failed;
 	struct unit_walk walk;		/* which units go, in which order */
+	ext2fs_block_bitmap later;	/* the plan's sources not read yet (move.h) */
 };
 
 /*
@@ -336,6 +337,11 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			goto fail;
 		}
 	}
+	/* The mover unmarks the sources it has read: a copy of its own (out
+	 * of memory, only short gaps are read through). */
+	if (opts->units && opts->units->sources &&
+	    !ext2fs_copy_bitmap(opts->units->sources, &x.later))
+		x.c.later = x.later;
 	x.c.progress = opts->progress;
 	x.c.progress_priv = opts->progress_priv;
 	for (i = 0; i < plan->nmoves; i++)
@@ -475,6 +481,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	move_group_drop(&x.c, &x.g);
 	move_group_free(&x.g);
 	move_fini(&x.c);
+	if (x.later)
+		ext2fs_free_block_bitmap(x.later);
 fail:
 	unit_walk_fini(&x.walk);
 	waiting_fini(&x.w);

@@ -12,12 +12,13 @@
  *   move writes into blocks the open batch released waits for its
  *   commit, later units going ahead (execute.c's order, followed here
  *   on the plan's copies);
- * - a group's sources are read once, in physical block order: a jump
- *   from where the head is (the seek model's, by distance) and the
- *   transfer of each, but for what the page cache holds: every block
- *   read or written before in the run (gaps of up to READ_THROUGH_BYTES
- *   between two sources are read through, and so held too), as
- *   bench/iocost.py's cache, which never evicts.  Data staged and moved
+ * - a group's sources are read once, in physical block order, half a
+ *   buffer at a time: a jump from where the head is (the seek model's,
+ *   by distance) and the transfer of each, but for what the page cache
+ *   holds: every block read or written before in the run (a gap between
+ *   two sources that read_through says is read through, and so
+ *   held too: a short one, or one later moves read), as bench/iocost.py's
+ *   cache, which never evicts.  Data staged and moved
  *   again is read from the cache: on a disk whose recordings are rebuilt
  *   through staging most of the second reads are;
  * - writes go to the page cache and out at each flush in block order;
@@ -69,6 +70,9 @@ struct clock {
 	blk64_t		meta;		/* ... and how many (with a log room) */
 	ext2fs_block_bitmap cached;	/* read or written before: the page cache's */
 	blk64_t		read_end;	/* where the group's last read ended (0: none) */
+	ext2fs_block_bitmap later;	/* the sources of moves not read yet */
+	blk64_t		chunk, used;	/* the mover's half buffer, and what
+					 * the group's reads fill of it */
 };
 
 static double rotation_seconds(const struct readmodel *m)
@@ -124,15 +128,23 @@ static void flush(struct clock *c)
 
 /*
  * Read blocks [SRC, SRC + LEN) of a group's sources, in order: the parts
- * the cache does not hold from the disk, a short gap since the last read
- * read through (move.c's copy_ops), all of it held after.
+ * the cache does not hold from the disk, the gap since the last read read
+ * through where the mover would (move.c's copy_ops: read_through,
+ * within its half buffer), all of it held after.
  */
-static void read_src(struct clock *c, blk64_t src, blk64_t len, blk64_t gap_max)
+static void read_src(struct clock *c, blk64_t src, blk64_t len)
 {
 	blk64_t at = src, end = src + len, miss, hit;
 
-	if (c->read_end && src > c->read_end && src - c->read_end <= gap_max)
+	if (c->read_end && src > c->read_end &&
+	    c->used + (src - c->read_end) + len <= c->chunk &&
+	    read_through(c->later, c->read_end, src - c->read_end, c->fs->blocksize)) {
 		ext2fs_mark_block_bitmap_range2(c->cached, c->read_end, src - c->read_end);
+		c->used += src - c->read_end;
+	} else if (c->used + len > c->chunk) {
+		c->used = 0;	/* the next half buffer */
+	}
+	c->used += len;
 	while (at < end) {
 		if (ext2fs_find_first_zero_block_bitmap2(c->cached, at, end - 1, &miss))
 			break;	/* the rest is cached */
@@ -480,7 +492,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	struct io_copy *ops = NULL;
 	size_t nops = 0, ops_cap = 0;
 	uint32_t nfiles = 0;
-	blk64_t buf_blocks, gap_max = READ_THROUGH_BYTES / fs->blocksize;
+	blk64_t buf_blocks;
 	uint64_t i, k;
 	errcode_t ret;
 
@@ -495,6 +507,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	if (!buffer_bytes)
 		buffer_bytes = MOVE_DEFAULT_BUFFER;
 	buf_blocks = buffer_bytes / fs->blocksize ? buffer_bytes / fs->blocksize : 1;
+	c.chunk = buf_blocks / 2 ? buf_blocks / 2 : 1;
 	for (i = 0; i < n; i++) {
 		seconds[i] = 0;
 		if (mv[i].file >= nfiles)
@@ -525,6 +538,12 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		ret = ext2fs_allocate_block_bitmap(fs, "cached", &c.cached);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "batch metadata", &c.meta_seen);
+	if (!ret)
+		ret = ext2fs_allocate_block_bitmap(fs, "sources not read yet", &c.later);
+	for (i = 0; !ret && i < n; i++)
+		for (k = 0; k < mv[i].ncopies; k++)
+			ext2fs_mark_block_bitmap_range2(c.later, copies[mv[i].copy_at + k].src,
+							copies[mv[i].copy_at + k].len);
 	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
 		blk64_t blocks = 0;
@@ -558,8 +577,9 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			break;
 		qsort(ops, nops, sizeof(*ops), cmp_src);
 		c.read_end = 0;
+		c.used = 0;
 		for (k = 0; k < nops; k++) {
-			read_src(&c, ops[k].src, ops[k].len, gap_max);
+			read_src(&c, ops[k].src, ops[k].len);
 			/* What is written is in the cache too. */
 			ext2fs_mark_block_bitmap_range2(c.cached, ops[k].dst, ops[k].len);
 			if (util_grow(&c.pending, &c.pending_cap, c.npending + 1,
@@ -574,6 +594,8 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		}
 		if (ret)
 			break;
+		for (k = 0; k < nops; k++)
+			ext2fs_unmark_block_bitmap_range2(c.later, ops[k].src, ops[k].len);
 		/* The switches: the batch holds what they release. */
 		for (k = 0; k < s.ngroup; k++) {
 			const struct io_move *m = &mv[s.group[k]];
@@ -610,6 +632,8 @@ out:
 		ext2fs_free_block_bitmap(c.cached);
 	if (c.meta_seen)
 		ext2fs_free_block_bitmap(c.meta_seen);
+	if (c.later)
+		ext2fs_free_block_bitmap(c.later);
 	free(c.pending);
 	free(ops);
 	free(s.seen);

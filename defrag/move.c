@@ -16,7 +16,9 @@
  * physical block order, a buffer at a time, short gaps read through so
  * that a request is large, and each buffer is written to its
  * destinations at once; the files of an interleave set are so read in
- * one pass over their span rather than each across it.
+ * one pass over their span rather than each across it.  Longer gaps that
+ * later moves read are read through as well (readthrough.c): their
+ * data waits in the page cache for those moves.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -565,14 +567,14 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 
 /*
  * The ops, half a buffer at a time: their sources read in block order
- * (gaps up to READ_THROUGH_BYTES read through), then written out; a
+ * (a gap read through where readthrough.c says), then written out; a
  * flush each --buffer written, so that the data waiting for the group's
- * commit stays bounded as with single moves.
+ * commit stays bounded as with single moves.  Then the sources are no
+ * longer a later move's.
  */
 static errcode_t copy_ops(struct move_ctx *c)
 {
 	ext2_filsys fs = c->fs;
-	blk64_t gap_max = READ_THROUGH_BYTES / fs->blocksize;
 	size_t i = 0, j;
 	errcode_t ret;
 
@@ -584,8 +586,9 @@ static errcode_t copy_ops(struct move_ctx *c)
 			const struct copy_op *op = &c->ops[j];
 			blk64_t rend = rstart + rlen;
 
-			if (rlen && op->src >= rend && op->src - rend <= gap_max &&
-			    used + (op->src - rend) + op->len <= c->chunk_blocks) {
+			if (rlen && op->src >= rend &&
+			    used + (op->src - rend) + op->len <= c->chunk_blocks &&
+			    read_through(c->later, rend, op->src - rend, fs->blocksize)) {
 				used += op->src - rend;
 				rlen = op->src + op->len - rstart;
 			} else {
@@ -621,6 +624,8 @@ static errcode_t copy_ops(struct move_ctx *c)
 		}
 		i = j;
 	}
+	for (i = 0; c->later && i < c->nops; i++)
+		ext2fs_unmark_block_bitmap_range2(c->later, c->ops[i].src, c->ops[i].len);
 	return 0;
 }
 

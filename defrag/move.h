@@ -6,6 +6,7 @@
 
 #include "defrag.h"
 #include "fmap.h"
+#include "readthrough.h"
 
 /*
  * Copy buffer, and the data a batch of moves writes before its commit
@@ -23,12 +24,6 @@
 #define MOVE_GROUP_MOVES	4096
 #define MOVE_GROUP_BUFFERS	32
 
-/*
- * A gap between two sources this short is read through: one request
- * costs less than two (a repositioning waits half a rotation; 64 KiB
- * pass under the head in about as long) and holds little of the buffer.
- */
-#define READ_THROUGH_BYTES	(64u << 10)
 
 /*
  * A move into blocks the open batch released writes at most this much
@@ -62,6 +57,9 @@ struct move_ctx {
 	blk64_t		*op_at;		/* each op's place in the buffer, blocks */
 	size_t		op_at_cap;
 	blk64_t		group_logged;	/* blocks the group's members log */
+	ext2fs_block_bitmap later;	/* blocks later moves read, or NULL
+					 * (not owned; a group's are unmarked
+					 * once it has read them) */
 };
 
 struct move_stats {

@@ -262,6 +262,11 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		ordered += plan_order[i];
 	}
 	u->waiting = waiting < ordered;
+	ret = ext2fs_allocate_block_bitmap(layout->fs, "blocks the plan reads", &u->sources);
+	if (ret)
+		goto out;
+	for (i = 0; i < s.ncopies; i++)
+		ext2fs_mark_block_bitmap_range2(u->sources, s.copies[i].src, s.copies[i].len);
 	if (!u->waiting)
 		memcpy(seconds, plan_order, plan->nmoves * sizeof(*seconds));
 	for (k = 0, i = 0; k < u->n; k++) {
@@ -302,5 +307,7 @@ void units_free(struct units *u)
 {
 	free(u->end);
 	free(u->seconds);
+	if (u->sources)
+		ext2fs_free_block_bitmap(u->sources);
 	memset(u, 0, sizeof(*u));
 }

@@ -15,6 +15,10 @@ struct units {
 	uint64_t	longest;	/* its index */
 	int		waiting;	/* the mover's order: 1 units that need a
 					 * commit wait (waiting.c), 0 the plan's */
+	ext2fs_block_bitmap sources;	/* every block a move of the plan
+					 * reads, as the plan leaves the files
+					 * move after move (move.h: read
+					 * through), or NULL */
 };
 
 /* The unit (index) plan move I belongs to; U->n past the last. */
