@@ -104,7 +104,7 @@ static void usage(FILE *out, const char *prog)
 "  -z, --undo FILE         save what is overwritten in an e2undo file\n"
 "  -f, --force             run even if not checked since last mounted\n"
 "  -v, --verbose           list every file of the plan and the skipped ones\n"
-"      --buffer SIZE       copy buffer, and data per commit (default 32M)\n"
+"      --buffer SIZE       copy buffer, and data per commit (default 64M)\n"
 "      --pack              join free space into as few runs as possible,\n"
 "                          however much that writes\n"
 "      --svg FILE          draw the block map before any move and after the\n"

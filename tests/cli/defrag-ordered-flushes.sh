@@ -12,9 +12,10 @@
 #                the counts, then "clean", at the end) and libext2fs's two
 #                as it closes a filesystem that counts the kilobytes
 #                written (ext4: s_kbytes_written, around its superblock
-#                write), plus one per 32 MiB of data (the mover flushes a
-#                full buffer between two commits; as many as the log's
-#                bytes); the commits counted
+#                write), plus one per 32 MiB of data (the mover flushes
+#                each --buffer of data between two commits, 64 MiB by
+#                default: at most as many as the log holds 32 MiB); the
+#                commits counted
 #                in the log itself, as the stretches between two flushes
 #                that write inode table blocks (with dumpe2fs's places:
 #                tests/cli/defrag-ordered-flushes.py)
