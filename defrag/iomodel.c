@@ -140,6 +140,7 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len)
 	    c->used + (src - c->read_end) + len <= c->chunk &&
 	    read_through(c->later, c->read_end, src - c->read_end, c->fs->blocksize)) {
 		ext2fs_mark_block_bitmap_range2(c->cached, c->read_end, src - c->read_end);
+		ext2fs_unmark_block_bitmap_range2(c->later, c->read_end, src - c->read_end);
 		c->used += src - c->read_end;
 	} else if (c->used + len > c->chunk) {
 		c->used = 0;	/* the next half buffer */

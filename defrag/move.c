@@ -589,6 +589,10 @@ static errcode_t copy_ops(struct move_ctx *c)
 			if (rlen && op->src >= rend &&
 			    used + (op->src - rend) + op->len <= c->chunk_blocks &&
 			    read_through(c->later, rend, op->src - rend, fs->blocksize)) {
+				/* Held now: no later pass reads through it again. */
+				if (c->later && op->src > rend)
+					ext2fs_unmark_block_bitmap_range2(c->later, rend,
+									  op->src - rend);
 				used += op->src - rend;
 				rlen = op->src + op->len - rstart;
 			} else {

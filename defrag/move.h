@@ -63,8 +63,8 @@ struct move_ctx {
 	size_t		op_at_cap;
 	blk64_t		group_logged;	/* blocks the group's members log */
 	ext2fs_block_bitmap later;	/* blocks later moves read, or NULL
-					 * (not owned; a group's are unmarked
-					 * once it has read them) */
+					 * (not owned; unmarked once read,
+					 * or read through) */
 };
 
 struct move_stats {
