@@ -141,6 +141,7 @@ struct gather {
 	int		switch_failed;
 	struct unit_walk walk;		/* which units go, in which order */
 	ext2fs_block_bitmap later;	/* the plan's sources not read yet (move.h) */
+	ext2fs_block_bitmap held;	/* what the run read or wrote (move.h) */
 };
 
 /*
@@ -340,8 +341,11 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	/* The mover unmarks the sources it has read: a copy of its own (out
 	 * of memory, only short gaps are read through). */
 	if (opts->units && opts->units->sources &&
-	    !ext2fs_copy_bitmap(opts->units->sources, &x.later))
+	    !ext2fs_copy_bitmap(opts->units->sources, &x.later) &&
+	    !ext2fs_allocate_block_bitmap(fs, "blocks the run read or wrote", &x.held)) {
 		x.c.later = x.later;
+		x.c.held = x.held;
+	}
 	x.c.progress = opts->progress;
 	x.c.progress_priv = opts->progress_priv;
 	for (i = 0; i < plan->nmoves; i++)
@@ -483,6 +487,8 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	move_fini(&x.c);
 	if (x.later)
 		ext2fs_free_block_bitmap(x.later);
+	if (x.held)
+		ext2fs_free_block_bitmap(x.held);
 fail:
 	unit_walk_fini(&x.walk);
 	waiting_fini(&x.w);

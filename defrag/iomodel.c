@@ -138,7 +138,8 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len)
 
 	if (c->read_end && src > c->read_end &&
 	    c->used + (src - c->read_end) + len <= c->chunk &&
-	    read_through(c->later, c->read_end, src - c->read_end, c->fs->blocksize)) {
+	    read_through(c->later, c->cached, c->read_end, src - c->read_end,
+			 c->fs->blocksize)) {
 		ext2fs_mark_block_bitmap_range2(c->cached, c->read_end, src - c->read_end);
 		ext2fs_unmark_block_bitmap_range2(c->later, c->read_end, src - c->read_end);
 		c->used += src - c->read_end;

@@ -546,6 +546,8 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 			ret = switch_write(c->sw, run_dst, run_n, out);
 			if (ret)
 				return ret;
+			if (c->held)
+				ext2fs_mark_block_bitmap_range2(c->held, run_dst, run_n);
 			c->done += run_n;
 			c->written += run_n;
 			c->copied += run_n;
@@ -563,6 +565,17 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 		run_n += w[i].len;
 	}
 	return 0;
+}
+
+/* Read N blocks at BLK into the buffer at block AT; the page cache holds them. */
+static errcode_t read_held(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t at)
+{
+	errcode_t ret = io_channel_read_blk64(c->fs->io, blk, (int)n,
+					      c->buf + at * c->fs->blocksize);
+
+	if (!ret && c->held)
+		ext2fs_mark_block_bitmap_range2(c->held, blk, n);
+	return ret;
 }
 
 /*
@@ -588,7 +601,7 @@ static errcode_t copy_ops(struct move_ctx *c)
 
 			if (rlen && op->src >= rend &&
 			    used + (op->src - rend) + op->len <= c->chunk_blocks &&
-			    read_through(c->later, rend, op->src - rend, fs->blocksize)) {
+			    read_through(c->later, c->held, rend, op->src - rend, fs->blocksize)) {
 				/* Held now: no later pass reads through it again. */
 				if (c->later && op->src > rend)
 					ext2fs_unmark_block_bitmap_range2(c->later, rend,
@@ -599,8 +612,7 @@ static errcode_t copy_ops(struct move_ctx *c)
 				if (used + op->len > c->chunk_blocks)
 					break;
 				if (rlen) {
-					ret = io_channel_read_blk64(fs->io, rstart, (int)rlen,
-								    c->buf + rat * fs->blocksize);
+					ret = read_held(c, rstart, rlen, rat);
 					if (ret)
 						return ret;
 				}
@@ -612,8 +624,7 @@ static errcode_t copy_ops(struct move_ctx *c)
 			used += op->len;
 		}
 		if (rlen) {
-			ret = io_channel_read_blk64(fs->io, rstart, (int)rlen,
-						    c->buf + rat * fs->blocksize);
+			ret = read_held(c, rstart, rlen, rat);
 			if (ret)
 				return ret;
 		}

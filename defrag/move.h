@@ -65,6 +65,8 @@ struct move_ctx {
 	ext2fs_block_bitmap later;	/* blocks later moves read, or NULL
 					 * (not owned; unmarked once read,
 					 * or read through) */
+	ext2fs_block_bitmap held;	/* blocks the run read or wrote (the
+					 * page cache's), with LATER */
 };
 
 struct move_stats {

@@ -4,27 +4,29 @@
  */
 #include "readthrough.h"
 
-int read_through(ext2fs_block_bitmap later, blk64_t start, blk64_t len,
-		 unsigned blocksize)
+int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
+		 blk64_t start, blk64_t len, unsigned blocksize)
 {
-	blk64_t end = start + len, at = start, run_end, other = 0, runs = 0;
+	blk64_t b, other = 0, runs = 0;
+	int in_run = 0;
 
 	if (len <= READ_THROUGH_BYTES / blocksize)
 		return 1;
 	if (!later)
 		return 0;
-	/* The gap's runs of later data, and the blocks between them. */
-	while (at < end) {
-		if (ext2fs_fast_test_block_bitmap2(later, at)) {
-			if (ext2fs_find_first_zero_block_bitmap2(later, at, end - 1, &run_end))
-				run_end = end;
-			runs++;
-		} else {
-			if (ext2fs_find_first_set_block_bitmap2(later, at, end - 1, &run_end))
-				run_end = end;
-			other += run_end - at;
+	/* The gap's runs of later data not held, and the other blocks. */
+	for (b = start; b < start + len; b++) {
+		int l;
+
+		if (held && ext2fs_fast_test_block_bitmap2(held, b)) {
+			in_run = 0;
+			continue;
 		}
-		at = run_end;
+		l = ext2fs_fast_test_block_bitmap2(later, b) != 0;
+		if (l && !in_run)
+			runs++;
+		other += !l;
+		in_run = l;
 	}
 	return runs && other <= (runs + 1) * (READ_THROUGH_OTHER_BYTES / blocksize);
 }

@@ -30,10 +30,13 @@
 
 /*
  * Whether the gap of LEN blocks at START between two sources of a pass is
- * read through, LATER the blocks later moves read (NULL: none), blocks of
- * BLOCKSIZE bytes.  The caller checks that the buffer holds it.
+ * read through, LATER the blocks later moves read (NULL: none), HELD
+ * those the run has read or written (the page cache holds them: they
+ * cost a copy, not a seek or a transfer, and count neither way; NULL:
+ * none), blocks of BLOCKSIZE bytes.  The caller checks that the buffer
+ * holds it.
  */
-int read_through(ext2fs_block_bitmap later, blk64_t start, blk64_t len,
-		 unsigned blocksize);
+int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
+		 blk64_t start, blk64_t len, unsigned blocksize);
 
 #endif /* DEFRAG_READTHROUGH_H */
