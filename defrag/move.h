@@ -15,9 +15,9 @@
  * platter, tens of ms; 64 MiB take half a second to write), and lets a
  * pass read through the pieces of other files that later moves read
  * (readthrough.h).  On the nearly full recordings disks of
- * bench/iocost.sh the modeled run is 5% shorter than with 32 MiB (within
- * twice the sequential limit: 1.94 and 1.96 times, where 32 MiB left
- * 2.03 and 2.06); 128 MiB gains 4% more for twice the memory.
+ * bench/iocost.sh the modeled run is 6 to 8% shorter than with 32 MiB
+ * (within twice the sequential limit: 1.93 and 1.86 times, where 32 MiB
+ * left 2.04 and 2.01); 128 MiB gains 7% more for twice the memory.
  */
 #define MOVE_DEFAULT_BUFFER	(64u << 20)
 
