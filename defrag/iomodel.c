@@ -486,6 +486,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			size_t buffer_bytes, blk64_t log_room,
 			const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
+			ext2fs_block_bitmap sources,
 			const uint64_t *unit_end, uint64_t nunits, int waiting,
 			double *seconds)
 {
@@ -540,12 +541,9 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		ret = ext2fs_allocate_block_bitmap(fs, "cached", &c.cached);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "batch metadata", &c.meta_seen);
+	/* The sources not read yet: the model unmarks them as it goes. */
 	if (!ret)
-		ret = ext2fs_allocate_block_bitmap(fs, "sources not read yet", &c.later);
-	for (i = 0; !ret && i < n; i++)
-		for (k = 0; k < mv[i].ncopies; k++)
-			ext2fs_mark_block_bitmap_range2(c.later, copies[mv[i].copy_at + k].src,
-							copies[mv[i].copy_at + k].len);
+		ret = ext2fs_copy_bitmap(sources, &c.later);
 	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
 		blk64_t blocks = 0;

@@ -250,11 +250,17 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 	 * read the waiting ones in a pass of their own: the faster of the two
 	 * orders on the model is the one taken.
 	 */
+	ret = ext2fs_allocate_block_bitmap(layout->fs, "blocks the plan reads", &u->sources);
+	if (ret)
+		goto out;
+	for (i = 0; i < s.ncopies; i++)
+		ext2fs_mark_block_bitmap_range2(u->sources, s.copies[i].src, s.copies[i].len);
 	ret = iomodel_moves(layout->fs, model, buffer_bytes, log_room, s.moves,
-			    plan->nmoves, s.copies, u->end, u->n, 1, seconds);
+			    plan->nmoves, s.copies, u->sources, u->end, u->n, 1, seconds);
 	if (!ret)
 		ret = iomodel_moves(layout->fs, model, buffer_bytes, log_room, s.moves,
-				    plan->nmoves, s.copies, u->end, u->n, 0, plan_order);
+				    plan->nmoves, s.copies, u->sources, u->end, u->n, 0,
+				    plan_order);
 	if (ret)
 		goto out;
 	for (i = 0, waiting = 0, ordered = 0; i < plan->nmoves; i++) {
@@ -262,11 +268,6 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		ordered += plan_order[i];
 	}
 	u->waiting = waiting < ordered;
-	ret = ext2fs_allocate_block_bitmap(layout->fs, "blocks the plan reads", &u->sources);
-	if (ret)
-		goto out;
-	for (i = 0; i < s.ncopies; i++)
-		ext2fs_mark_block_bitmap_range2(u->sources, s.copies[i].src, s.copies[i].len);
 	if (!u->waiting)
 		memcpy(seconds, plan_order, plan->nmoves * sizeof(*seconds));
 	for (k = 0, i = 0; k < u->n; k++) {
