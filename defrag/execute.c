@@ -140,7 +140,6 @@ struct gather {
 	uint64_t	units;		/* units it took */
 	int		switch_failed;
 	struct unit_walk walk;		/* which units go, in which order */
-	ext2fs_block_bitmap later;	/* the plan's sources not read yet (move.h) */
 	ext2fs_block_bitmap held;	/* what the run read or wrote (move.h) */
 };
 
@@ -338,12 +337,11 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 			goto fail;
 		}
 	}
-	/* The mover unmarks the sources it has read: a copy of its own (out
-	 * of memory, only short gaps are read through). */
+	/* The plan's sources, and what the run has read of them (out of
+	 * memory, only short gaps are read through). */
 	if (opts->units && opts->units->sources &&
-	    !ext2fs_copy_bitmap(opts->units->sources, &x.later) &&
 	    !ext2fs_allocate_block_bitmap(fs, "blocks the run read or wrote", &x.held)) {
-		x.c.later = x.later;
+		x.c.later = opts->units->sources;
 		x.c.held = x.held;
 	}
 	x.c.progress = opts->progress;
@@ -485,8 +483,6 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	move_group_drop(&x.c, &x.g);
 	move_group_free(&x.g);
 	move_fini(&x.c);
-	if (x.later)
-		ext2fs_free_block_bitmap(x.later);
 	if (x.held)
 		ext2fs_free_block_bitmap(x.held);
 fail:

@@ -70,7 +70,8 @@ struct clock {
 	blk64_t		meta;		/* ... and how many (with a log room) */
 	ext2fs_block_bitmap cached;	/* read or written before: the page cache's */
 	blk64_t		read_end;	/* where the group's last read ended (0: none) */
-	ext2fs_block_bitmap later;	/* the sources of moves not read yet */
+	ext2fs_block_bitmap later;	/* the plan's sources (not owned: those
+					 * cached are read already) */
 	blk64_t		chunk, used;	/* the mover's half buffer, and what
 					 * the group's reads fill of it */
 };
@@ -141,7 +142,6 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len)
 	    read_through(c->later, c->cached, c->read_end, src - c->read_end,
 			 c->fs->blocksize)) {
 		ext2fs_mark_block_bitmap_range2(c->cached, c->read_end, src - c->read_end);
-		ext2fs_unmark_block_bitmap_range2(c->later, c->read_end, src - c->read_end);
 		c->used += src - c->read_end;
 	} else if (c->used + len > c->chunk) {
 		c->used = 0;	/* the next half buffer */
@@ -541,9 +541,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		ret = ext2fs_allocate_block_bitmap(fs, "cached", &c.cached);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "batch metadata", &c.meta_seen);
-	/* The sources not read yet: the model unmarks them as it goes. */
-	if (!ret)
-		ret = ext2fs_copy_bitmap(sources, &c.later);
+	c.later = sources;
 	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
 		blk64_t blocks = 0;
@@ -594,8 +592,6 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		}
 		if (ret)
 			break;
-		for (k = 0; k < nops; k++)
-			ext2fs_unmark_block_bitmap_range2(c.later, ops[k].src, ops[k].len);
 		/* The switches: the batch holds what they release. */
 		for (k = 0; k < s.ngroup; k++) {
 			const struct io_move *m = &mv[s.group[k]];
@@ -632,8 +628,6 @@ out:
 		ext2fs_free_block_bitmap(c.cached);
 	if (c.meta_seen)
 		ext2fs_free_block_bitmap(c.meta_seen);
-	if (c.later)
-		ext2fs_free_block_bitmap(c.later);
 	free(c.pending);
 	free(ops);
 	free(s.seen);

@@ -582,8 +582,8 @@ static errcode_t read_held(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t a
  * The ops, half a buffer at a time: their sources read in block order
  * (a gap read through where readthrough.c says), then written out; a
  * flush each --buffer written, so that the data waiting for the group's
- * commit stays bounded as with single moves.  Then the sources are no
- * longer a later move's.
+ * commit stays bounded as with single moves.  What is read is held
+ * (c->held): no later pass reads it through again.
  */
 static errcode_t copy_ops(struct move_ctx *c)
 {
@@ -602,10 +602,6 @@ static errcode_t copy_ops(struct move_ctx *c)
 			if (rlen && op->src >= rend &&
 			    used + (op->src - rend) + op->len <= c->chunk_blocks &&
 			    read_through(c->later, c->held, rend, op->src - rend, fs->blocksize)) {
-				/* Held now: no later pass reads through it again. */
-				if (c->later && op->src > rend)
-					ext2fs_unmark_block_bitmap_range2(c->later, rend,
-									  op->src - rend);
 				used += op->src - rend;
 				rlen = op->src + op->len - rstart;
 			} else {
@@ -639,8 +635,6 @@ static errcode_t copy_ops(struct move_ctx *c)
 		}
 		i = j;
 	}
-	for (i = 0; c->later && i < c->nops; i++)
-		ext2fs_unmark_block_bitmap_range2(c->later, c->ops[i].src, c->ops[i].len);
 	return 0;
 }
 

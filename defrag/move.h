@@ -62,9 +62,9 @@ struct move_ctx {
 	blk64_t		*op_at;		/* each op's place in the buffer, blocks */
 	size_t		op_at_cap;
 	blk64_t		group_logged;	/* blocks the group's members log */
-	ext2fs_block_bitmap later;	/* blocks later moves read, or NULL
-					 * (not owned; unmarked once read,
-					 * or read through) */
+	ext2fs_block_bitmap later;	/* blocks the plan's moves read, or
+					 * NULL (not owned; those held are
+					 * read already) */
 	ext2fs_block_bitmap held;	/* blocks the run read or wrote (the
 					 * page cache's), with LATER */
 };

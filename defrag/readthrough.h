@@ -30,10 +30,11 @@
 
 /*
  * Whether the gap of LEN blocks at START between two sources of a pass is
- * read through, LATER the blocks later moves read (NULL: none), HELD
+ * read through, LATER the blocks the plan's moves read (NULL: none), HELD
  * those the run has read or written (the page cache holds them: they
- * cost a copy, not a seek or a transfer, and count neither way; NULL:
- * none), blocks of BLOCKSIZE bytes.  The caller checks that the buffer
+ * cost a copy, not a seek or a transfer, and count neither way, so that
+ * LATER need not forget what was read; NULL: none), blocks of BLOCKSIZE
+ * bytes.  The caller checks that the buffer
  * holds it.
  */
 int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
