@@ -579,11 +579,29 @@ static errcode_t read_held(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t a
 }
 
 /*
+ * Read through the gap of N blocks at BLK, whose place in the buffer is
+ * block AT: the disk reads it in its turn, between the sources around it,
+ * but what the pass copies is only its sources.  A gap longer than one
+ * request (readthrough.h) goes to the page cache alone (the channel's
+ * readahead: posix_fadvise WILLNEED), where the later moves that read it
+ * find it, and the rest of it is not copied for nothing; where the
+ * channel cannot, it is read into its place.
+ */
+static errcode_t read_gap(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t at)
+{
+	if (io_channel_cache_readahead(c->fs->io, blk, n))
+		return read_held(c, blk, n, at);
+	if (c->held)
+		ext2fs_mark_block_bitmap_range2(c->held, blk, n);
+	return 0;
+}
+
+/*
  * The ops, half a buffer at a time: their sources read in block order
- * (a gap read through where readthrough.c says), then written out; a
- * flush each --buffer written, so that the data waiting for the group's
- * commit stays bounded as with single moves.  What is read is held
- * (c->held): no later pass reads it through again.
+ * (a gap read through where readthrough.c says; a long one with
+ * read_gap), then written out; a flush each --buffer written, so that the
+ * data waiting for the group's commit stays bounded as with single moves.
+ * What is read is held (c->held): no later pass reads it through again.
  */
 static errcode_t copy_ops(struct move_ctx *c)
 {
@@ -602,8 +620,21 @@ static errcode_t copy_ops(struct move_ctx *c)
 			if (rlen && op->src >= rend &&
 			    used + (op->src - rend) + op->len <= c->chunk_blocks &&
 			    read_through(c->later, c->held, rend, op->src - rend, fs->blocksize)) {
-				used += op->src - rend;
-				rlen = op->src + op->len - rstart;
+				blk64_t gap = op->src - rend;
+
+				if (gap <= READ_THROUGH_BYTES / fs->blocksize) {
+					rlen = op->src + op->len - rstart;
+				} else {
+					ret = read_held(c, rstart, rlen, rat);
+					if (!ret)
+						ret = read_gap(c, rend, gap, rat + rlen);
+					if (ret)
+						return ret;
+					rstart = op->src;
+					rlen = op->len;
+					rat = used + gap;
+				}
+				used += gap;
 			} else {
 				if (used + op->len > c->chunk_blocks)
 					break;
