@@ -11,29 +11,16 @@
 # strace, or where it cannot trace.
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
-command -v strace >/dev/null 2>&1 || { echo "skip: no strace"; exit 77; }
-strace -f -qq -o /dev/null true 2>/dev/null || { echo "skip: strace cannot trace here"; exit 77; }
+need_strace
 bin=$top_builddir/defrag/e2defrag
-syscalls=openat,open,close,dup,dup2,dup3,lseek,read,write,pread64,pwrite64
-syscalls=$syscalls,preadv,pwritev,preadv2,pwritev2,fsync,fdatasync,sync,syncfs
-syscalls=$syscalls,sync_file_range,fadvise64,readahead,ioctl,fallocate
 
 # estimate NAME E2FRAGIMG-ARGS...: the ratio of the estimate to the traced cost.
 estimate() {
 	name=$1
 	shift
 	e2fragimg -q -S 1 "$@" "$T/$name.orig" || fail "$name: e2fragimg $*"
-	cp --sparse=always "$T/$name.orig" "$T/run.img"
-	# -C 9: the progress lines mark where the move phase starts.
-	strace -f -qq -s 8 -e trace=$syscalls -o "$T/trace" \
-		"$bin" -J -C 9 "$T/run.img" > "$T/run.json" 2> "$T/err" 9> /dev/null
-	rc=$?
-	[ $rc -le 1 ] || { cat "$T/err"; fail "$name: e2defrag exited $rc"; }
-	check_clean "$T/run.img"
+	traced_cost "$T/$name.orig"
 	"$bin" -n -J "$T/$name.orig" > "$T/plan.json" || fail "$name: e2defrag -n"
-	python3 "$top_srcdir/bench/iocost.py" --traced "$T/run.img" --progress-fd 9 \
-		--result "$T/run.json" "$T/trace" "$T/$name.orig" > "$T/cost.json" ||
-		fail "$name: iocost.py"
 	python3 - "$T/plan.json" "$T/cost.json" "$name" <<'PY' || fail "$name: the estimate is off"
 import json, sys
 est = json.load(open(sys.argv[1]))["plan"]["estimated_seconds"]

@@ -139,6 +139,33 @@ check_clean() {
 		{ cat "$T/fsck.out" >&2; fail "e2fsck -fn $1 is not clean"; }
 }
 
+# need_strace: skip (77) where the run cannot be traced.
+need_strace() {
+	command -v strace >/dev/null 2>&1 || { echo "skip: no strace"; exit 77; }
+	strace -f -qq -o /dev/null true 2>/dev/null || { echo "skip: strace cannot trace here"; exit 77; }
+}
+
+# traced_cost ORIG: e2defrag -J on a copy of ORIG ($T/run.img, left
+# e2fsck-clean; its result $T/run.json), every read, write and flush
+# traced with strace and costed on the modeled disk by bench/iocost.py,
+# which knows nothing of the planner, into $T/cost.json.
+traced_cost() {
+	_sc=openat,open,close,dup,dup2,dup3,lseek,read,write,pread64,pwrite64
+	_sc=$_sc,preadv,pwritev,preadv2,pwritev2,fsync,fdatasync,sync,syncfs
+	_sc=$_sc,sync_file_range,fadvise64,readahead,ioctl,fallocate
+	cp --sparse=always "$1" "$T/run.img" || fail "copy of $1"
+	# -C 9: the progress lines mark where the move phase starts.
+	strace -f -qq -s 8 -e trace=$_sc -o "$T/trace" \
+		"$top_builddir/defrag/e2defrag" -J -C 9 "$T/run.img" > "$T/run.json" 2> "$T/err" 9> /dev/null
+	_rc=$?
+	[ $_rc -le 1 ] || { cat "$T/err"; fail "$1: e2defrag exited $_rc"; }
+	check_clean "$T/run.img"
+	python3 "$top_srcdir/bench/iocost.py" --traced "$T/run.img" --progress-fd 9 \
+		--result "$T/run.json" "$T/trace" "$1" > "$T/cost.json" ||
+		fail "$1: iocost.py"
+	rm -f "$T/trace"
+}
+
 # snapshot IMG OUT: paths, stat fields and checksums, per debugfs.
 snapshot() {
 	$ORACLE snapshot "$1" > "$2" || fail "snapshot of $1"
