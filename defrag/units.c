@@ -312,3 +312,16 @@ void units_free(struct units *u)
 		ext2fs_free_block_bitmap(u->sources);
 	memset(u, 0, sizeof(*u));
 }
+
+double units_plan_seconds(const struct plan *plan, void *priv)
+{
+	const struct units_model *m = priv;
+	struct units u;
+	double seconds;
+
+	if (units_make(m->layout, plan, m->model, m->buffer_bytes, m->log_room, &u))
+		return -1;
+	seconds = u.total_seconds;
+	units_free(&u);
+	return seconds;
+}

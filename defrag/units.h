@@ -38,4 +38,18 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     blk64_t log_room, struct units *u);
 void units_free(struct units *u);
 
+/* What units_plan_seconds models a plan with: units_make's arguments. */
+struct units_model {
+	const struct layout	*layout;
+	const struct readmodel	*model;
+	size_t			buffer_bytes;
+	blk64_t			log_room;
+};
+
+/*
+ * The planner's plan_opts.seconds (planner.h): what units_make models
+ * PLAN's moves to take, PRIV a struct units_model; -1 when it cannot say.
+ */
+double units_plan_seconds(const struct plan *plan, void *priv);
+
 #endif /* DEFRAG_UNITS_H */

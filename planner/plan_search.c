@@ -40,7 +40,8 @@ enum plan_rule {
 	RULE_FIRST,		/* nothing kept yet: it */
 	RULE_BEST_THEN_WRITES,	/* more files at best, then fewer blocks written */
 	RULE_BEST_NONE_WORSE,	/* more files at best, and no file worse than it was */
-	RULE_BEST_FREE_WRITES,	/* more at best, then the free-space promise, then writes */
+	RULE_BEST_FREE_TIME,	/* more at best, then the free-space promise, then
+				 * the modeled time (faster_on_disk), then writes */
 	RULE_SPLIT,		/* split_better */
 	RULE_REBUILD,		/* more files at best within the write target */
 };
@@ -70,10 +71,16 @@ static const struct plan_try by_split[] = {
  * Direct moves make most packings write less, but they change where free
  * space lies while a packing goes on, and so what later turns place and
  * where free space ends: a plan that made any is made again without.
+ * They also cost the disk more where a block's final place frees up a
+ * block at a time (recordings interleaved piece by piece): a region is
+ * then filled in as many sparse sweeps as there are rounds, each write a
+ * seek or a wait for the platter, where the packing without them stages
+ * and fills it in long runs.  So, between two plans as good, the faster
+ * on the modeled disk is kept, not the one writing fewer blocks.
  */
 static const struct plan_try by_direct[] = {
 	{ { .no_direct = 0 }, WHEN_FIRST, RULE_FIRST },
-	{ { .no_direct = 1 }, WHEN_DIRECT_MOVES, RULE_BEST_FREE_WRITES },
+	{ { .no_direct = 1 }, WHEN_DIRECT_MOVES, RULE_BEST_FREE_TIME },
 };
 
 /*
@@ -188,10 +195,42 @@ static int plan_wanted(enum plan_when when, const struct plan *kept)
 	}
 }
 
-/* The rule: whether plan B replaces A, the plan kept (NULL: none yet). */
-static int plan_prefer(const struct layout *layout, enum plan_rule rule,
-		       const struct plan *a, const struct plan *b)
+/* OPTS' modeled seconds of PLAN, asked once; negative when unknown. */
+static double plan_seconds(const struct plan_opts *opts, struct plan *plan)
 {
+	if (!opts || !opts->seconds)
+		return -1;
+	if (!plan->seconds_known) {
+		plan->seconds = opts->seconds(plan, opts->seconds_priv);
+		plan->seconds_known = 1;
+	}
+	return plan->seconds;
+}
+
+/*
+ * Whether B is faster than A on the modeled disk (OPTS->seconds), both
+ * writing within the target: -1 no (A is), 1 yes, 0 neither is known
+ * better (no model, a plan past the target, or the same time).
+ */
+static int faster_on_disk(const struct plan_opts *opts, struct plan *a, struct plan *b)
+{
+	double ta, tb;
+
+	if (plan_over_budget(a) || plan_over_budget(b))
+		return 0;
+	ta = plan_seconds(opts, a);
+	tb = plan_seconds(opts, b);
+	if (ta < 0 || tb < 0 || ta == tb)
+		return 0;
+	return tb < ta ? 1 : -1;
+}
+
+/* The rule: whether plan B replaces A, the plan kept (NULL: none yet). */
+static int plan_prefer(const struct layout *layout, const struct plan_opts *opts,
+		       enum plan_rule rule, struct plan *a, struct plan *b)
+{
+	int faster;
+
 	if (!a)
 		return 1;
 	switch (rule) {
@@ -200,11 +239,14 @@ static int plan_prefer(const struct layout *layout, enum plan_rule rule,
 		       (b->best == a->best && b->copy_blocks < a->copy_blocks);
 	case RULE_BEST_NONE_WORSE:
 		return b->best > a->best && !plan_any_worse(b);
-	case RULE_BEST_FREE_WRITES:
+	case RULE_BEST_FREE_TIME:
 		if (b->best != a->best)
 			return b->best > a->best;
 		if (plan_cuts_free(layout, a) != plan_cuts_free(layout, b))
 			return plan_cuts_free(layout, a) > plan_cuts_free(layout, b);
+		faster = faster_on_disk(opts, a, b);
+		if (faster)
+			return faster > 0;
 		return b->copy_blocks < a->copy_blocks;
 	case RULE_SPLIT:
 		return split_better(layout, a, b);
@@ -219,13 +261,14 @@ static int plan_prefer(const struct layout *layout, enum plan_rule rule,
  * *KEPT or B, as RULE prefers; the other is freed.  B may be NULL (none
  * made).  *KV, the variant *KEPT was made with, becomes BV with B.
  */
-static void plan_keep(const struct layout *layout, enum plan_rule rule,
-		      struct plan **kept, struct plan_variant *kv, struct plan *b,
+static void plan_keep(const struct layout *layout, const struct plan_opts *opts,
+		      enum plan_rule rule, struct plan **kept,
+		      struct plan_variant *kv, struct plan *b,
 		      const struct plan_variant *bv)
 {
 	if (!b)
 		return;
-	if (plan_prefer(layout, rule, *kept, b)) {
+	if (plan_prefer(layout, opts, rule, *kept, b)) {
 		plan_free(*kept);
 		*kept = b;
 		*kv = *bv;
@@ -263,17 +306,17 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 					continue;
 				err = plan_once(layout, sel, opts, &v, &b);
 				if (!err)
-					plan_keep(layout, by_order[o].rule, &kd, &kd_v, b, &v);
+					plan_keep(layout, opts, by_order[o].rule, &kd, &kd_v, b, &v);
 			}
 			if (err)
 				plan_free(kd);
 			else
-				plan_keep(layout, by_direct[d].rule, &ks, &ks_v, kd, &kd_v);
+				plan_keep(layout, opts, by_direct[d].rule, &ks, &ks_v, kd, &kd_v);
 		}
 		if (err)
 			plan_free(ks);
 		else
-			plan_keep(layout, by_split[s].rule, &kept, &kept_v, ks, &ks_v);
+			plan_keep(layout, opts, by_split[s].rule, &kept, &kept_v, ks, &ks_v);
 	}
 	/*
 	 * Files still short of best: the plan kept, made again with them
@@ -287,7 +330,7 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		v.rebuild = 1;
 		err = plan_once(layout, sel, opts, &v, &b);
 		if (!err)
-			plan_keep(layout, RULE_REBUILD, &kept, &kept_v, b, &v);
+			plan_keep(layout, opts, RULE_REBUILD, &kept, &kept_v, b, &v);
 	}
 	/*
 	 * A plan no better than the disk as it is (a file moved in as many

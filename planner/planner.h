@@ -126,6 +126,17 @@ struct plan_opts {
 	e2f_progress_fn	progress;	/* E2F_PHASE_PLAN, units: files; nonzero: cancel */
 	void		*progress_priv;
 	int		pack;		/* consolidate free space fully, zones packed, no budget */
+	/*
+	 * The modeled seconds of PLAN's moves on the disk (the program's
+	 * model of its own reads, writes and flushes: e2defrag's units.c), a
+	 * negative number when it cannot say; or NULL.  Where two variants
+	 * of the plan are otherwise as good and both write within the
+	 * target, the faster is kept (plan_search.c), not the one writing
+	 * fewer blocks: a few more blocks in long runs cost the disk less
+	 * than fewer blocks scattered.
+	 */
+	double		(*seconds)(const struct plan *plan, void *priv);
+	void		*seconds_priv;
 };
 
 /*
@@ -201,6 +212,9 @@ struct plan {
 	uint64_t	free_extents_before, free_extents_after;
 	blk64_t		largest_free_before, largest_free_after, free_blocks;
 	uint64_t	direct_moves;	/* compaction's direct moves made while planning */
+	double		seconds;	/* plan_opts' seconds of it, once asked
+					 * (plan_search.c); 0 until then */
+	int		seconds_known;
 };
 
 /*

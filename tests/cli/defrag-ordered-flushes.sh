@@ -4,9 +4,10 @@
 # table blocks durable, and those writes go out with the next flush; and
 # where the group descriptors hold only counts (ext2), they and the
 # superblock are written once, at the end (writer/switch.c: lazy counts).
-# On aged disks whose moves reuse the blocks the one before freed (a
-# commit nearly every move), from the run's write log ($E2FRAG_IOLOG, a
-# build with --enable-iolog):
+# On disks whose moves reuse the blocks the one before freed (a commit
+# nearly every move: e2fragimg's aged ext2 and nearly full ext4, where
+# the ext4 aged disk is packed in a few long commits), from the run's
+# write log ($E2FRAG_IOLOG, a build with --enable-iolog):
 #   flushes      at most two per commit, plus the run's three (the
 #                superblock "not clean" at the start; the last release and
 #                the counts, then "clean", at the end) and libext2fs's two
@@ -66,7 +67,7 @@ run() {
 
 e2fragimg -q -w aged -t ext2 -s 64M -S 1 "$T/ext2.img" || fail "e2fragimg ext2"
 run ext2 3
-e2fragimg -q -w aged -t ext4 -s 64M -S 1 "$T/ext4.img" || fail "e2fragimg ext4"
+e2fragimg -q -w nearfull -t ext4 -s 64M --fill 90 -S 1 "$T/ext4.img" || fail "e2fragimg ext4"
 tune2fs -O ^has_journal "$T/ext4.img" > /dev/null 2>&1 || fail "tune2fs -O ^has_journal"
 dumpe2fs -h "$T/ext4.img" 2>/dev/null | grep -q "features:.*metadata_csum" ||
 	fail "the ext4 disk has no metadata_csum: it does not test what it should"
