@@ -122,6 +122,8 @@ struct plan_file {
 	uint32_t	consolidate_moves;	/* of which to join free runs */
 };
 
+struct plan;
+
 struct plan_opts {
 	e2f_progress_fn	progress;	/* E2F_PHASE_PLAN, units: files; nonzero: cancel */
 	void		*progress_priv;
