@@ -523,14 +523,17 @@ static int cmp_placed_dst(const void *a, const void *b)
 /*
  * Write ops [FROM, TO), read into the buffer's first half (each op's
  * place in op_at), in destination order: consecutive destinations
- * gathered in the second half and written as one request.
+ * written as one request, from where they were read when they lie there
+ * one after another too (a file read whole), else gathered in the
+ * second half (the pieces of interleaved files).
  */
 static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 {
 	ext2_filsys fs = c->fs;
 	char *out = c->buf + c->chunk_blocks * fs->blocksize;
 	struct copy_op *w = c->placed;	/* src: the op's place in the buffer */
-	blk64_t run_dst = 0, run_n = 0;
+	blk64_t run_dst = 0, run_n = 0, run_src = 0;
+	int gathered = 0;	/* the run is in OUT, not at RUN_SRC */
 	size_t i, n = to - from;
 	errcode_t ret;
 
@@ -543,7 +546,8 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 	for (i = 0; i <= n; i++) {
 		if (run_n && (i == n || w[i].dst != run_dst + run_n ||
 			      run_n + w[i].len > c->chunk_blocks)) {
-			ret = switch_write(c->sw, run_dst, run_n, out);
+			ret = switch_write(c->sw, run_dst, run_n, gathered ? out :
+					   c->buf + run_src * fs->blocksize);
 			if (ret)
 				return ret;
 			if (c->held)
@@ -558,10 +562,17 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 		}
 		if (i == n)
 			break;
-		if (!run_n)
+		if (!run_n) {
 			run_dst = w[i].dst;
-		copy_n(out + run_n * fs->blocksize, c->buf + w[i].src * fs->blocksize,
-		       w[i].len * fs->blocksize);
+			run_src = w[i].src;
+			gathered = 0;
+		} else if (!gathered && w[i].src != run_src + run_n) {
+			copy_n(out, c->buf + run_src * fs->blocksize, run_n * fs->blocksize);
+			gathered = 1;
+		}
+		if (gathered)
+			copy_n(out + run_n * fs->blocksize, c->buf + w[i].src * fs->blocksize,
+			       w[i].len * fs->blocksize);
 		run_n += w[i].len;
 	}
 	return 0;
