@@ -247,9 +247,9 @@ static enum unit_take take_unit(void *priv, uint64_t u, uint64_t from,
 	return from + used < end ? UNIT_PART : UNIT_TAKEN;
 }
 
-static void walk_start(void *priv)
+static void unmark(void *priv, int layer)
 {
-	waiting_walk_start(&((struct gather *)priv)->w);
+	waiting_unmark(&((struct gather *)priv)->w, layer);
 }
 
 static int conflicts(void *priv, uint64_t u)
@@ -257,9 +257,9 @@ static int conflicts(void *priv, uint64_t u)
 	return waiting_conflicts(&((struct gather *)priv)->w, u, 0);
 }
 
-static void keep(void *priv, uint64_t u)
+static void keep(void *priv, uint64_t u, int layer)
 {
-	waiting_mark(&((struct gather *)priv)->w, u);
+	waiting_mark(&((struct gather *)priv)->w, u, layer);
 }
 
 /* The commits made so far: a unit that waited for one is tried again after the next. */
@@ -275,7 +275,7 @@ static uint64_t commits_made(void *priv)
 static const struct unit_walk_ops walk_ops = {
 	.may_join = may_join,
 	.take = take_unit,
-	.walk_start = walk_start,
+	.unmark = unmark,
 	.conflicts = conflicts,
 	.keep = keep,
 	.commits = commits_made,

@@ -315,8 +315,10 @@ struct sched {
 	blk64_t		bound;		/* a group's data, blocks */
 	struct clock	*c;
 	ext2fs_block_bitmap claimed;	/* what the group's moves copy from or into */
-	ext2fs_block_bitmap waits;	/* ... and the kept waiting units' */
-	uint32_t	*file_walk, walk_no;	/* per file: moved by a unit kept in walk walk_no */
+	/* Per layer of the waiting units' marks (unit_walk.h): */
+	ext2fs_block_bitmap waits[2];	/* what they copy from or into */
+	uint32_t	*file_walk[2], walk_no[2];	/* per file: moved by one of
+						 * them marked in walk walk_no */
 	uint8_t		*seen;		/* per file: moved by the group */
 	uint64_t	commits;
 	struct unit_walk walk;		/* the mover's order (unit_walk.c) */
@@ -337,15 +339,22 @@ static void unit_moves(const struct sched *s, uint64_t u, uint64_t *first, uint6
 	*end = u < s->nunits ? s->unit_end[u] : s->n;
 }
 
-/* Whether move M must wait: it writes where it may not yet. */
-static int must_wait(const struct sched *s, uint64_t m)
+/*
+ * Whether move M must wait: it writes where it may not yet.  A unit going
+ * ahead of waiting ones (MODE MOVE_RESERVE_WHOLE) must not write where
+ * they copy from or into; the earliest unit left has none before it, and
+ * the marks unit_walk.c keeps from walk to walk are not its (they are
+ * made exact only before a unit going ahead is checked).
+ */
+static int must_wait(const struct sched *s, uint64_t m, enum move_reserve mode)
 {
 	blk64_t n;
 
 	return (writes_into(s->c->released, &s->mv[m], s->copies) &&
 		!may_log(s->c, &s->mv[m], s->copies, &n)) ||
 	       (s->ngroup && writes_into(s->claimed, &s->mv[m], s->copies)) ||
-	       writes_into(s->waits, &s->mv[m], s->copies);
+	       (mode == MOVE_RESERVE_WHOLE && (writes_into(s->waits[0], &s->mv[m], s->copies) ||
+					       writes_into(s->waits[1], &s->mv[m], s->copies)));
 }
 
 /*
@@ -392,7 +401,7 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 			break;
 		}
 		if ((mode == MOVE_RESERVE_WHOLE ||
-		     (mode == MOVE_RESERVE_WAIT_FIRST && m == from)) && must_wait(s, m)) {
+		     (mode == MOVE_RESERVE_WAIT_FIRST && m == from)) && must_wait(s, m, mode)) {
 			untake(s, before);
 			return UNIT_WAITS;
 		}
@@ -421,16 +430,16 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 	return m < end ? UNIT_PART : UNIT_TAKEN;
 }
 
-/* Unit U's files and blocks, what it copies from and into, kept waiting. */
-static void keep(void *priv, uint64_t u)
+/* Unit U's files and blocks, what it copies from and into, kept waiting: marked in LAYER. */
+static void keep(void *priv, uint64_t u, int layer)
 {
 	struct sched *s = priv;
 	uint64_t first, end, m;
 
 	unit_moves(s, u, &first, &end);
 	for (m = first; m < end; m++) {
-		s->file_walk[s->mv[m].file] = s->walk_no;
-		mark(s->waits, &s->mv[m], s->copies, 1, 1);
+		s->file_walk[layer][s->mv[m].file] = s->walk_no[layer];
+		mark(s->waits[layer], &s->mv[m], s->copies, 1, 1);
 	}
 }
 
@@ -446,8 +455,10 @@ static int conflicts(void *priv, uint64_t u)
 
 	unit_moves(s, u, &first, &end);
 	for (m = first; m < end; m++)
-		if (s->file_walk[s->mv[m].file] == s->walk_no ||
-		    writes_into(s->waits, &s->mv[m], s->copies))
+		if (s->file_walk[0][s->mv[m].file] == s->walk_no[0] ||
+		    s->file_walk[1][s->mv[m].file] == s->walk_no[1] ||
+		    writes_into(s->waits[0], &s->mv[m], s->copies) ||
+		    writes_into(s->waits[1], &s->mv[m], s->copies))
 			return 1;
 	return 0;
 }
@@ -468,12 +479,12 @@ static int may_join(void *priv, uint64_t u, int force)
 	return s->ngroup < MOVE_GROUP_MOVES && s->blocks + ub <= s->bound;
 }
 
-static void walk_start(void *priv)
+static void unmark(void *priv, int layer)
 {
 	struct sched *s = priv;
 
-	ext2fs_clear_block_bitmap(s->waits);
-	s->walk_no++;
+	ext2fs_clear_block_bitmap(s->waits[layer]);
+	s->walk_no[layer]++;	/* 4 billion walks: more than a plan has moves */
 }
 
 static uint64_t commits_made(void *priv)
@@ -484,7 +495,7 @@ static uint64_t commits_made(void *priv)
 static const struct unit_walk_ops walk_ops = {
 	.may_join = may_join,
 	.take = take,
-	.walk_start = walk_start,
+	.unmark = unmark,
 	.conflicts = conflicts,
 	.keep = keep,
 	.commits = commits_made,
@@ -533,16 +544,19 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	s.bound = (blk64_t)MOVE_GROUP_BUFFERS * buf_blocks;
 	s.c = &c;
 	s.seen = calloc(nfiles + 1, 1);
-	s.file_walk = calloc(nfiles + 1, sizeof(*s.file_walk));
+	s.file_walk[0] = calloc(nfiles + 1, sizeof(*s.file_walk[0]));
+	s.file_walk[1] = calloc(nfiles + 1, sizeof(*s.file_walk[1]));
 	s.group = calloc(MOVE_GROUP_MOVES, sizeof(*s.group));
 	s.group_logged = calloc(MOVE_GROUP_MOVES, sizeof(*s.group_logged));
 	ret = ENOMEM;
-	if (!s.seen || !s.file_walk || !s.group || !s.group_logged ||
+	if (!s.seen || !s.file_walk[0] || !s.file_walk[1] || !s.group || !s.group_logged ||
 	    unit_walk_init(&s.walk, s.nunits, waiting, &walk_ops, &s))
 		goto out;
 	ret = ext2fs_allocate_block_bitmap(fs, "claimed", &s.claimed);
 	if (!ret)
-		ret = ext2fs_allocate_block_bitmap(fs, "waiting", &s.waits);
+		ret = ext2fs_allocate_block_bitmap(fs, "waiting", &s.waits[0]);
+	if (!ret)
+		ret = ext2fs_allocate_block_bitmap(fs, "waiting", &s.waits[1]);
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "released", &c.released);
 	if (!ret)
@@ -628,8 +642,10 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 out:
 	if (s.claimed)
 		ext2fs_free_block_bitmap(s.claimed);
-	if (s.waits)
-		ext2fs_free_block_bitmap(s.waits);
+	if (s.waits[0])
+		ext2fs_free_block_bitmap(s.waits[0]);
+	if (s.waits[1])
+		ext2fs_free_block_bitmap(s.waits[1]);
 	if (c.released)
 		ext2fs_free_block_bitmap(c.released);
 	if (c.cached)
@@ -639,7 +655,8 @@ out:
 	free(c.pending);
 	free(ops);
 	free(s.seen);
-	free(s.file_walk);
+	free(s.file_walk[0]);
+	free(s.file_walk[1]);
 	unit_walk_fini(&s.walk);
 	free(s.group);
 	free(s.group_logged);

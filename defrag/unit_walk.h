@@ -16,6 +16,15 @@
  */
 #define UNIT_WALK_WAITING_MAX	4096
 
+/*
+ * The marks of the units kept waiting are in two layers (unit_walk.c):
+ * the first UNIT_WALK_FRONT units of the queue, which go first, and the
+ * rest, so that a unit going from the front costs a front's marks again,
+ * not the whole queue's.
+ */
+#define UNIT_WALK_FRONT		64
+enum { MARKS_REST, MARKS_FRONT, MARK_LAYERS };
+
 enum unit_take {
 	UNIT_TAKEN,	/* all of its moves joined the group */
 	UNIT_PART,	/* some: it goes on in the next group, before any other */
@@ -30,12 +39,13 @@ struct unit_walk_ops {
 	/* Reserve unit U's moves from FROM into the group in MODE (move.h). */
 	enum unit_take	(*take)(void *priv, uint64_t u, uint64_t from,
 				enum move_reserve mode);
-	/* A walk of the waiting units starts: none is kept yet. */
-	void		(*walk_start)(void *priv);
-	/* Whether unit U moves a file or may gain a block of a kept unit. */
+	/* Forget the marks of LAYER (MARKS_FRONT or MARKS_REST). */
+	void		(*unmark)(void *priv, int layer);
+	/* Whether unit U moves a file or may gain a block of a marked unit
+	 * (in either layer). */
 	int		(*conflicts)(void *priv, uint64_t u);
-	/* Unit U is kept waiting in this walk: mark its files and blocks. */
-	void		(*keep)(void *priv, uint64_t u);
+	/* Unit U is kept waiting: mark its files and blocks in LAYER. */
+	void		(*keep)(void *priv, uint64_t u, int layer);
 	/* Commits made so far. */
 	uint64_t	(*commits)(void *priv);
 };
@@ -52,6 +62,10 @@ struct unit_walk {
 	uint64_t	cur, cur_next;	/* the unit in progress and its next move */
 	int		has_cur;	/* (when one is; the caller sets cur_next) */
 	int		closed;		/* the group takes no more units */
+	size_t		front;		/* unit[0, front) are marked in MARKS_FRONT */
+	size_t		marked;		/* ... and unit[front, marked) in MARKS_REST */
+	int		front_stale;	/* MARKS_FRONT holds a unit no longer waiting */
+	int		rest_stale;	/* MARKS_REST does, or the marks are unknown */
 };
 
 errcode_t unit_walk_init(struct unit_walk *w, uint64_t nunits, int waiting,

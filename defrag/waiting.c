@@ -41,8 +41,9 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 	w->end = ext2fs_blocks_count(fs->super);
 	w->seg_at = calloc(plan->nmoves + 1, sizeof(*w->seg_at));
 	w->meta_at = calloc(plan->nmoves + 1, sizeof(*w->meta_at));
-	w->file_walk = calloc(layout->nfiles + 1, sizeof(*w->file_walk));
-	if (!w->seg_at || !w->meta_at || !w->file_walk) {
+	w->file_walk[0] = calloc(layout->nfiles + 1, sizeof(*w->file_walk[0]));
+	w->file_walk[1] = calloc(layout->nfiles + 1, sizeof(*w->file_walk[1]));
+	if (!w->seg_at || !w->meta_at || !w->file_walk[0] || !w->file_walk[1]) {
 		waiting_fini(w);
 		return ENOMEM;
 	}
@@ -50,16 +51,26 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 		w->seg_at[m + 1] = w->seg_at[m] + plan_move_nsegs(&plan->moves[m]);
 		w->meta_at[m + 1] = w->meta_at[m] + plan->moves[m].nmeta;
 	}
-	return ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst);
+	waiting_unmark(w, 0);
+	waiting_unmark(w, 1);
+	if (ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[0]) ||
+	    ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[1])) {
+		waiting_fini(w);
+		return ENOMEM;
+	}
+	return 0;
 }
 
 void waiting_fini(struct waiting *w)
 {
 	free(w->seg_at);
 	free(w->meta_at);
-	free(w->file_walk);
-	if (w->dst)
-		ext2fs_free_block_bitmap(w->dst);
+	free(w->file_walk[0]);
+	free(w->file_walk[1]);
+	if (w->dst[0])
+		ext2fs_free_block_bitmap(w->dst[0]);
+	if (w->dst[1])
+		ext2fs_free_block_bitmap(w->dst[1]);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -77,18 +88,20 @@ void waiting_unit_moves(const struct waiting *w, uint64_t u, uint64_t *first,
 	*end = u < un->n ? un->end[u] : w->plan->nmoves;
 }
 
-void waiting_walk_start(struct waiting *w)
+void waiting_unmark(struct waiting *w, int layer)
 {
-	ext2fs_clear_block_bitmap(w->dst);
-	if (++w->walk == 0) {
+	if (w->dst[layer])
+		ext2fs_clear_block_bitmap(w->dst[layer]);
+	if (++w->walk[layer] == 0) {
 		/* Wrapped: no file is marked in walk 1 but by this walk. */
-		memset(w->file_walk, 0, (w->layout->nfiles + 1) * sizeof(*w->file_walk));
-		w->walk = 1;
+		memset(w->file_walk[layer], 0,
+		       (w->layout->nfiles + 1) * sizeof(*w->file_walk[layer]));
+		w->walk[layer] = 1;
 	}
 }
 
-/* Whether unit U from FROM moves a file a kept unit moves; MARK: mark them. */
-static int files_of(struct waiting *w, uint64_t u, uint64_t from, int mark)
+/* Whether unit U from FROM moves a file a marked unit moves; MARK: mark them in LAYER. */
+static int files_of(struct waiting *w, uint64_t u, uint64_t from, int mark, int layer)
 {
 	uint64_t first, end, m;
 
@@ -97,8 +110,9 @@ static int files_of(struct waiting *w, uint64_t u, uint64_t from, int mark)
 		uint32_t f = w->plan->moves[m].file;
 
 		if (mark)
-			w->file_walk[f] = w->walk;
-		else if (w->file_walk[f] == w->walk)
+			w->file_walk[layer][f] = w->walk[layer];
+		else if (w->file_walk[0][f] == w->walk[0] ||
+			 w->file_walk[1][f] == w->walk[1])
 			return 1;
 	}
 	return 0;
@@ -152,24 +166,36 @@ static blk64_t clip(const struct waiting *w, blk64_t *start, blk64_t len)
 static int taken(const struct waiting *w, blk64_t start, blk64_t len)
 {
 	len = clip(w, &start, len);
-	return len && !ext2fs_test_block_bitmap_range2(w->dst, start, len);
+	return len && (!ext2fs_test_block_bitmap_range2(w->dst[0], start, len) ||
+		       !ext2fs_test_block_bitmap_range2(w->dst[1], start, len));
 }
 
-static int mark(const struct waiting *w, blk64_t start, blk64_t len)
+/* each_dst's FN marks in one layer: the layer each_dst is called for. */
+static int mark_layer(const struct waiting *w, int layer, blk64_t start, blk64_t len)
 {
 	len = clip(w, &start, len);
 	if (len)
-		ext2fs_mark_block_bitmap_range2(w->dst, start, len);
+		ext2fs_mark_block_bitmap_range2(w->dst[layer], start, len);
 	return 0;
+}
+
+static int mark_rest(const struct waiting *w, blk64_t start, blk64_t len)
+{
+	return mark_layer(w, 0, start, len);
+}
+
+static int mark_front(const struct waiting *w, blk64_t start, blk64_t len)
+{
+	return mark_layer(w, 1, start, len);
 }
 
 int waiting_conflicts(struct waiting *w, uint64_t u, uint64_t from)
 {
-	return files_of(w, u, from, 0) || each_dst(w, u, from, taken);
+	return files_of(w, u, from, 0, 0) || each_dst(w, u, from, taken);
 }
 
-void waiting_mark(struct waiting *w, uint64_t u)
+void waiting_mark(struct waiting *w, uint64_t u, int layer)
 {
-	(void)files_of(w, u, 0, 1);
-	(void)each_dst(w, u, 0, mark);
+	(void)files_of(w, u, 0, 1, layer);
+	(void)each_dst(w, u, 0, layer ? mark_front : mark_rest);
 }

@@ -12,10 +12,11 @@ struct waiting {
 	const struct plan *plan;
 	const struct run_opts *opts;
 	blk64_t		first, end;	/* the filesystem's data blocks */
-	ext2fs_block_bitmap dst;	/* every block the kept units' moves may gain */
+	/* Per layer of marks (unit_walk.h's MARKS_FRONT, MARKS_REST): */
+	ext2fs_block_bitmap dst[2];	/* every block its units' moves may gain */
+	uint32_t	*file_walk[2];	/* per file: the walk of it a unit moved it in */
+	uint32_t	walk[2];	/* its walk's number (from 1) */
 	uint64_t	*seg_at, *meta_at;	/* per move: its first of plan->segs, ->meta */
-	uint32_t	*file_walk;	/* per file: the walk a kept unit moved it in */
-	uint32_t	walk;		/* this walk's number (from 1) */
 };
 
 errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *layout,
@@ -26,18 +27,18 @@ void waiting_fini(struct waiting *w);
 void waiting_unit_moves(const struct waiting *w, uint64_t u, uint64_t *first,
 			uint64_t *end);
 
-/* Forget the destinations marked: a walk of the queue starts. */
-void waiting_walk_start(struct waiting *w);
+/* Forget the files and destinations marked in LAYER. */
+void waiting_unmark(struct waiting *w, int layer);
 
 /*
- * Whether unit U (from move FROM on) moves a file a unit kept waiting in
- * this walk moves, or may gain a block such a unit may gain: then it
+ * Whether unit U (from move FROM on) moves a file a unit marked (in
+ * either layer) moves, or may gain a block such a unit may gain: then it
  * waits too, so that each file's moves keep their order and each
  * waiting unit finds its planned blocks free when its turn comes.
  */
 int waiting_conflicts(struct waiting *w, uint64_t u, uint64_t from);
 
-/* Mark unit U's files and the blocks its moves may gain (it is kept waiting). */
-void waiting_mark(struct waiting *w, uint64_t u);
+/* Mark unit U's files and the blocks its moves may gain in LAYER (it is kept waiting). */
+void waiting_mark(struct waiting *w, uint64_t u, int layer);
 
 #endif /* DEFRAG_WAITING_H */
