@@ -590,12 +590,14 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 				ret = ENOMEM;
 				break;
 			}
-			memcpy(ops + nops, copies + m->copy_at, m->ncopies * sizeof(*ops));
+			if (m->ncopies)	/* none: OPS may still be NULL */
+				memcpy(ops + nops, copies + m->copy_at, m->ncopies * sizeof(*ops));
 			nops += m->ncopies;
 		}
 		if (ret)
 			break;
-		qsort(ops, nops, sizeof(*ops), cmp_src);
+		if (nops)
+			qsort(ops, nops, sizeof(*ops), cmp_src);
 		c.read_end = 0;
 		c.used = 0;
 		for (k = 0; k < nops; k++) {
