@@ -32,6 +32,7 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 		       const struct plan *plan, const struct run_opts *opts)
 {
 	uint64_t m;
+	errcode_t ret;
 
 	memset(w, 0, sizeof(*w));
 	w->layout = layout;
@@ -53,12 +54,12 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 	}
 	waiting_unmark(w, 0);
 	waiting_unmark(w, 1);
-	if (ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[0]) ||
-	    ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[1])) {
+	ret = ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[0]);
+	if (!ret)
+		ret = ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[1]);
+	if (ret)
 		waiting_fini(w);
-		return ENOMEM;
-	}
-	return 0;
+	return ret;
 }
 
 void waiting_fini(struct waiting *w)
