@@ -484,7 +484,7 @@ static void unmark(void *priv, int layer)
 	struct sched *s = priv;
 
 	ext2fs_clear_block_bitmap(s->waits[layer]);
-	s->walk_no[layer]++;	/* 4 billion walks: more than a plan has moves */
+	s->walk_no[layer]++;	/* at most six a group of moves: wraps past 700 million groups */
 }
 
 static uint64_t commits_made(void *priv)
