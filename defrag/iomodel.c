@@ -27,16 +27,22 @@
  * - a move into blocks the open batch released logs them where the
  *   mover would (MOVE_LOG_MAX_BYTES, the transaction's room, which the
  *   batch's metadata takes its share of: an inode table block and the
- *   block bitmaps of the groups each switch touches): no commit, their
- *   second write, to the log, costed at the commit as a transfer; a batch
+ *   block bitmaps of the groups each switch touches): no commit; those
+ *   blocks are written to the log at the commit (a transfer) and in
+ *   place at the next checkpoint, not with the group's data; a batch
  *   whose transaction passes the journal's quarter (twice the room)
  *   commits, as the writer's does;
  * - a commit (when the batch holds a buffer of data, when every unit
  *   left waits for one, and at the end) flushes the data, then costs
  *   its trips, each an average seek and a rotation, after which the head
  *   is anywhere: three with a journal (the log's blocks, the commit
- *   block, the checkpoint), two without (ext2's ordered steps 1 and 2;
- *   step 3 goes out with a later flush, switch.c).
+ *   block, the journal superblock), two without (ext2's ordered steps 1
+ *   and 2; step 3 goes out with a later flush, switch.c);
+ * - a checkpoint (journal.c: before a commit the log's live part cannot
+ *   take, and at the end) writes what the committed batches logged, data
+ *   and metadata, in place in one pass in block order, then flushes: on
+ *   a tree whose files fill each other's places, most of the data goes
+ *   out there, and the estimate was a fifth short without it.
  *
  * What a group costs is shared among its moves by the blocks they copy.
  * The metadata a switch writes and the new mapping blocks are not
@@ -76,6 +82,16 @@ struct clock {
 					 * cached are read already) */
 	blk64_t		chunk, used;	/* the mover's half buffer, and what
 					 * the group's reads fill of it */
+	/*
+	 * The journal's log (writer/journal.c): what the open batch logs
+	 * (its logged data and metadata, as runs of their blocks), what
+	 * committed batches left live in the log (written in place at the
+	 * next checkpoint), and the log blocks they take.
+	 */
+	struct io_copy	*open, *live;
+	size_t		nopen, open_cap, nlive, live_cap;
+	blk64_t		log_used, live_max;	/* a checkpoint before more */
+	int		nomem;		/* an allocation for them failed */
 };
 
 static double rotation_seconds(const struct readmodel *m)
@@ -137,24 +153,29 @@ static void flush(struct clock *c)
 
 /*
  * Read blocks [SRC, SRC + LEN) of a group's sources, in order: the parts
- * the cache does not hold from the disk, the gap since the last read read
- * through where the mover would (move.c's copy_ops: read_through,
- * within its half buffer), all of it held after.
+ * the cache does not hold from the disk, all of it held after.  The gap
+ * since the last read is read too where the mover reads it through
+ * (move.c's copy_ops: read_through, within its half buffer): what the
+ * cache does not hold of it passes under the head as a transfer, as the
+ * mover's request (or its readahead) reads it, not a jump over it (which
+ * costs at most a repositioning: a long gap read through cost the run
+ * more than the model said).
  */
 static void read_src(struct clock *c, blk64_t src, blk64_t len)
 {
-	blk64_t at = src, end = src + len, miss, hit;
+	blk64_t at = src, end = src + len, from, miss, hit;
 
 	if (c->read_end && src > c->read_end &&
 	    c->used + (src - c->read_end) + len <= c->chunk &&
 	    read_through(c->later, c->cached, c->read_end, src - c->read_end,
 			 c->fs->blocksize)) {
-		ext2fs_mark_block_bitmap_range2(c->cached, c->read_end, src - c->read_end);
 		c->used += src - c->read_end;
+		at = c->read_end;
 	} else if (c->used + len > c->chunk) {
 		c->used = 0;	/* the next half buffer */
 	}
 	c->used += len;
+	from = at;
 	while (at < end) {
 		if (ext2fs_find_first_zero_block_bitmap2(c->cached, at, end - 1, &miss))
 			break;	/* the rest is cached */
@@ -165,13 +186,103 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len)
 		c->head = hit;
 		at = hit;
 	}
-	ext2fs_mark_block_bitmap_range2(c->cached, src, len);
+	ext2fs_mark_block_bitmap_range2(c->cached, from, end - from);
 	c->read_end = end;
+}
+
+/* Blocks [DST, DST + LEN) join the open batch's log. */
+static void log_run(struct clock *c, blk64_t dst, blk64_t len)
+{
+	if (util_grow(&c->open, &c->open_cap, c->nopen + 1, sizeof(*c->open))) {
+		c->nomem = 1;
+		return;
+	}
+	c->open[c->nopen].src = 0;
+	c->open[c->nopen].dst = dst;
+	c->open[c->nopen].len = len;
+	c->nopen++;
+}
+
+/*
+ * The copy OP written: into the page cache, out at the next flush; but
+ * for its blocks the open batch released, which go through its
+ * transaction (switch_write: the log now, in place at a checkpoint).
+ */
+static int write_dst(struct clock *c, const struct io_copy *op)
+{
+	blk64_t at = op->dst, end = op->dst + op->len, in, out;
+
+	while (at < end) {
+		if (!c->log_room ||
+		    ext2fs_find_first_set_block_bitmap2(c->released, at, end - 1, &in))
+			in = end;
+		if (in > at) {
+			if (util_grow(&c->pending, &c->pending_cap, c->npending + 1,
+				      sizeof(*c->pending)))
+				return ENOMEM;
+			c->pending[c->npending].src = op->src + (at - op->dst);
+			c->pending[c->npending].dst = at;
+			c->pending[c->npending].len = in - at;
+			c->npending++;
+		}
+		if (in == end)
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(c->released, in, end - 1, &out))
+			out = end;
+		log_run(c, in, out - in);
+		at = out;
+	}
+	return 0;
+}
+
+/*
+ * The checkpoint: the log's live blocks written in place, in block order
+ * (a block logged by several batches once), then a flush before the log
+ * is emptied.
+ */
+static void checkpoint(struct clock *c)
+{
+	blk64_t reach = 0;
+	size_t i;
+
+	if (!c->nlive)
+		return;
+	qsort(c->live, c->nlive, sizeof(*c->live), cmp_dst);
+	for (i = 0; i < c->nlive; i++) {
+		blk64_t dst = c->live[i].dst, end = dst + c->live[i].len;
+
+		if (end <= reach)
+			continue;
+		if (dst < reach)
+			dst = reach;
+		c->t += head_to(c, dst) +
+			readmodel_transfer_seconds(c->m, (double)(end - dst) * c->bs);
+		c->head = end;
+		reach = end;
+	}
+	c->t += rotation_seconds(c->m) / 2;
+	c->nlive = 0;
+	c->log_used = 0;
 }
 
 static void commit(struct clock *c)
 {
+	blk64_t total = c->logged + c->meta + 1, i;
+
 	flush(c);
+	/* journal_commit: a checkpoint first where the log (or the images
+	 * kept in memory) cannot take the transaction beside the live ones. */
+	if (c->live_max && c->log_used + total > c->live_max)
+		checkpoint(c);
+	c->log_used += total;
+	for (i = 0; i < c->nopen; i++) {
+		if (util_grow(&c->live, &c->live_cap, c->nlive + 1, sizeof(*c->live))) {
+			c->nomem = 1;
+			break;
+		}
+		c->live[c->nlive++] = c->open[i];
+	}
+	c->nopen = 0;
 	c->t += c->commit_trips * (readmodel_jump_seconds(c->m, c->m->disk_bytes / 3) +
 				   rotation_seconds(c->m)) +
 		readmodel_transfer_seconds(c->m, (double)c->logged * c->bs);
@@ -192,6 +303,7 @@ static void note_meta(struct clock *c, blk64_t blk)
 		return;
 	ext2fs_fast_mark_block_bitmap2(c->meta_seen, blk);
 	c->meta++;
+	log_run(c, blk, 1);
 }
 
 /* The block bitmap of the group holding BLK joins it too. */
@@ -502,7 +614,7 @@ static const struct unit_walk_ops walk_ops = {
 };
 
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
-			size_t buffer_bytes, blk64_t log_room,
+			size_t buffer_bytes, const struct iomodel_log *log,
 			const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
 			ext2fs_block_bitmap sources,
@@ -522,7 +634,9 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	memset(&s, 0, sizeof(s));
 	c.m = model;
 	c.bs = fs->blocksize;
-	c.log_room = log_room;
+	c.log_room = log->room;
+	/* The metadata is counted only where batches log data (switch_meta). */
+	c.live_max = log->room ? log->live : 0;
 	c.commit_trips = ext2fs_has_feature_journal(fs->super) ? 3 : 2;
 	c.fs = fs;
 	c.log_max = MOVE_LOG_MAX_BYTES / fs->blocksize;
@@ -604,12 +718,9 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			read_src(&c, ops[k].src, ops[k].len);
 			/* What is written is in the cache too. */
 			ext2fs_mark_block_bitmap_range2(c.cached, ops[k].dst, ops[k].len);
-			if (util_grow(&c.pending, &c.pending_cap, c.npending + 1,
-				      sizeof(*c.pending))) {
-				ret = ENOMEM;
+			ret = write_dst(&c, &ops[k]);
+			if (ret)
 				break;
-			}
-			c.pending[c.npending++] = ops[k];
 			c.unflushed += ops[k].len;
 			if (c.unflushed >= buf_blocks)
 				flush(&c);
@@ -636,11 +747,16 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			commit(&c);
 			s.commits++;
 		}
+		/* The writer's close empties the log. */
+		if (!unit_walk_left(&s.walk))
+			checkpoint(&c);
 		for (k = 0; k < s.ngroup; k++)
 			seconds[s.group[k]] = blocks ?
 				(c.t - t0) * move_blocks(&mv[s.group[k]], copies) / blocks :
 				(c.t - t0) / s.ngroup;
 	}
+	if (!ret && c.nomem)
+		ret = ENOMEM;
 out:
 	if (s.claimed)
 		ext2fs_free_block_bitmap(s.claimed);
@@ -655,6 +771,8 @@ out:
 	if (c.meta_seen)
 		ext2fs_free_block_bitmap(c.meta_seen);
 	free(c.pending);
+	free(c.open);
+	free(c.live);
 	free(ops);
 	free(s.seen);
 	free(s.file_walk[0]);

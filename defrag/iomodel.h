@@ -21,18 +21,28 @@ struct io_move {
 };
 
 /*
+ * The journal as the mover uses it: the data a batch may log
+ * (switch_log_capacity; 0: none logged, without a journal or with
+ * --verify) and the log blocks committed batches hold before the writer
+ * checkpoints them in place (switch_log_live).
+ */
+struct iomodel_log {
+	blk64_t		room;
+	blk64_t		live;
+};
+
+/*
  * The modeled seconds of each of the N moves MV (COPIES their copies,
  * SOURCES every block they copy from, UNIT_END[0..NUNITS) where each
  * unit ends) into SECONDS[0..N), on FS (for its block size and bitmaps)
- * and MODEL with BUFFER_BYTES of data per commit and up to LOG_ROOM
- * blocks of logged data per batch (0: no logged moves;
- * switch_log_capacity), the units taken in the mover's order: WAITING,
+ * and MODEL with BUFFER_BYTES of data per commit and the journal LOG
+ * (logged moves, and their checkpoints), the units taken in the mover's order: WAITING,
  * units that need a commit wait while later ones go ahead (waiting.c);
  * else the plan's, committing where a unit needs it.  ENOMEM or a
  * bitmap error, else 0.
  */
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
-			size_t buffer_bytes, blk64_t log_room,
+			size_t buffer_bytes, const struct iomodel_log *log,
 			const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
 			ext2fs_block_bitmap sources,

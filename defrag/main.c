@@ -664,7 +664,8 @@ static int run(struct cli *c, const char *prog)
 	um.layout = layout;
 	um.model = &lo.model;
 	um.buffer_bytes = c->buffer;
-	um.log_room = c->verify ? 0 : switch_log_capacity(fs);
+	um.log.room = c->verify ? 0 : switch_log_capacity(fs);
+	um.log.live = switch_log_live(fs);
 	po.seconds = units_plan_seconds;
 	po.seconds_priv = &um;
 	ret = plan_build(layout, &sel, &po, &plan);
@@ -695,8 +696,7 @@ static int run(struct cli *c, const char *prog)
 	r.plan = plan;
 	/* The estimate logs moves where the run would (move.h): not with
 	 * --verify, and only with a journal the writer takes. */
-	ret = units_make(layout, plan, &lo.model, c->buffer,
-			 c->verify ? 0 : switch_log_capacity(fs), &units);
+	ret = units_make(layout, plan, &lo.model, c->buffer, &um.log, &units);
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
 		goto out;

@@ -197,7 +197,7 @@ static void sim_free(struct sim *s, uint64_t nfiles)
 
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
-		     blk64_t log_room, struct units *u)
+		     const struct iomodel_log *log, struct units *u)
 {
 	struct sim s;
 	uint64_t i, k, seg = 0;
@@ -255,10 +255,10 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		goto out;
 	for (i = 0; i < s.ncopies; i++)
 		ext2fs_mark_block_bitmap_range2(u->sources, s.copies[i].src, s.copies[i].len);
-	ret = iomodel_moves(layout->fs, model, buffer_bytes, log_room, s.moves,
+	ret = iomodel_moves(layout->fs, model, buffer_bytes, log, s.moves,
 			    plan->nmoves, s.copies, u->sources, u->end, u->n, 1, seconds);
 	if (!ret)
-		ret = iomodel_moves(layout->fs, model, buffer_bytes, log_room, s.moves,
+		ret = iomodel_moves(layout->fs, model, buffer_bytes, log, s.moves,
 				    plan->nmoves, s.copies, u->sources, u->end, u->n, 0,
 				    plan_order);
 	if (ret)
@@ -319,7 +319,7 @@ double units_plan_seconds(const struct plan *plan, void *priv)
 	struct units u;
 	double seconds;
 
-	if (units_make(m->layout, plan, m->model, m->buffer_bytes, m->log_room, &u))
+	if (units_make(m->layout, plan, m->model, m->buffer_bytes, &m->log, &u))
 		return -1;
 	seconds = u.total_seconds;
 	units_free(&u);

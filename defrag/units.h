@@ -6,6 +6,7 @@
 #define DEFRAG_UNITS_H
 
 #include "defrag.h"
+#include "iomodel.h"
 
 struct units {
 	uint64_t	*end;		/* unit k is moves [end[k-1], end[k]) */
@@ -29,13 +30,13 @@ uint64_t units_of_move(const struct units *u, uint64_t i);
  * of it touched has had its last move (is where the plan leaves it), so
  * that a stop between two units leaves no file half way (a staging step
  * and the moves it makes room for are one unit).  Each unit's time is
- * modeled on MODEL with BUFFER_BYTES of data per commit and LOG_ROOM
- * blocks of logged data per batch (iomodel.h; units.c says how), in whichever of the two orders the model finds faster, which
+ * modeled on MODEL with BUFFER_BYTES of data per commit and the journal
+ * LOG (iomodel.h; units.c says how), in whichever of the two orders the model finds faster, which
  * U->waiting names for the mover.  ENOMEM, else 0.
  */
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
-		     blk64_t log_room, struct units *u);
+		     const struct iomodel_log *log, struct units *u);
 void units_free(struct units *u);
 
 /* What units_plan_seconds models a plan with: units_make's arguments. */
@@ -43,7 +44,7 @@ struct units_model {
 	const struct layout	*layout;
 	const struct readmodel	*model;
 	size_t			buffer_bytes;
-	blk64_t			log_room;
+	struct iomodel_log	log;
 };
 
 /*

@@ -928,6 +928,33 @@ blk64_t switch_log_capacity(ext2_filsys fs)
 	return len > 1 ? log_room(len - 1, fs->blocksize, 0) : 0;
 }
 
+blk64_t switch_log_live(ext2_filsys fs)
+{
+	struct journal *j = NULL;
+	struct ext2_inode inode;
+	blk64_t len = 0, mem = JOURNAL_IMAGES_MAX_BYTES / fs->blocksize;
+	errcode_t ret;
+
+	if (!ext2fs_has_feature_journal(fs->super))
+		return 0;
+	ret = check_fs(fs);
+	if (!ret) {
+		ret = journal_open(fs, 0, &j);
+		if (!ret)
+			len = journal_log_blocks(j);
+		journal_free(j);
+	}
+	if (ret == E2F_ERR_NEEDS_RECOVERY &&
+	    !ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode)) {
+		/* Mounted: as switch_log_capacity says. */
+		len = EXT2_I_SIZE(&inode) / fs->blocksize;
+		len = len > 1 ? len - 1 : 0;
+	}
+	if (len < 2)
+		return 0;
+	return len - 1 < mem ? len - 1 : mem;
+}
+
 errcode_t switch_check(ext2_filsys fs)
 {
 	struct journal *j = NULL;

@@ -205,6 +205,14 @@ errcode_t switch_inode_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk);
  */
 blk64_t switch_log_capacity(ext2_filsys fs);
 
+/*
+ * The log blocks committed batches may hold on FS before the writer
+ * checkpoints them (writes them in place and empties the log): the log
+ * less one block, and at most the images it keeps in memory.  For
+ * e2defrag -n's estimate; 0 without a journal.
+ */
+blk64_t switch_log_live(ext2_filsys fs);
+
 /* Switches in the open batch (after a failed commit: those not durable). */
 size_t switch_batch_size(const struct switch_ctx *c);
 
