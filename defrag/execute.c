@@ -133,6 +133,8 @@ struct gather {
 	uint64_t	*move;		/* per member: its plan move */
 	uint64_t	*unit;		/* ... and unit */
 	uint8_t		*in_group;	/* per file: a move of it is in the group */
+	blk64_t		*wait_blk;	/* per unit waiting for a group: a block
+					 * it needs (move_ctx's), 0: none known */
 	struct move_req	*req;
 	struct runs_change *whole;
 	blk64_t		blocks;		/* copy blocks of the members */
@@ -191,7 +193,8 @@ static enum unit_take take_unit(void *priv, uint64_t u, uint64_t from,
 	const struct plan *plan = x->plan;
 	uint64_t first, end, m, n, k;
 	size_t before = x->g.n, used;
-	int waits = 0, switch_failed = 0;
+	enum move_wait waits = MOVE_WAIT_NONE;
+	int switch_failed = 0;
 
 	waiting_unit_moves(&x->w, u, &first, &end);
 	if (from < first)
@@ -207,6 +210,7 @@ static enum unit_take take_unit(void *priv, uint64_t u, uint64_t from,
 	n = m - from;
 	for (k = 0; k < n; k++)
 		x->in_group[plan->moves[from + k].file] = 0;
+	x->wait_blk[u] = 0;
 	if (mode == MOVE_RESERVE_WHOLE && n < end - from)
 		return m - from == MOVE_GROUP_MOVES - before ? UNIT_FULL : UNIT_WAITS;
 	if (!n)
@@ -239,12 +243,30 @@ static enum unit_take take_unit(void *priv, uint64_t u, uint64_t from,
 		x->in_group[plan->moves[from + k].file] = 1;
 		x->blocks += plan->moves[from + k].copy_blocks;
 	}
+	if (waits == MOVE_WAIT_GROUP)
+		x->wait_blk[u] = x->c.wait_blk;
 	if (!used)
-		return waits ? UNIT_WAITS : before ? UNIT_FULL : UNIT_NONE;
+		return waits == MOVE_WAIT_COMMIT ? UNIT_WAITS_COMMIT :
+		       waits ? UNIT_WAITS : before ? UNIT_FULL : UNIT_NONE;
 	x->units++;
 	if (from == first)
 		x->seconds += unit_seconds(x->opts, u);
 	return from + used < end ? UNIT_PART : UNIT_TAKEN;
+}
+
+/*
+ * Whether unit U, which waited for the moves before it, may go now as far
+ * as the block it waited for says: free and unclaimed.  Trying it whole
+ * reads its files' maps; on a tree whose files fill each other's places
+ * a thousand units wait for blocks others still hold, group after group.
+ */
+static int ready(void *priv, uint64_t u)
+{
+	const struct gather *x = priv;
+	blk64_t b = x->wait_blk[u];
+
+	return !b || (!ext2fs_fast_test_block_bitmap2(x->c.fs->block_map, b) &&
+		      !ext2fs_fast_test_block_bitmap2(x->c.claimed, b));
 }
 
 static void unmark(void *priv, int layer)
@@ -275,6 +297,7 @@ static uint64_t commits_made(void *priv)
 static const struct unit_walk_ops walk_ops = {
 	.may_join = may_join,
 	.take = take_unit,
+	.ready = ready,
 	.unmark = unmark,
 	.conflicts = conflicts,
 	.keep = keep,
@@ -317,9 +340,10 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 	x.whole = calloc(MOVE_GROUP_MOVES, sizeof(*x.whole));
 	x.move = calloc(MOVE_GROUP_MOVES, sizeof(*x.move));
 	x.unit = calloc(MOVE_GROUP_MOVES, sizeof(*x.unit));
+	x.wait_blk = calloc(nunits + 1, sizeof(*x.wait_blk));
 	ret = ENOMEM;
 	if (!st->results || !failed_file || !x.in_group || !batch || !x.req ||
-	    !x.whole || !x.move || !x.unit)
+	    !x.whole || !x.move || !x.unit || !x.wait_blk)
 		goto fail;
 	ret = waiting_init(&x.w, fs, layout, plan, opts);
 	if (!ret)
@@ -495,6 +519,7 @@ fail:
 	free(x.whole);
 	free(x.move);
 	free(x.unit);
+	free(x.wait_blk);
 	return ret;
 }
 

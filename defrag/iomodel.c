@@ -452,21 +452,25 @@ static void unit_moves(const struct sched *s, uint64_t u, uint64_t *first, uint6
 }
 
 /*
- * Whether move M must wait: it writes where it may not yet.  A unit going
- * ahead of waiting ones (MODE MOVE_RESERVE_WHOLE) must not write where
- * they copy from or into; the earliest unit left has none before it, and
- * the marks unit_walk.c keeps from walk to walk are not its (they are
- * made exact only before a unit going ahead is checked).
+ * Whether move M must wait, and for what (move.c's): it writes where it
+ * may not yet.  A unit going ahead of waiting ones (MODE
+ * MOVE_RESERVE_WHOLE) must not write where they copy from or into; the
+ * earliest unit left has none before it, and the marks unit_walk.c keeps
+ * from walk to walk are not its (they are made exact only before a unit
+ * going ahead is checked).
  */
-static int must_wait(const struct sched *s, uint64_t m, enum move_reserve mode)
+static enum move_wait must_wait(const struct sched *s, uint64_t m, enum move_reserve mode)
 {
 	blk64_t n;
 
-	return (writes_into(s->c->released, &s->mv[m], s->copies) &&
-		!may_log(s->c, &s->mv[m], s->copies, &n)) ||
-	       (s->ngroup && writes_into(s->claimed, &s->mv[m], s->copies)) ||
-	       (mode == MOVE_RESERVE_WHOLE && (writes_into(s->waits[0], &s->mv[m], s->copies) ||
-					       writes_into(s->waits[1], &s->mv[m], s->copies)));
+	if (writes_into(s->c->released, &s->mv[m], s->copies) &&
+	    !may_log(s->c, &s->mv[m], s->copies, &n))
+		return MOVE_WAIT_COMMIT;
+	if ((s->ngroup && writes_into(s->claimed, &s->mv[m], s->copies)) ||
+	    (mode == MOVE_RESERVE_WHOLE && (writes_into(s->waits[0], &s->mv[m], s->copies) ||
+					    writes_into(s->waits[1], &s->mv[m], s->copies))))
+		return MOVE_WAIT_GROUP;
+	return MOVE_WAIT_NONE;
 }
 
 /*
@@ -512,10 +516,14 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 				return UNIT_FULL;
 			break;
 		}
-		if ((mode == MOVE_RESERVE_WHOLE ||
-		     (mode == MOVE_RESERVE_WAIT_FIRST && m == from)) && must_wait(s, m, mode)) {
-			untake(s, before);
-			return UNIT_WAITS;
+		if (mode == MOVE_RESERVE_WHOLE ||
+		    (mode == MOVE_RESERVE_WAIT_FIRST && m == from)) {
+			enum move_wait w = must_wait(s, m, mode);
+
+			if (w != MOVE_WAIT_NONE) {
+				untake(s, before);
+				return w == MOVE_WAIT_COMMIT ? UNIT_WAITS_COMMIT : UNIT_WAITS;
+			}
 		}
 		if (s->ngroup && writes_into(s->claimed, mv, s->copies)) {
 			if (m == from)

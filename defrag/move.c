@@ -290,16 +290,29 @@ static int gained_inside(ext2_filsys fs, const struct fmap_rebuild *r)
 	return 1;
 }
 
-/* Whether any of R's gained blocks is claimed by an earlier member. */
-static int claimed_before(struct move_ctx *c, const struct fmap_rebuild *r)
+/* The first of R's gained blocks set in BMAP into *BLK, if any. */
+static int gained_set(ext2fs_block_bitmap bmap, const struct fmap_rebuild *r,
+		      blk64_t *blk)
 {
 	size_t i;
 
-	for (i = 0; i < r->ngained; i++)
-		if (!ext2fs_test_block_bitmap_range2(c->claimed, r->gained[i].start,
-						     r->gained[i].len))
-			return 1;
+	for (i = 0; i < r->ngained; i++) {
+		const struct layout_piece *g = &r->gained[i];
+
+		if (!ext2fs_test_block_bitmap_range2(bmap, g->start, g->len))
+			return !ext2fs_find_first_set_block_bitmap2(bmap, g->start,
+								    g->start + g->len - 1,
+								    blk);
+	}
 	return 0;
+}
+
+/* Whether any of R's gained blocks is claimed by an earlier member. */
+static int claimed_before(struct move_ctx *c, const struct fmap_rebuild *r)
+{
+	blk64_t blk;
+
+	return gained_set(c->claimed, r, &blk);
 }
 
 static void member_free(struct move_member *mb)
@@ -349,19 +362,28 @@ static int needs_commit(struct move_ctx *c, const struct move_member *mb)
 }
 
 /*
- * Whether REQ's first move must wait: it gains blocks an earlier member
- * gains or releases (free once that one has switched), blocks the open
- * batch released and it cannot log (free once it is durable), or blocks
- * not free at all (free once the moves that release them are done).
+ * Whether REQ's first move must wait, and for what: it gains blocks an
+ * earlier member gains or releases (free once that one has switched),
+ * blocks the open batch released and it cannot log (free once it is
+ * durable), or blocks not free at all (free once the moves that release
+ * them are done).  Waiting for a group, the block it waits for goes to
+ * c->wait_blk (0: out of the filesystem's range, none to watch).
  */
-static int must_wait(struct move_ctx *c, const struct move_group *g,
-		     const struct move_member *mb)
+static enum move_wait must_wait(struct move_ctx *c, const struct move_group *g,
+				const struct move_member *mb)
 {
-	if (g->n && gained_inside(c->fs, &mb->r) && claimed_before(c, &mb->r))
-		return 1;
+	c->wait_blk = 0;
+	if (g->n && gained_inside(c->fs, &mb->r) &&
+	    gained_set(c->claimed, &mb->r, &c->wait_blk))
+		return MOVE_WAIT_GROUP;
 	if (needs_commit(c, mb))
-		return 1;
-	return check_free(c->fs, &mb->r) != 0;
+		return MOVE_WAIT_COMMIT;
+	if (!check_free(c->fs, &mb->r))
+		return MOVE_WAIT_NONE;
+	if (gained_inside(c->fs, &mb->r) &&
+	    !gained_set(c->fs->block_map, &mb->r, &c->wait_blk))
+		c->wait_blk = 0;
+	return MOVE_WAIT_GROUP;
 }
 
 /* Drop G's members from BEFORE on, their claims with them. */
@@ -381,14 +403,14 @@ static void drop_from(struct move_ctx *c, struct move_group *g, size_t before)
 
 size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
 			  const struct move_req *req, size_t n, enum move_reserve mode,
-			  int *waits, int *switch_failed)
+			  enum move_wait *waits, int *switch_failed)
 {
 	size_t before = g->n;
 	errcode_t ret;
 	size_t k;
 
 	*switch_failed = 0;
-	*waits = 0;
+	*waits = MOVE_WAIT_NONE;
 	for (k = 0; k < n; k++) {
 		struct move_member *mb;
 
@@ -415,13 +437,15 @@ size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
 				       req[k].nchanges, req[k].meta, req[k].nmeta,
 				       &mb->m, &mb->r);
 		if (!mb->err && (mb->r.ngained || mb->r.nreleased)) {
+			enum move_wait w = MOVE_WAIT_NONE;
+
 			if ((mode == MOVE_RESERVE_WHOLE ||
 			     (!k && mode == MOVE_RESERVE_WAIT_FIRST)) &&
-			    must_wait(c, g, mb)) {
+			    (w = must_wait(c, g, mb)) != MOVE_WAIT_NONE) {
 				member_free(mb);
 				if (mode == MOVE_RESERVE_WHOLE)
 					drop_from(c, g, before);
-				*waits = 1;
+				*waits = w;
 				return 0;
 			}
 			/*

@@ -55,6 +55,8 @@ struct move_ctx {
 	blk64_t		unflushed;	/* written since the last flush or commit */
 	uint64_t	reuse_commits;	/* batches ended for a reuse of freed blocks */
 	ext2fs_block_bitmap claimed;	/* blocks the open group gains or releases */
+	blk64_t		wait_blk;	/* a move that waited for a group: a block
+					 * it needs, in use or claimed (0: none) */
 	blk64_t		chunk_blocks;	/* a group's reads at a time: half the buffer */
 	struct copy_op	*ops;		/* the group's copies, by source */
 	struct copy_op	*placed;	/* a chunk's, by destination (src: op_at) */
@@ -134,9 +136,12 @@ void move_fini(struct move_ctx *c);
  *     commit sets *SWITCH_FAILED and ends the group.
  *   MOVE_RESERVE_WAIT_FIRST: so, but where REQ's first move would commit,
  *     gains a block a member claims, or gains a block not free, G takes
- *     nothing and *WAITS is set.
+ *     nothing and *WAITS says for what (enum move_wait).
  *   MOVE_RESERVE_WHOLE: where any of the moves would, G takes none of
- *     them and *WAITS is set: all N or nothing, and no commit.
+ *     them and *WAITS says for what: all N or nothing, and no commit.
+ * Waiting for a group, C->wait_blk is a block the move needs (taken, or
+ * claimed in the group), 0 when it cannot say: the move may go once that
+ * block is free and unclaimed, not before.
  * 0 taken with neither flag set: out of memory.
  */
 enum move_reserve {
@@ -145,9 +150,18 @@ enum move_reserve {
 	MOVE_RESERVE_WHOLE
 };
 
+/* What a move that may not go yet waits for. */
+enum move_wait {
+	MOVE_WAIT_NONE,
+	MOVE_WAIT_GROUP,	/* blocks a member claims, or not free yet:
+				 * the moves before it, a later group */
+	MOVE_WAIT_COMMIT	/* blocks the open batch released, more than
+				 * it may log: the batch's commit */
+};
+
 size_t move_group_reserve(struct move_ctx *c, struct move_group *g,
 			  const struct move_req *req, size_t n, enum move_reserve mode,
-			  int *waits, int *switch_failed);
+			  enum move_wait *waits, int *switch_failed);
 
 /*
  * Commit the open batch, if it holds moves, so that the blocks it

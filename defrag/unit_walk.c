@@ -8,9 +8,12 @@
  * every waiting unit (waiting.c says when they do): whole, with no
  * commit and every block they gain free.  Only the earliest unit left
  * goes as the plan has it, part way or committing; a unit once started
- * goes on before any other.  A waiting unit is tried again once a commit
- * has been made (the blocks it waits for are free then), the earliest
- * at every group.
+ * goes on before any other.  A unit that waits for a commit (blocks the
+ * open batch freed and it may not log) is tried again once one has been
+ * made; one that waits for the moves before it (blocks they free, a file
+ * they move) at the next group, whose switches may have freed them: on
+ * a tree whose files fill each other's places, trying those only after a
+ * commit left a group of two units at a time, its reads a seek each.
  *
  * The walk is the mover's (execute.c) and its model's (iomodel.c): the
  * ops say what taking a unit, and keeping one waiting, means to each.
@@ -23,8 +26,8 @@
  * (marks_before), in two layers: the front of the queue (UNIT_WALK_FRONT
  * units), marked again when a unit of it goes, and the rest, marked
  * again only when they hold more than the units before the check (a unit
- * since taken from there, or units after it: after a commit, when every
- * waiting unit is tried again).  Each check sees the very marks it would
+ * since taken from there, or units after it: when the waiting units are
+ * tried again).  Each check sees the very marks it would
  * if every walk marked afresh.
  */
 #include <errno.h>
@@ -32,6 +35,12 @@
 #include <string.h>
 
 #include "unit_walk.h"
+
+/* What a unit tried waits for (try_unit). */
+enum { WAIT_COMMIT = 1, WAIT_GROUP = 2 };
+
+/* tried[] of a unit waiting for a group: never the commits made. */
+#define TRIED_NEXT_GROUP	UINT64_MAX
 
 errcode_t unit_walk_init(struct unit_walk *w, uint64_t nunits, int waiting,
 			 const struct unit_walk_ops *ops, void *priv)
@@ -98,13 +107,13 @@ static void marks_before(struct unit_walk *w, size_t kept)
 
 /*
  * Try unit U (not started) for the group, KEPT units waiting before it
- * (unit[0, KEPT)): 1 when it must wait (kept, to be marked when a check
- * comes), 0 when the group took it, -1 when it is left for a later group
- * (the group is full or closed: *FULL set).  EARLIEST: no unit before it
- * in plan order is left, so it goes as the plan has it, its first move
- * waiting rather than committing; a unit going ahead of waiting ones is
- * taken whole or not at all.  FORCE (with EARLIEST): it goes, committing
- * where it must.
+ * (unit[0, KEPT)): WAIT_COMMIT or WAIT_GROUP when it must wait (kept, to
+ * be marked when a check comes), 0 when the group took it, -1 when it is
+ * left for a later group (the group is full or closed: *FULL set).
+ * EARLIEST: no unit before it in plan order is left, so it goes as the
+ * plan has it, its first move waiting rather than committing; a unit
+ * going ahead of waiting ones is taken whole or not at all.  FORCE (with
+ * EARLIEST): it goes, committing where it must.
  */
 static int try_unit(struct unit_walk *w, uint64_t u, size_t kept, int earliest,
 		    int force, int *full)
@@ -119,12 +128,14 @@ static int try_unit(struct unit_walk *w, uint64_t u, size_t kept, int earliest,
 	if (!earliest) {
 		marks_before(w, kept);
 		if (ops->conflicts(w->priv, u))
-			return 1;
+			return WAIT_GROUP;
 	}
 	t = ops->take(w->priv, u, 0, !earliest ? MOVE_RESERVE_WHOLE :
 				     force ? MOVE_RESERVE_PLAN : MOVE_RESERVE_WAIT_FIRST);
+	if (t == UNIT_WAITS_COMMIT)
+		return WAIT_COMMIT;
 	if (t == UNIT_WAITS)
-		return 1;
+		return WAIT_GROUP;
 	if (t == UNIT_FULL || t == UNIT_NONE) {
 		*full = 1;
 		return -1;
@@ -154,9 +165,13 @@ void unit_walk_gather(struct unit_walk *w, int force)
 		uint64_t u = w->unit[i];
 		int earliest = !w->has_cur && !kept, r = -1;
 
-		/* One that waited since the last commit waits on. */
+		/* One that waited for a commit since the last one waits on,
+		 * one that waited for a group while its ops say so. */
 		if (!full && !earliest && w->tried[i] == ops->commits(w->priv))
-			r = 1;
+			r = WAIT_COMMIT;
+		else if (!full && !earliest && w->tried[i] == TRIED_NEXT_GROUP &&
+			 ops->ready && !ops->ready(w->priv, u))
+			r = WAIT_GROUP;
 		else if (!full)
 			r = try_unit(w, u, kept, earliest, force && earliest, &full);
 		if (r == 0) {
@@ -171,7 +186,7 @@ void unit_walk_gather(struct unit_walk *w, int force)
 			continue;
 		}
 		if (r > 0)
-			w->tried[i] = ops->commits(w->priv);
+			w->tried[i] = r == WAIT_COMMIT ? ops->commits(w->priv) : TRIED_NEXT_GROUP;
 		w->unit[kept] = u;
 		w->tried[kept] = w->tried[i];
 		kept++;
@@ -187,7 +202,7 @@ void unit_walk_gather(struct unit_walk *w, int force)
 			break;
 		if (r > 0) {
 			w->unit[w->n] = w->pos;
-			w->tried[w->n] = ops->commits(w->priv);
+			w->tried[w->n] = r == WAIT_COMMIT ? ops->commits(w->priv) : TRIED_NEXT_GROUP;
 			w->n++;
 		}
 		w->pos++;

@@ -28,7 +28,11 @@ enum { MARKS_REST, MARKS_FRONT, MARK_LAYERS };
 enum unit_take {
 	UNIT_TAKEN,	/* all of its moves joined the group */
 	UNIT_PART,	/* some: it goes on in the next group, before any other */
-	UNIT_WAITS,	/* none: they must wait (a commit, blocks not free) */
+	UNIT_WAITS,	/* none: they must wait for the moves before them (blocks
+			 * not free yet, or claimed in the group, a file in it):
+			 * tried again at the next group */
+	UNIT_WAITS_COMMIT,	/* none: they must wait for a commit (blocks the
+				 * open batch freed that they may not log) */
 	UNIT_FULL,	/* none: the group is full */
 	UNIT_NONE	/* none at all: out of memory, a failed commit */
 };
@@ -39,6 +43,9 @@ struct unit_walk_ops {
 	/* Reserve unit U's moves from FROM into the group in MODE (move.h). */
 	enum unit_take	(*take)(void *priv, uint64_t u, uint64_t from,
 				enum move_reserve mode);
+	/* Whether unit U, which waited for a group (UNIT_WAITS), may be tried
+	 * again: a cheap check, 1 when unsure; NULL: always. */
+	int		(*ready)(void *priv, uint64_t u);
 	/* Forget the marks of LAYER (MARKS_FRONT or MARKS_REST). */
 	void		(*unmark)(void *priv, int layer);
 	/* Whether unit U moves a file or may gain a block of a marked unit

@@ -3,9 +3,12 @@
  * waiting units' marks stay from group to group in two layers, against a
  * reference that marks every waiting unit afresh at every group (the
  * walk as it was): on random queues of units that touch overlapping
- * blocks, wait, go in part, fill groups and wait for commits, both must
- * take the same units in the same groups.  A mark left of a unit that has
- * gone, or missing of one that waits, changes what a later check finds.
+ * blocks, wait for a commit or for the next group (tried again there
+ * where the ops' ready says so), go in part, fill groups, both must take
+ * the same units in the same groups.  A mark left of a unit that has
+ * gone, or missing of one that waits, changes what a later check finds;
+ * a unit waiting for a group not tried again at the next, or one waiting
+ * for a commit tried before it, changes the groups.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +32,7 @@ struct world {
 	int		batch;			/* units taken since the last commit */
 	uint64_t	*log;			/* gather number << 32 | unit, in order */
 	size_t		nlog;
-	uint64_t	waits, parts, fulls;
+	uint64_t	waits, commit_waits, parts, fulls;
 };
 
 static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
@@ -63,9 +66,10 @@ static int may_join(void *priv, uint64_t u, int force)
 
 /*
  * A unit's fate is drawn from it, the commits made and the mode, the same
- * for both walkers: it waits for a commit, the group is full, it goes in
- * part or whole.  Going ahead of waiting units (WHOLE), it also waits
- * where a marked unit touches its blocks, as the model's take does.
+ * for both walkers: it waits for a commit or a group, the group is full,
+ * it goes in part or whole.  Going ahead of waiting units (WHOLE), it
+ * also waits where a marked unit touches its blocks, as the model's take
+ * does.
  */
 static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_reserve mode)
 {
@@ -75,6 +79,10 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 	if (mode == MOVE_RESERVE_WHOLE && marked(x, u)) {
 		x->waits++;
 		return UNIT_WAITS;
+	}
+	if (!from && mode != MOVE_RESERVE_PLAN && r < 15) {
+		x->commit_waits++;
+		return UNIT_WAITS_COMMIT;
 	}
 	if (!from && mode != MOVE_RESERVE_PLAN && r < 30) {
 		x->waits++;
@@ -92,6 +100,12 @@ static enum unit_take take(void *priv, uint64_t u, uint64_t from, enum move_rese
 		return UNIT_PART;
 	}
 	return UNIT_TAKEN;
+}
+
+/* Whether a unit that waited for a group is tried again: drawn per group. */
+static int ready(void *priv, uint64_t u)
+{
+	return mix(u, ((const struct world *)priv)->gather_no, 9) % 3 != 0;
 }
 
 static void unmark(void *priv, int layer)
@@ -119,12 +133,16 @@ static uint64_t commits(void *priv)
 }
 
 static const struct unit_walk_ops ops = {
-	.may_join = may_join, .take = take, .unmark = unmark,
+	.may_join = may_join, .take = take, .ready = ready, .unmark = unmark,
 	.conflicts = conflicts, .keep = keep, .commits = commits,
 };
 
 /* ------------------------------------------------ the reference: every
  * walk clears the marks and marks each unit it keeps (the walk as it was). */
+
+/* What a unit waits for, and tried[] of one waiting for a group. */
+enum { REF_COMMIT = 1, REF_GROUP = 2 };
+#define REF_NEXT_GROUP	UINT64_MAX
 
 struct ref_walk {
 	struct world	*x;
@@ -144,13 +162,13 @@ static int ref_try(struct ref_walk *w, uint64_t u, int earliest, int force, int 
 	}
 	if (!earliest && conflicts(w->x, u)) {
 		keep(w->x, u, 0);
-		return 1;
+		return REF_GROUP;
 	}
 	t = take(w->x, u, 0, !earliest ? MOVE_RESERVE_WHOLE :
 			     force ? MOVE_RESERVE_PLAN : MOVE_RESERVE_WAIT_FIRST);
-	if (t == UNIT_WAITS) {
+	if (t == UNIT_WAITS_COMMIT || t == UNIT_WAITS) {
 		keep(w->x, u, 0);
-		return 1;
+		return t == UNIT_WAITS_COMMIT ? REF_COMMIT : REF_GROUP;
 	}
 	if (t == UNIT_FULL || t == UNIT_NONE) {
 		*full = 1;
@@ -183,7 +201,11 @@ static void ref_gather(struct ref_walk *w, int force)
 
 		if (!full && !earliest && w->tried[i] == w->x->commits) {
 			keep(w->x, u, 0);
-			r = 1;
+			r = REF_COMMIT;
+		} else if (!full && !earliest && w->tried[i] == REF_NEXT_GROUP &&
+			   !ready(w->x, u)) {
+			keep(w->x, u, 0);
+			r = REF_GROUP;
 		} else if (!full) {
 			r = ref_try(w, u, earliest, force && earliest, &full);
 		}
@@ -192,7 +214,7 @@ static void ref_gather(struct ref_walk *w, int force)
 		if (r < 0)
 			keep(w->x, u, 0);
 		else
-			w->tried[i] = w->x->commits;
+			w->tried[i] = r == REF_COMMIT ? w->x->commits : REF_NEXT_GROUP;
 		w->unit[kept] = u;
 		w->tried[kept] = w->tried[i];
 		kept++;
@@ -206,7 +228,7 @@ static void ref_gather(struct ref_walk *w, int force)
 			break;
 		if (r > 0) {
 			w->unit[w->n] = w->pos;
-			w->tried[w->n] = w->x->commits;
+			w->tried[w->n] = r == REF_COMMIT ? w->x->commits : REF_NEXT_GROUP;
 			w->n++;
 		}
 		w->pos++;
@@ -274,7 +296,7 @@ int main(void)
 	struct world a, b;
 	struct unit_walk w;
 	int round, same = 1, stuck = 0;
-	uint64_t waits = 0, parts = 0, fulls = 0, groups = 0;
+	uint64_t waits = 0, commit_waits = 0, parts = 0, fulls = 0, groups = 0;
 
 	tap_plan(3);
 	for (round = 0; round < 12; round++) {
@@ -304,6 +326,7 @@ int main(void)
 		same &= a.nlog == b.nlog && !memcmp(a.log, b.log, a.nlog * sizeof(*a.log)) &&
 			a.gather_no == b.gather_no && a.commits == b.commits;
 		waits += a.waits;
+		commit_waits += a.commit_waits;
 		parts += a.parts;
 		fulls += a.fulls;
 		groups += a.gather_no;
@@ -314,9 +337,11 @@ int main(void)
 	tap_ok(!stuck, "every walk ends (a group always takes a unit)");
 	tap_ok(same, "the same units in the same groups as the reference, over 12 plans of %d units",
 	       NUNITS);
-	tap_ok(waits > NUNITS && parts > 100 && fulls > 100,
-	       "units waited (%llu times), went in part (%llu) and found groups full (%llu) in %llu groups",
-	       (unsigned long long)waits, (unsigned long long)parts,
-	       (unsigned long long)fulls, (unsigned long long)groups);
+	tap_ok(waits > NUNITS && commit_waits > NUNITS && parts > 100 && fulls > 100,
+	       "units waited for a group (%llu times) and a commit (%llu), went in part (%llu) "
+	       "and found groups full (%llu) in %llu groups",
+	       (unsigned long long)waits, (unsigned long long)commit_waits,
+	       (unsigned long long)parts, (unsigned long long)fulls,
+	       (unsigned long long)groups);
 	return tap_failed ? 1 : 0;
 }
