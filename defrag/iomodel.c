@@ -92,6 +92,8 @@ struct clock {
 	size_t		nopen, open_cap, nlive, live_cap;
 	blk64_t		log_used, live_max;	/* a checkpoint before more */
 	int		nomem;		/* an allocation for them failed */
+	struct layout_piece *ahead;	/* a small group's read-ahead (readthrough.h) */
+	size_t		nahead, ahead_cap, ahead_at;
 };
 
 static double rotation_seconds(const struct readmodel *m)
@@ -151,6 +153,31 @@ static void flush(struct clock *c)
 	c->unflushed = 0;
 }
 
+/* Read the blocks [BLK, BLK + N) the cache does not hold, held after. */
+static void read_blocks(struct clock *c, blk64_t blk, blk64_t n)
+{
+	blk64_t at = blk, end = blk + n, miss, hit;
+
+	while (at < end) {
+		if (ext2fs_find_first_zero_block_bitmap2(c->cached, at, end - 1, &miss))
+			break;	/* the rest is cached */
+		if (ext2fs_find_first_set_block_bitmap2(c->cached, miss, end - 1, &hit))
+			hit = end;
+		c->t += head_to(c, miss) +
+			readmodel_transfer_seconds(c->m, (double)(hit - miss) * c->bs);
+		c->head = hit;
+		at = hit;
+	}
+	ext2fs_mark_block_bitmap_range2(c->cached, blk, n);
+}
+
+/* A run of the read-ahead, as the mover's readahead reads it. */
+static errcode_t ahead_issue(void *priv, blk64_t blk, blk64_t n)
+{
+	read_blocks(priv, blk, n);
+	return 0;
+}
+
 /*
  * Read blocks [SRC, SRC + LEN) of a group's sources, in order: the parts
  * the cache does not hold from the disk, all of it held after.  The gap
@@ -163,7 +190,7 @@ static void flush(struct clock *c)
  */
 static void read_src(struct clock *c, blk64_t src, blk64_t len)
 {
-	blk64_t at = src, end = src + len, from, miss, hit;
+	blk64_t at = src, end = src + len;
 
 	if (c->read_end && src > c->read_end &&
 	    c->used + (src - c->read_end) + len <= c->chunk &&
@@ -175,18 +202,9 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len)
 		c->used = 0;	/* the next half buffer */
 	}
 	c->used += len;
-	from = at;
-	while (at < end) {
-		if (ext2fs_find_first_zero_block_bitmap2(c->cached, at, end - 1, &miss))
-			break;	/* the rest is cached */
-		if (ext2fs_find_first_set_block_bitmap2(c->cached, miss, end - 1, &hit))
-			hit = end;
-		c->t += head_to(c, miss) +
-			readmodel_transfer_seconds(c->m, (double)(hit - miss) * c->bs);
-		c->head = hit;
-		at = hit;
-	}
-	ext2fs_mark_block_bitmap_range2(c->cached, from, end - from);
+	/* The read-ahead due before it first (move.c's read_held). */
+	(void)read_ahead_to(c->ahead, c->nahead, &c->ahead_at, at, end, ahead_issue, c);
+	read_blocks(c, at, end - at);
 	c->read_end = end;
 }
 
@@ -688,7 +706,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	c.later = sources;
 	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
-		blk64_t blocks = 0;
+		blk64_t blocks = 0, copied;
 
 		s.ngroup = 0;
 		s.blocks = 0;
@@ -722,6 +740,14 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			qsort(ops, nops, sizeof(*ops), cmp_src);
 		c.read_end = 0;
 		c.used = 0;
+		/* A small group reads ahead (move.c's copy_ops). */
+		for (k = 0, copied = 0; k < nops; k++)
+			copied += ops[k].len;
+		c.nahead = c.ahead_at = 0;
+		if (c.later && copied <= buf_blocks / READ_AHEAD_SMALL_GROUP &&
+		    read_ahead_runs(c.later, c.cached, buf_blocks, fs->blocksize,
+				    &c.ahead, &c.nahead, &c.ahead_cap))
+			c.nahead = 0;
 		for (k = 0; k < nops; k++) {
 			read_src(&c, ops[k].src, ops[k].len);
 			/* What is written is in the cache too. */
@@ -735,6 +761,8 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		}
 		if (ret)
 			break;
+		(void)read_ahead_to(c.ahead, c.nahead, &c.ahead_at, ext2fs_blocks_count(fs->super),
+				    ext2fs_blocks_count(fs->super), ahead_issue, &c);
 		/* The switches: the batch holds what they release. */
 		for (k = 0; k < s.ngroup; k++) {
 			const struct io_move *m = &mv[s.group[k]];
@@ -781,6 +809,7 @@ out:
 	free(c.pending);
 	free(c.open);
 	free(c.live);
+	free(c.ahead);
 	free(ops);
 	free(s.seen);
 	free(s.file_walk[0]);

@@ -66,9 +66,11 @@ void move_fini(struct move_ctx *c)
 	free(c->ops);
 	free(c->placed);
 	free(c->op_at);
+	free(c->ahead);
 	c->ops = NULL;
 	c->placed = NULL;
 	c->op_at = NULL;
+	c->ahead = NULL;
 	verify_close(c->verify);
 	c->verify = NULL;
 }
@@ -602,11 +604,33 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 	return 0;
 }
 
+/* A run of the read-ahead, to the page cache alone. */
+static errcode_t ahead_issue(void *priv, blk64_t blk, blk64_t n)
+{
+	struct move_ctx *c = priv;
+
+	if (io_channel_cache_readahead(c->fs->io, blk, n))
+		c->nahead = 0;	/* the channel cannot: no read-ahead */
+	else if (c->held)
+		ext2fs_mark_block_bitmap_range2(c->held, blk, n);
+	return 0;
+}
+
+/* The read-ahead due before a read of N blocks at BLK (readthrough.h). */
+static errcode_t ahead_to(struct move_ctx *c, blk64_t blk, blk64_t n)
+{
+	return read_ahead_to(c->ahead, c->nahead, &c->ahead_at, blk, blk + n,
+			     ahead_issue, c);
+}
+
 /* Read N blocks at BLK into the buffer at block AT; the page cache holds them. */
 static errcode_t read_held(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t at)
 {
-	errcode_t ret = io_channel_read_blk64(c->fs->io, blk, (int)n,
-					      c->buf + at * c->fs->blocksize);
+	errcode_t ret = ahead_to(c, blk, n);
+
+	if (!ret)
+		ret = io_channel_read_blk64(c->fs->io, blk, (int)n,
+					    c->buf + at * c->fs->blocksize);
 
 	if (!ret && c->held)
 		ext2fs_mark_block_bitmap_range2(c->held, blk, n);
@@ -624,6 +648,10 @@ static errcode_t read_held(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t a
  */
 static errcode_t read_gap(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t at)
 {
+	errcode_t ret = ahead_to(c, blk, n);
+
+	if (ret)
+		return ret;
 	if (io_channel_cache_readahead(c->fs->io, blk, n))
 		return read_held(c, blk, n, at);
 	if (c->held)
@@ -642,8 +670,18 @@ static errcode_t copy_ops(struct move_ctx *c)
 {
 	ext2_filsys fs = c->fs;
 	size_t i = 0, j;
+	blk64_t total = 0;
 	errcode_t ret;
 
+	/* A small group reads ahead what later moves read (readthrough.h);
+	 * out of memory, it does not. */
+	for (j = 0; j < c->nops; j++)
+		total += c->ops[j].len;
+	c->nahead = c->ahead_at = 0;
+	if (c->later && total <= c->buf_blocks / READ_AHEAD_SMALL_GROUP &&
+	    read_ahead_runs(c->later, c->held, c->buf_blocks, fs->blocksize,
+			    &c->ahead, &c->nahead, &c->ahead_cap))
+		c->nahead = 0;
 	while (i < c->nops) {
 		blk64_t used = 0, rstart = 0, rlen = 0, rat = 0;
 
@@ -701,7 +739,7 @@ static errcode_t copy_ops(struct move_ctx *c)
 		}
 		i = j;
 	}
-	return 0;
+	return ahead_to(c, ext2fs_blocks_count(fs->super), 0);
 }
 
 errcode_t move_group_copy(struct move_ctx *c, struct move_group *g)

@@ -69,6 +69,8 @@ struct move_ctx {
 					 * read already) */
 	ext2fs_block_bitmap held;	/* blocks the run read or wrote (the
 					 * page cache's), with LATER */
+	struct layout_piece *ahead;	/* a small group's read-ahead (readthrough.h) */
+	size_t		nahead, ahead_cap, ahead_at;
 };
 
 struct move_stats {

@@ -5,7 +5,11 @@
 #ifndef DEFRAG_READTHROUGH_H
 #define DEFRAG_READTHROUGH_H
 
+#include <stddef.h>
+
 #include <ext2fs/ext2fs.h>
+
+#include "e2frag.h"
 
 /*
  * A gap between two sources this short is read through: one request
@@ -39,5 +43,38 @@
  */
 int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
 		 blk64_t start, blk64_t len, unsigned blocksize);
+
+/*
+ * A group that copies at most this share of the buffer (1/N) reads ahead
+ * too.  On a tree whose files fill each other's places the moves go in
+ * chains, a file a group after the one holding its place, and a group of
+ * a few moves reads its sources a seek each: reading the later moves'
+ * sources in its pass, in block order, leaves them in the page cache for
+ * the groups to come.  A group of recordings reads enough of its own.
+ */
+#define READ_AHEAD_SMALL_GROUP	8
+
+/*
+ * The read-ahead of a small group's pass: up to BUDGET blocks of LATER
+ * (the plan's sources) not in HELD (read or written by the run), in
+ * block order from the start of the disk, into *RUNS (*N of them, *CAP
+ * grown), two runs within READ_THROUGH_BYTES of each other joined (the
+ * gap read through).  The pass issues them in its order (read_ahead_to).
+ * ENOMEM, else 0.
+ */
+errcode_t read_ahead_runs(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
+			  blk64_t budget, unsigned blocksize,
+			  struct layout_piece **runs, size_t *n, size_t *cap);
+
+/*
+ * The runs of RUNS[*AT, N) due before a read of [BLK, END): those before
+ * BLK (trimmed at it) are handed to ISSUE(PRIV, start, len) in order;
+ * what [BLK, END) covers is dropped, a run's part past END left for the
+ * next read.  *AT and RUNS move past them.  ISSUE's error stops it.
+ */
+errcode_t read_ahead_to(struct layout_piece *runs, size_t n, size_t *at,
+			blk64_t blk, blk64_t end,
+			errcode_t (*issue)(void *priv, blk64_t start, blk64_t len),
+			void *priv);
 
 #endif /* DEFRAG_READTHROUGH_H */
