@@ -94,6 +94,7 @@ struct clock {
 	int		nomem;		/* an allocation for them failed */
 	struct layout_piece *ahead;	/* a small group's read-ahead (readthrough.h) */
 	size_t		nahead, ahead_cap, ahead_at;
+	blk64_t		ahead_from;	/* where the next one starts */
 };
 
 static double rotation_seconds(const struct readmodel *m)
@@ -745,7 +746,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			copied += ops[k].len;
 		c.nahead = c.ahead_at = 0;
 		if (c.later && copied <= buf_blocks / READ_AHEAD_SMALL_GROUP &&
-		    read_ahead_runs(c.later, c.cached, buf_blocks, fs->blocksize,
+		    read_ahead_runs(c.later, c.cached, &c.ahead_from, buf_blocks, fs->blocksize,
 				    &c.ahead, &c.nahead, &c.ahead_cap))
 			c.nahead = 0;
 		for (k = 0; k < nops; k++) {

@@ -679,7 +679,7 @@ static errcode_t copy_ops(struct move_ctx *c)
 		total += c->ops[j].len;
 	c->nahead = c->ahead_at = 0;
 	if (c->later && total <= c->buf_blocks / READ_AHEAD_SMALL_GROUP &&
-	    read_ahead_runs(c->later, c->held, c->buf_blocks, fs->blocksize,
+	    read_ahead_runs(c->later, c->held, &c->ahead_from, c->buf_blocks, fs->blocksize,
 			    &c->ahead, &c->nahead, &c->ahead_cap))
 		c->nahead = 0;
 	while (i < c->nops) {

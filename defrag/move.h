@@ -71,6 +71,7 @@ struct move_ctx {
 					 * page cache's), with LATER */
 	struct layout_piece *ahead;	/* a small group's read-ahead (readthrough.h) */
 	size_t		nahead, ahead_cap, ahead_at;
+	blk64_t		ahead_from;	/* where the next one starts */
 };
 
 struct move_stats {

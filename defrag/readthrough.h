@@ -57,13 +57,14 @@ int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
 /*
  * The read-ahead of a small group's pass: up to BUDGET blocks of LATER
  * (the plan's sources) not in HELD (read or written by the run), in
- * block order from the start of the disk, into *RUNS (*N of them, *CAP
- * grown), two runs within READ_THROUGH_BYTES of each other joined (the
- * gap read through).  The pass issues them in its order (read_ahead_to).
- * ENOMEM, else 0.
+ * block order from *FROM (0: the start of the disk; moved past them, so
+ * that the next pass goes on from there: all of LATER before it is held
+ * once this pass is done), into *RUNS (*N of them, *CAP grown), two runs
+ * within READ_THROUGH_BYTES of each other joined (the gap read through).
+ * The pass issues them in its order (read_ahead_to).  ENOMEM, else 0.
  */
 errcode_t read_ahead_runs(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
-			  blk64_t budget, unsigned blocksize,
+			  blk64_t *from, blk64_t budget, unsigned blocksize,
 			  struct layout_piece **runs, size_t *n, size_t *cap);
 
 /*

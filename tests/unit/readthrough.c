@@ -132,7 +132,7 @@ int main(void)
 		tap_skip_all("no filesystem in memory (ext2fs_initialize)");
 		return 0;
 	}
-	tap_plan(11);
+	tap_plan(12);
 
 	/* Two files interleaved in 1 MiB pieces: the other's piece is read through. */
 	ext2fs_mark_block_bitmap_range2(later, 1000, mib);
@@ -204,7 +204,8 @@ int main(void)
 		static struct issued a, b;
 		struct layout_piece *runs = NULL;
 		size_t n = 0, cap = 0, nwant, nreads, at;
-		long runs_wrong = 0, out_wrong = 0, handed = 0, cases = 0;
+		blk64_t from;
+		long runs_wrong = 0, out_wrong = 0, handed = 0, cases = 0, cont_wrong = 0, cont = 0;
 		int k;
 
 		for (i = 0; i < 300; i++) {
@@ -224,7 +225,8 @@ int main(void)
 					ext2fs_mark_block_bitmap_range2(held, bl, m);
 				bl += len;
 			}
-			if (read_ahead_runs(later, h, budget, BS, &runs, &n, &cap))
+			from = 0;
+			if (read_ahead_runs(later, h, &from, budget, BS, &runs, &n, &cap))
 				return 99;
 			nwant = ahead_reference(later, h, budget, want);
 			runs_wrong += n != nwant || (n && memcmp(runs, want, n * sizeof(*runs)));
@@ -251,12 +253,28 @@ int main(void)
 			out_wrong += a.n != b.n || (a.n && memcmp(a.run, b.run, a.n * sizeof(*a.run)));
 			handed += a.n;
 			cases++;
+			/* Its runs read, the next pass goes on from where it
+			 * stopped: as one from the start would. */
+			if (h) {
+				size_t r;
+
+				for (r = 0; r < nwant; r++)
+					ext2fs_mark_block_bitmap_range2(held, want[r].start, want[r].len);
+				if (read_ahead_runs(later, held, &from, budget, BS, &runs, &n, &cap))
+					return 99;
+				nwant = ahead_reference(later, held, budget, want);
+				cont_wrong += n != nwant || (n && memcmp(runs, want, n * sizeof(*runs)));
+				cont += n > 0;
+			}
 		}
 		tap_ok(!runs_wrong, "%ld read-aheads' runs as the reference has them (%ld wrong)",
 		       cases, runs_wrong);
 		tap_ok(!out_wrong, "and handed out around a pass's reads as it has them (%ld wrong)",
 		       out_wrong);
 		tap_ok(handed > cases * 10, "%ld runs handed out in all", handed);
+		tap_ok(!cont_wrong && cont > 20,
+		       "the next pass goes on where one stopped as from the start (%ld of %ld wrong)",
+		       cont_wrong, cont);
 		free(runs);
 	}
 	ext2fs_free_block_bitmap(later);
