@@ -30,7 +30,7 @@
  *   block bitmaps of the groups each switch touches): no commit; those
  *   blocks are written to the log at the commit (a transfer) and in
  *   place at the next checkpoint, not with the group's data; a batch
- *   whose transaction passes the journal's quarter (twice the room)
+ *   whose transaction passes the journal's quarter (switch_log_batch)
  *   commits, as the writer's does;
  * - a commit (when the batch holds a buffer of data, when every unit
  *   left waits for one, and at the end) flushes the data, then costs
@@ -72,6 +72,7 @@ struct clock {
 	ext2fs_block_bitmap released;	/* what the open batch released */
 	blk64_t		logged;		/* blocks the open batch logs */
 	blk64_t		log_room, log_max;	/* the mover's bounds on them */
+	blk64_t		log_batch;	/* the journal blocks of a batch at most */
 	int		commit_trips;	/* a commit's seeks and rotations */
 	ext2_filsys	fs;
 	ext2fs_block_bitmap meta_seen;	/* metadata blocks the batch logs ... */
@@ -355,7 +356,7 @@ static int switch_meta(struct clock *c, const struct io_move *mv,
 		note_group(c, p->dst);
 		note_group(c, p->dst + p->len - 1);
 	}
-	return c->logged + c->meta > 2 * c->log_room;
+	return c->logged + c->meta > c->log_batch;
 }
 
 /* Whether a block some copy of MV writes is marked in BMAP. */
@@ -662,6 +663,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	c.m = model;
 	c.bs = fs->blocksize;
 	c.log_room = log->room;
+	c.log_batch = log->batch;
 	/* The metadata is counted only where batches log data (switch_meta). */
 	c.live_max = log->room ? log->live : 0;
 	c.commit_trips = ext2fs_has_feature_journal(fs->super) ? 3 : 2;

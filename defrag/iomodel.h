@@ -23,11 +23,13 @@ struct io_move {
 /*
  * The journal as the mover uses it: the data a batch may log
  * (switch_log_capacity; 0: none logged, without a journal or with
- * --verify) and the log blocks committed batches hold before the writer
- * checkpoints them in place (switch_log_live).
+ * --verify), the journal blocks a batch holds before it commits
+ * (switch_log_batch), and the log blocks committed batches hold before
+ * the writer checkpoints them in place (switch_log_live).
  */
 struct iomodel_log {
 	blk64_t		room;
+	blk64_t		batch;
 	blk64_t		live;
 };
 

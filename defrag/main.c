@@ -665,6 +665,7 @@ static int run(struct cli *c, const char *prog)
 	um.model = &lo.model;
 	um.buffer_bytes = c->buffer;
 	um.log.room = c->verify ? 0 : switch_log_capacity(fs);
+	um.log.batch = switch_log_batch(fs);
 	um.log.live = switch_log_live(fs);
 	po.seconds = units_plan_seconds;
 	po.seconds_priv = &um;

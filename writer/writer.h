@@ -213,6 +213,12 @@ blk64_t switch_log_capacity(ext2_filsys fs);
  */
 blk64_t switch_log_live(ext2_filsys fs);
 
+/*
+ * The journal blocks one batch may hold on FS before it commits (a
+ * quarter of the log): for e2defrag -n's estimate; 0 without a journal.
+ */
+blk64_t switch_log_batch(ext2_filsys fs);
+
 /* Switches in the open batch (after a failed commit: those not durable). */
 size_t switch_batch_size(const struct switch_ctx *c);
 
