@@ -905,63 +905,53 @@ errcode_t switch_inode_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk)
 	return metawrite_inode_location(fs, ino, blk, &offset);
 }
 
-blk64_t switch_log_capacity(ext2_filsys fs)
-{
-	struct journal *j = NULL;
-	struct ext2_inode inode;
-	blk64_t room = 0, len;
-	errcode_t ret;
-
-	if (!ext2fs_has_feature_journal(fs->super))
-		return 0;
-	ret = check_fs(fs);
-	if (!ret) {
-		ret = journal_open(fs, 0, &j);
-		if (!ret)
-			room = log_room_of(j, 0);
-		journal_free(j);
-	}
-	if (ret != E2F_ERR_NEEDS_RECOVERY ||
-	    ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode))
-		return room;
-	/*
-	 * Mounted (e2defrag -n plans from a mounted filesystem): the run
-	 * comes once the log is empty.  The log is the journal inode less
-	 * its superblock, of a v2 journal, as mke2fs makes them.
-	 */
-	len = EXT2_I_SIZE(&inode) / fs->blocksize;
-	return len > 1 ? log_room(len - 1, fs->blocksize, 0) : 0;
-}
-
-/* The log's blocks on FS, as switch_log_capacity finds them; 0: none. */
-static blk64_t log_blocks_of(ext2_filsys fs)
+/*
+ * The log's blocks on FS (0: none), and into *REVOKES whether its format
+ * can revoke (logged moves need it).  Mounted (e2defrag -n plans from a
+ * mounted filesystem), the run comes once the log is empty: the log is
+ * the journal inode less its superblock, of a v2 journal, as mke2fs
+ * makes them.
+ */
+static blk64_t log_blocks_of(ext2_filsys fs, int *revokes)
 {
 	struct journal *j = NULL;
 	struct ext2_inode inode;
 	blk64_t len = 0;
 	errcode_t ret;
 
+	*revokes = 0;
 	if (!ext2fs_has_feature_journal(fs->super))
 		return 0;
 	ret = check_fs(fs);
 	if (!ret) {
 		ret = journal_open(fs, 0, &j);
-		if (!ret)
+		if (!ret) {
 			len = journal_log_blocks(j);
+			*revokes = journal_can_revoke(j);
+		}
 		journal_free(j);
 	}
 	if (ret == E2F_ERR_NEEDS_RECOVERY &&
 	    !ext2fs_read_inode(fs, fs->super->s_journal_inum, &inode)) {
-		/* Mounted: the journal inode less its superblock. */
 		len = EXT2_I_SIZE(&inode) / fs->blocksize;
 		len = len > 1 ? len - 1 : 0;
+		*revokes = 1;
 	}
 	return len;
 }
 
+blk64_t switch_log_capacity(ext2_filsys fs)
+{
+	int revokes;
+	blk64_t len = log_blocks_of(fs, &revokes);
+
+	return len && revokes ? log_room(len, fs->blocksize, 0) : 0;
+}
+
 blk64_t switch_log_live(ext2_filsys fs)
 {
-	blk64_t len = log_blocks_of(fs), mem = JOURNAL_IMAGES_MAX_BYTES / fs->blocksize;
+	int revokes;
+	blk64_t len = log_blocks_of(fs, &revokes), mem = JOURNAL_IMAGES_MAX_BYTES / fs->blocksize;
 
 	if (len < 2)
 		return 0;
@@ -970,7 +960,9 @@ blk64_t switch_log_live(ext2_filsys fs)
 
 blk64_t switch_log_batch(ext2_filsys fs)
 {
-	return cap_of(log_blocks_of(fs));
+	int revokes;
+
+	return cap_of(log_blocks_of(fs, &revokes));
 }
 
 errcode_t switch_check(ext2_filsys fs)

@@ -47,6 +47,30 @@ static int reference(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
 	return runs > 0 && other * BS <= (runs + 1) * READ_THROUGH_OTHER_BYTES;
 }
 
+/*
+ * LATER and HELD anew: stretches of up to MAXLEN blocks, each (of KINDS
+ * equally likely kinds) later data, later data held, held, or neither.
+ */
+static void random_pattern(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
+			   blk64_t maxlen, unsigned kinds)
+{
+	blk64_t b;
+
+	ext2fs_clear_block_bitmap(later);
+	ext2fs_clear_block_bitmap(held);
+	for (b = 0; b < NBLOCKS; ) {
+		blk64_t len = 1 + rnd() % maxlen;
+		blk64_t n = b + len > NBLOCKS ? NBLOCKS - b : len;
+		unsigned r = rnd() % kinds;
+
+		if (r < 2)
+			ext2fs_mark_block_bitmap_range2(later, b, n);
+		if (r == 1 || r == 2)
+			ext2fs_mark_block_bitmap_range2(held, b, n);
+		b += len;
+	}
+}
+
 /* read_ahead_runs by its definition: the blocks, then the runs. */
 static size_t ahead_reference(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
 			      blk64_t budget, struct layout_piece *runs)
@@ -103,11 +127,11 @@ static void ahead_to_reference(const struct layout_piece *runs, size_t n,
 		size_t first = out->n;	/* this read's hand-outs */
 
 		for (b = 0; b < blk; b++) {
-			struct layout_piece *last = &out->run[out->n - 1];
+			struct layout_piece *last = out->n > first ? &out->run[out->n - 1] : NULL;
 
 			if (!pending[b])
 				continue;
-			if (out->n > first && last->start + last->len == b)
+			if (last && last->start + last->len == b)
 				last->len++;
 			else
 				out->run[out->n++] = (struct layout_piece){ b, 1 };
@@ -166,22 +190,9 @@ int main(void)
 
 	/* Random patterns against the reference. */
 	for (i = 0; i < 200; i++) {
-		blk64_t b;
 		int k;
 
-		ext2fs_clear_block_bitmap(later);
-		ext2fs_clear_block_bitmap(held);
-		for (b = 0; b < NBLOCKS; ) {
-			blk64_t len = 1 + rnd() % (i % 2 ? 64 : 1024);
-			blk64_t n = b + len > NBLOCKS ? NBLOCKS - b : len;
-			unsigned r = rnd() % 6;
-
-			if (r < 2)
-				ext2fs_mark_block_bitmap_range2(later, b, n);
-			if (r == 1 || r == 2)
-				ext2fs_mark_block_bitmap_range2(held, b, n);
-			b += len;
-		}
+		random_pattern(later, held, i % 2 ? 64 : 1024, 6);
 		for (k = 0; k < 200; k++) {
 			blk64_t len = 1 + rnd() % (6 * mib);
 			blk64_t start = rnd() % (NBLOCKS - len);
@@ -212,19 +223,7 @@ int main(void)
 			blk64_t bl, budget = i % 3 ? 1 + rnd() % (NBLOCKS / 4) : NBLOCKS;
 			ext2fs_block_bitmap h = i % 2 ? held : NULL;
 
-			ext2fs_clear_block_bitmap(later);
-			ext2fs_clear_block_bitmap(held);
-			for (bl = 0; bl < NBLOCKS; ) {
-				blk64_t len = 1 + rnd() % (i % 4 < 2 ? 24 : 400);
-				blk64_t m = bl + len > NBLOCKS ? NBLOCKS - bl : len;
-				unsigned r = rnd() % 5;
-
-				if (r < 2)
-					ext2fs_mark_block_bitmap_range2(later, bl, m);
-				if (r == 1 || r == 2)
-					ext2fs_mark_block_bitmap_range2(held, bl, m);
-				bl += len;
-			}
+			random_pattern(later, held, i % 4 < 2 ? 24 : 400, 5);
 			from = 0;
 			if (read_ahead_runs(later, h, &from, budget, BS, &runs, &n, &cap))
 				return 99;
