@@ -30,7 +30,7 @@
  *   block bitmaps of the groups each switch touches): no commit; those
  *   blocks are written to the log at the commit (a transfer) and in
  *   place at the next checkpoint, not with the group's data; a batch
- *   whose transaction passes the journal's quarter (switch_log_batch)
+ *   whose transaction passes the journal's quarter (switch_log_limits)
  *   commits, as the writer's does;
  * - a commit (when the batch holds a buffer of data, when every unit
  *   left waits for one, and at the end) flushes the data, then costs
@@ -642,7 +642,7 @@ static const struct unit_walk_ops walk_ops = {
 };
 
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
-			size_t buffer_bytes, const struct iomodel_log *log,
+			size_t buffer_bytes, const struct switch_log_limits *log,
 			const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
 			ext2fs_block_bitmap sources,

@@ -7,6 +7,7 @@
 #define DEFRAG_IOMODEL_H
 
 #include "defrag.h"
+#include "writer.h"
 
 /* One copy a move makes: LEN blocks from SRC to DST. */
 struct io_copy {
@@ -21,30 +22,18 @@ struct io_move {
 };
 
 /*
- * The journal as the mover uses it: the data a batch may log
- * (switch_log_capacity; 0: none logged, without a journal or with
- * --verify), the journal blocks a batch holds before it commits
- * (switch_log_batch), and the log blocks committed batches hold before
- * the writer checkpoints them in place (switch_log_live).
- */
-struct iomodel_log {
-	blk64_t		room;
-	blk64_t		batch;
-	blk64_t		live;
-};
-
-/*
  * The modeled seconds of each of the N moves MV (COPIES their copies,
  * SOURCES every block they copy from, UNIT_END[0..NUNITS) where each
  * unit ends) into SECONDS[0..N), on FS (for its block size and bitmaps)
  * and MODEL with BUFFER_BYTES of data per commit and the journal LOG
- * (logged moves, and their checkpoints), the units taken in the mover's order: WAITING,
+ * (switch_log_limits, its room 0 with --verify: logged moves, batches
+ * and checkpoints), the units taken in the mover's order: WAITING,
  * units that need a commit wait while later ones go ahead (waiting.c);
  * else the plan's, committing where a unit needs it.  ENOMEM or a
  * bitmap error, else 0.
  */
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
-			size_t buffer_bytes, const struct iomodel_log *log,
+			size_t buffer_bytes, const struct switch_log_limits *log,
 			const struct io_move *mv,
 			uint64_t n, const struct io_copy *copies,
 			ext2fs_block_bitmap sources,

@@ -664,9 +664,9 @@ static int run(struct cli *c, const char *prog)
 	um.layout = layout;
 	um.model = &lo.model;
 	um.buffer_bytes = c->buffer;
-	um.log.room = c->verify ? 0 : switch_log_capacity(fs);
-	um.log.batch = switch_log_batch(fs);
-	um.log.live = switch_log_live(fs);
+	switch_log_limits(fs, &um.log);
+	if (c->verify)
+		um.log.room = 0;	/* --verify logs nothing (move.c's may_log) */
 	po.seconds = units_plan_seconds;
 	po.seconds_priv = &um;
 	ret = plan_build(layout, &sel, &po, &plan);

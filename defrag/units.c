@@ -197,7 +197,7 @@ static void sim_free(struct sim *s, uint64_t nfiles)
 
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
-		     const struct iomodel_log *log, struct units *u)
+		     const struct switch_log_limits *log, struct units *u)
 {
 	struct sim s;
 	uint64_t i, k, seg = 0;

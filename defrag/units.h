@@ -36,7 +36,7 @@ uint64_t units_of_move(const struct units *u, uint64_t i);
  */
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
-		     const struct iomodel_log *log, struct units *u);
+		     const struct switch_log_limits *log, struct units *u);
 void units_free(struct units *u);
 
 /* What units_plan_seconds models a plan with: units_make's arguments. */
@@ -44,7 +44,7 @@ struct units_model {
 	const struct layout	*layout;
 	const struct readmodel	*model;
 	size_t			buffer_bytes;
-	struct iomodel_log	log;
+	struct switch_log_limits log;
 };
 
 /*

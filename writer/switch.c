@@ -940,29 +940,14 @@ static blk64_t log_blocks_of(ext2_filsys fs, int *revokes)
 	return len;
 }
 
-blk64_t switch_log_capacity(ext2_filsys fs)
-{
-	int revokes;
-	blk64_t len = log_blocks_of(fs, &revokes);
-
-	return len && revokes ? log_room(len, fs->blocksize, 0) : 0;
-}
-
-blk64_t switch_log_live(ext2_filsys fs)
+void switch_log_limits(ext2_filsys fs, struct switch_log_limits *l)
 {
 	int revokes;
 	blk64_t len = log_blocks_of(fs, &revokes), mem = JOURNAL_IMAGES_MAX_BYTES / fs->blocksize;
 
-	if (len < 2)
-		return 0;
-	return len - 1 < mem ? len - 1 : mem;
-}
-
-blk64_t switch_log_batch(ext2_filsys fs)
-{
-	int revokes;
-
-	return cap_of(log_blocks_of(fs, &revokes));
+	l->room = len && revokes ? log_room(len, fs->blocksize, 0) : 0;
+	l->batch = cap_of(len);
+	l->live = len < 2 ? 0 : len - 1 < mem ? len - 1 : mem;
 }
 
 errcode_t switch_check(ext2_filsys fs)

@@ -199,25 +199,21 @@ uint64_t switch_logged_blocks(const struct switch_ctx *c);
 errcode_t switch_inode_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk);
 
 /*
- * The journal room a batch of an empty log offers logged data on FS, as
- * switch_log_room() would say after switch_open(): for e2defrag -n's
- * estimate.  0 without a journal or with one switch_open() would refuse.
+ * The journal as a run on FS would use it, for e2defrag -n's estimate
+ * (0s without a journal, or with one switch_open() would refuse):
+ *   room:  the data a batch of an empty log may log, as switch_log_room()
+ *          would say after switch_open() (0: none, the format cannot
+ *          revoke);
+ *   batch: the journal blocks a batch holds before it commits (a quarter
+ *          of the log);
+ *   live:  the log blocks committed batches hold before the writer
+ *          checkpoints them (writes them in place and empties the log):
+ *          the log less one block, at most the images it keeps in memory.
  */
-blk64_t switch_log_capacity(ext2_filsys fs);
-
-/*
- * The log blocks committed batches may hold on FS before the writer
- * checkpoints them (writes them in place and empties the log): the log
- * less one block, and at most the images it keeps in memory.  For
- * e2defrag -n's estimate; 0 without a journal.
- */
-blk64_t switch_log_live(ext2_filsys fs);
-
-/*
- * The journal blocks one batch may hold on FS before it commits (a
- * quarter of the log): for e2defrag -n's estimate; 0 without a journal.
- */
-blk64_t switch_log_batch(ext2_filsys fs);
+struct switch_log_limits {
+	blk64_t		room, batch, live;
+};
+void switch_log_limits(ext2_filsys fs, struct switch_log_limits *l);
 
 /* Switches in the open batch (after a failed commit: those not durable). */
 size_t switch_batch_size(const struct switch_ctx *c);
