@@ -746,10 +746,9 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		/* A small group reads ahead (move.c's copy_ops). */
 		for (k = 0, copied = 0; k < nops; k++)
 			copied += ops[k].len;
-		c.nahead = c.ahead_at = 0;
-		if (c.later && copied <= buf_blocks / READ_AHEAD_SMALL_GROUP &&
-		    read_ahead_runs(c.later, c.cached, &c.ahead_from, buf_blocks, fs->blocksize,
-				    &c.ahead, &c.nahead, &c.ahead_cap))
+		c.ahead_at = 0;
+		if (read_ahead_runs(c.later, c.cached, &c.ahead_from, copied, buf_blocks,
+				    fs->blocksize, &c.ahead, &c.nahead, &c.ahead_cap))
 			c.nahead = 0;
 		for (k = 0; k < nops; k++) {
 			read_src(&c, ops[k].src, ops[k].len);

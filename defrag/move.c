@@ -670,17 +670,16 @@ static errcode_t copy_ops(struct move_ctx *c)
 {
 	ext2_filsys fs = c->fs;
 	size_t i = 0, j;
-	blk64_t total = 0;
+	blk64_t copied = 0;
 	errcode_t ret;
 
 	/* A small group reads ahead what later moves read (readthrough.h);
 	 * out of memory, it does not. */
 	for (j = 0; j < c->nops; j++)
-		total += c->ops[j].len;
-	c->nahead = c->ahead_at = 0;
-	if (c->later && total <= c->buf_blocks / READ_AHEAD_SMALL_GROUP &&
-	    read_ahead_runs(c->later, c->held, &c->ahead_from, c->buf_blocks, fs->blocksize,
-			    &c->ahead, &c->nahead, &c->ahead_cap))
+		copied += c->ops[j].len;
+	c->ahead_at = 0;
+	if (read_ahead_runs(c->later, c->held, &c->ahead_from, copied, c->buf_blocks,
+			    fs->blocksize, &c->ahead, &c->nahead, &c->ahead_cap))
 		c->nahead = 0;
 	while (i < c->nops) {
 		blk64_t used = 0, rstart = 0, rlen = 0, rat = 0;

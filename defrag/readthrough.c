@@ -53,17 +53,22 @@ int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
 }
 
 errcode_t read_ahead_runs(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
-			  blk64_t *from, blk64_t budget, unsigned blocksize,
-			  struct layout_piece **runs, size_t *n, size_t *cap)
+			  blk64_t *from, blk64_t copied, blk64_t budget,
+			  unsigned blocksize, struct layout_piece **runs, size_t *n,
+			  size_t *cap)
 {
-	blk64_t end = ext2fs_get_block_bitmap_end2(later) + 1;
-	blk64_t b = ext2fs_get_block_bitmap_start2(later), join = READ_THROUGH_BYTES / blocksize;
+	blk64_t end, b, join = READ_THROUGH_BYTES / blocksize;
+
+	*n = 0;
+	if (!later || copied > budget / READ_AHEAD_SMALL_GROUP)
+		return 0;
+	end = ext2fs_get_block_bitmap_end2(later) + 1;
+	b = ext2fs_get_block_bitmap_start2(later);
 
 	/* Scanning from the start at every pass made a 200,000-file tree's
 	 * run five times slower, its small groups thousands. */
 	if (*from > b)
 		b = *from;
-	*n = 0;
 	while (budget && b < end) {
 		blk64_t stop;
 

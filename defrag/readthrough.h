@@ -55,7 +55,9 @@ int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
 #define READ_AHEAD_SMALL_GROUP	8
 
 /*
- * The read-ahead of a small group's pass: up to BUDGET blocks of LATER
+ * The read-ahead of a pass that copies COPIED blocks with a buffer of
+ * BUDGET blocks: none (*N 0) unless it is small (READ_AHEAD_SMALL_GROUP)
+ * and LATER is known; else up to BUDGET blocks of LATER
  * (the plan's sources) not in HELD (read or written by the run), in
  * block order from *FROM (0: the start of the disk; moved past them, so
  * that the next pass goes on from there: all of LATER before it is held
@@ -64,8 +66,9 @@ int read_through(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
  * The pass issues them in its order (read_ahead_to).  ENOMEM, else 0.
  */
 errcode_t read_ahead_runs(ext2fs_block_bitmap later, ext2fs_block_bitmap held,
-			  blk64_t *from, blk64_t budget, unsigned blocksize,
-			  struct layout_piece **runs, size_t *n, size_t *cap);
+			  blk64_t *from, blk64_t copied, blk64_t budget,
+			  unsigned blocksize, struct layout_piece **runs, size_t *n,
+			  size_t *cap);
 
 /*
  * The runs of RUNS[*AT, N) due before a read of [BLK, END): those before

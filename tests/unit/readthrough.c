@@ -225,7 +225,7 @@ int main(void)
 
 			random_pattern(later, held, i % 4 < 2 ? 24 : 400, 5);
 			from = 0;
-			if (read_ahead_runs(later, h, &from, budget, BS, &runs, &n, &cap))
+			if (read_ahead_runs(later, h, &from, 0, budget, BS, &runs, &n, &cap))
 				return 99;
 			nwant = ahead_reference(later, h, budget, want);
 			runs_wrong += n != nwant || (n && memcmp(runs, want, n * sizeof(*runs)));
@@ -259,7 +259,7 @@ int main(void)
 
 				for (r = 0; r < nwant; r++)
 					ext2fs_mark_block_bitmap_range2(held, want[r].start, want[r].len);
-				if (read_ahead_runs(later, held, &from, budget, BS, &runs, &n, &cap))
+				if (read_ahead_runs(later, held, &from, 0, budget, BS, &runs, &n, &cap))
 					return 99;
 				nwant = ahead_reference(later, held, budget, want);
 				cont_wrong += n != nwant || (n && memcmp(runs, want, n * sizeof(*runs)));
