@@ -47,6 +47,7 @@ static json_t *plan_json(const struct report *r)
 			    report_json_real(r->units ? r->units->longest_seconds : 0));
 	json_object_set_new(o, "longest_unit", r->units && r->units->n ?
 			    json_integer(r->units->longest + 1) : json_null());
+	json_object_set_new(o, "units_for_window", json_boolean(p->for_window));
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
 	json_object_set_new(o, "bytes_rebuilt", json_integer(p->rebuilt_blocks * bs));

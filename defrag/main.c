@@ -669,6 +669,11 @@ static int run(struct cli *c, const char *prog)
 		um.log.room = 0;	/* --verify logs nothing (move.c's may_log) */
 	po.seconds = units_plan_seconds;
 	po.seconds_priv = &um;
+	/* A plan whose units fit what --max-time leaves (the model's time:
+	 * no rate measured yet), where one can (plan_search.c). */
+	po.window = c->max_time <= 0 ? 0 :
+		c->max_time > util_now_seconds() - c->start ?
+		c->max_time - (util_now_seconds() - c->start) : 0;
 	ret = plan_build(layout, &sel, &po, &plan);
 	if (ret)
 		progress_end(&pr);

@@ -373,6 +373,9 @@ void text_plan(FILE *out, const struct report *r)
 		unit_files(out, r, r->units->longest);
 		fputs(")\n", out);
 	}
+	if (p->for_window)
+		fputs("  window:             units made to fit --max-time (the plan without it "
+		      "has a longer one)\n", out);
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
 	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s%s\n",

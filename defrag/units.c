@@ -313,7 +313,7 @@ void units_free(struct units *u)
 	memset(u, 0, sizeof(*u));
 }
 
-double units_plan_seconds(const struct plan *plan, void *priv)
+double units_plan_seconds(const struct plan *plan, void *priv, double *longest)
 {
 	const struct units_model *m = priv;
 	struct units u;
@@ -322,6 +322,7 @@ double units_plan_seconds(const struct plan *plan, void *priv)
 	if (units_make(m->layout, plan, m->model, m->buffer_bytes, &m->log, &u))
 		return -1;
 	seconds = u.total_seconds;
+	*longest = u.longest_seconds;
 	units_free(&u);
 	return seconds;
 }

@@ -49,8 +49,9 @@ struct units_model {
 
 /*
  * The planner's plan_opts.seconds (planner.h): what units_make models
- * PLAN's moves to take, PRIV a struct units_model; -1 when it cannot say.
+ * PLAN's moves to take, and its longest unit in *LONGEST, PRIV a struct
+ * units_model; -1 when it cannot say.
  */
-double units_plan_seconds(const struct plan *plan, void *priv);
+double units_plan_seconds(const struct plan *plan, void *priv, double *longest);
 
 #endif /* DEFRAG_UNITS_H */

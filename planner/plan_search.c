@@ -21,6 +21,8 @@
  * when the plan kept leaves files short of best, one more: it, with those
  * files rebuilt where others step aside (rebuild.c).  A disk where the
  * first plan brings every file to best within the write target makes one.
+ * Under a window (plan_opts' window, e2defrag --max-time) a plan whose
+ * units fit it comes first, before any axis' rule (window_prefers).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -201,10 +203,50 @@ static double plan_seconds(const struct plan_opts *opts, struct plan *plan)
 	if (!opts || !opts->seconds)
 		return -1;
 	if (!plan->seconds_known) {
-		plan->seconds = opts->seconds(plan, opts->seconds_priv);
+		plan->longest_seconds = 0;
+		plan->seconds = opts->seconds(plan, opts->seconds_priv,
+					      &plan->longest_seconds);
 		plan->seconds_known = 1;
 	}
 	return plan->seconds;
+}
+
+/*
+ * Whether PLAN suits OPTS' window: its longest unit fits, and it writes
+ * at most WINDOW_AMPLIFICATION times what needed moving.  No window, or
+ * no model: every plan does.
+ */
+static int plan_fits(const struct plan_opts *opts, struct plan *plan)
+{
+	if (!opts || opts->window <= 0 || plan_seconds(opts, plan) < 0)
+		return 1;
+	return plan->longest_seconds <= opts->window &&
+	       plan->copy_blocks <= (blk64_t)(plan->needed_blocks * WINDOW_AMPLIFICATION);
+}
+
+/*
+ * Under a window, before any rule: 1 when B suits it and A does not, as
+ * many files at best and the free-space promise kept where A keeps it;
+ * -1 when A suits it and B does not, no more at best; else 0, the rule
+ * decides.  A plan whose unit is longer than the window is never started
+ * there, night after night: one that writes more in units that fit
+ * brings the disk to the same end.
+ */
+static int window_prefers(const struct layout *layout, const struct plan_opts *opts,
+			  struct plan *a, struct plan *b)
+{
+	int fa, fb;
+
+	if (!opts || opts->window <= 0)
+		return 0;
+	fa = plan_fits(opts, a);
+	fb = plan_fits(opts, b);
+	if (fb && !fa && b->best >= a->best &&
+	    !(plan_cuts_free(layout, b) && !plan_cuts_free(layout, a)))
+		return 1;
+	if (fa && !fb && b->best <= a->best)
+		return -1;
+	return 0;
 }
 
 /*
@@ -225,14 +267,12 @@ static int faster_on_disk(const struct plan_opts *opts, struct plan *a, struct p
 	return tb < ta ? 1 : -1;
 }
 
-/* The rule: whether plan B replaces A, the plan kept (NULL: none yet). */
-static int plan_prefer(const struct layout *layout, const struct plan_opts *opts,
-		       enum plan_rule rule, struct plan *a, struct plan *b)
+/* RULE's word: whether plan B replaces A, the plan kept. */
+static int rule_prefers(const struct layout *layout, const struct plan_opts *opts,
+			enum plan_rule rule, struct plan *a, struct plan *b)
 {
 	int faster;
 
-	if (!a)
-		return 1;
 	switch (rule) {
 	case RULE_BEST_THEN_WRITES:
 		return b->best > a->best ||
@@ -255,6 +295,29 @@ static int plan_prefer(const struct layout *layout, const struct plan_opts *opts
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Whether plan B replaces A, the plan kept (NULL: none yet): the
+ * window's word first (window_prefers), else RULE's.  The plan kept is
+ * marked for_window where the window overrules the rule.
+ */
+static int plan_prefer(const struct layout *layout, const struct plan_opts *opts,
+		       enum plan_rule rule, struct plan *a, struct plan *b)
+{
+	int window, rule_says;
+
+	if (!a)
+		return 1;
+	rule_says = rule_prefers(layout, opts, rule, a, b);
+	window = window_prefers(layout, opts, a, b);
+	if (!window || (window > 0) == rule_says)
+		return rule_says;
+	if (window > 0)
+		b->for_window = 1;
+	else
+		a->for_window = 1;
+	return window > 0;
 }
 
 /*

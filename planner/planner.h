@@ -135,10 +135,21 @@ struct plan_opts {
 	 * of the plan are otherwise as good and both write within the
 	 * target, the faster is kept (plan_search.c), not the one writing
 	 * fewer blocks: a few more blocks in long runs cost the disk less
-	 * than fewer blocks scattered.
+	 * than fewer blocks scattered.  *LONGEST: the seconds of its longest
+	 * unit (the stretch of moves a stop cannot fall inside).
 	 */
-	double		(*seconds)(const struct plan *plan, void *priv);
+	double		(*seconds)(const struct plan *plan, void *priv, double *longest);
 	void		*seconds_priv;
+	/*
+	 * The window the run's units must fit, in modeled seconds (what
+	 * e2defrag's --max-time leaves after scanning and planning), or 0:
+	 * none.  A plan whose longest unit does not fit it is never started
+	 * there, night after night; so the other variants are tried, and
+	 * one whose units fit is kept if it brings as many files to best,
+	 * keeps the free-space promise and writes at most
+	 * WINDOW_AMPLIFICATION times what needed moving (plan_search.c).
+	 */
+	double		window;
 };
 
 /*
@@ -171,6 +182,17 @@ static inline blk64_t plan_write_target(blk64_t needed, blk64_t rebuilt)
 	return (blk64_t)(needed * CONSOLIDATE_AMPLIFICATION +
 			 rebuilt * (REBUILD_AMPLIFICATION - CONSOLIDATE_AMPLIFICATION));
 }
+
+/*
+ * What a plan kept because its units fit the window (plan_opts.window)
+ * may write, in times the blocks of the files that needed moving: as much
+ * as a file rebuilt may (REBUILD_AMPLIFICATION).  A staging plan that
+ * writes less but in one unit longer than the window moves nothing on
+ * such nights; on e2defrag's kernel-written recordings disk (bench/) it
+ * is a unit of 67 of the run's 73 modeled seconds, where the plan without
+ * compaction's direct moves writes 1.9 times, in units of at most 5.
+ */
+#define WINDOW_AMPLIFICATION		REBUILD_AMPLIFICATION
 
 struct runs_change;
 
@@ -216,7 +238,10 @@ struct plan {
 	uint64_t	direct_moves;	/* compaction's direct moves made while planning */
 	double		seconds;	/* plan_opts' seconds of it, once asked
 					 * (plan_search.c); 0 until then */
+	double		longest_seconds;	/* ... of its longest unit */
 	int		seconds_known;
+	int		for_window;	/* kept over a plan whose longest unit
+					 * did not fit plan_opts' window */
 };
 
 /*

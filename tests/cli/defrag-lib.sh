@@ -447,3 +447,20 @@ e2defrag() {
 		fail "a second run (e2defrag$_args IMG$_paths) on $_img exited $_rc2, the first $_rc" 2>&9
 	return $_rc
 }
+
+# figures IMG OUT: the whole filesystem's pieces and modeled read time
+# (debugfs block lists and the read model, tests/cli/defrag-units.py) and
+# its interleave sets (e2frag).
+figures() {
+	python3 "$top_srcdir/tests/cli/defrag-units.py" metrics "$1" > "$2" ||
+		fail "metrics of $1"
+	echo "sets $(e2frag_field "$1" interleave_sets)" >> "$2"
+}
+
+# noworse BEFORE AFTER WHAT: figures AFTER no worse than BEFORE.
+noworse() {
+	python3 "$top_srcdir/tests/cli/defrag-units.py" noworse "$1" "$2" ||
+		fail "$3: the filesystem is worse: $(cat "$1") -> $(cat "$2")"
+	[ "$(sed -n 's/^sets //p' "$2")" -le "$(sed -n 's/^sets //p' "$1")" ] ||
+		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
+}

@@ -10,20 +10,6 @@
 # estimate.  The same on a disk where units go out of plan order (below).
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
-UNITS="python3 $top_srcdir/tests/cli/defrag-units.py"
-
-# figures IMG OUT: pieces and read time (debugfs), and interleave sets.
-figures() {
-	$UNITS metrics "$1" > "$2" || fail "metrics of $1"
-	echo "sets $(e2frag_field "$1" interleave_sets)" >> "$2"
-}
-
-# noworse BEFORE AFTER WHAT
-noworse() {
-	$UNITS noworse "$1" "$2" || fail "$3: the filesystem is worse: $(cat "$1") -> $(cat "$2")"
-	[ "$(sed -n 's/^sets //p' "$2")" -le "$(sed -n 's/^sets //p' "$1")" ] ||
-		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
-}
 
 # converge IMG N MAX WHAT: short runs (--max-units N, at most MAX of
 # them, until one finishes or one moves nothing) on a copy of IMG reach

@@ -1,0 +1,44 @@
+#!/bin/sh
+# bench/window.sh [DISK...] --- the plans e2defrag makes for a --max-time
+# window (planner/plan_search.c, plan_opts.window), on the disks
+# bench/iocost.sh builds: per disk, e2defrag -n --json without a window
+# and with --max-time WINDOW (default 30 s), on the modeled disk (7200 rpm,
+# 120 MB/s): the units, the longest unit's modeled seconds, the whole
+# run's, and the bytes to write over the bytes that needed moving; and
+# whether the window's plan is another (units_for_window).  A unit longer
+# than the window is never started in it; the figures are the model's, so
+# one run gives them (no peer, no noise).
+#
+# Run bench/iocost.sh first (as root: it builds the images into DIR,
+# BENCH_DIR, default $TMPDIR/iocost, as NAME.orig); this script only
+# reads them.  Run from the build tree after make.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=${BENCH_DIR:-${TMPDIR:-/tmp}/iocost}
+window=${WINDOW:-30}
+PATH=$top/defrag:$PATH
+export PATH LC_ALL=C
+disks=${*:-"ktree kmanifest pvr recordings img-nearfull img-streams img-tree img-aged img-ktree"}
+
+# figures JSON: units, longest, total, written / needed, for the window
+figures() {
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+need = p["bytes_needing_move"]
+print("%d | %.1f s | %.1f s | %s | %s" % (p["units"], p["longest_unit_seconds"],
+      p["estimated_seconds"],
+      "%.2fx" % (p["bytes_to_write"] / need) if need else "-",
+      "yes" if p["units_for_window"] else "no"))' "$1"
+}
+
+echo "| disk | units | longest unit | whole run | written / needed | units | longest unit | whole run | written / needed | another plan |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+for d in $disks; do
+	img=$dir/$d.orig
+	[ -f "$img" ] || { echo "$0: $img: not built (run bench/iocost.sh $d first)" >&2; exit 1; }
+	e2defrag -n --json "$img" > "$dir/$d.nowindow.json" 2>/dev/null || [ $? -le 1 ]
+	e2defrag -n --json --max-time "$window" "$img" > "$dir/$d.window.json" 2>/dev/null || [ $? -le 1 ]
+	a=$(figures "$dir/$d.nowindow.json" | cut -d'|' -f1-4)
+	b=$(figures "$dir/$d.window.json")
+	echo "| $d | $a | $b |"
+done
