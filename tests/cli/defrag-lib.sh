@@ -464,3 +464,15 @@ noworse() {
 	[ "$(sed -n 's/^sets //p' "$2")" -le "$(sed -n 's/^sets //p' "$1")" ] ||
 		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
 }
+
+# nearfull_disk FS IMG: e2fragimg's nearly full disk (recordings on a
+# disk kept full, 1 KiB blocks, seed 3: the plan stages files aside) as
+# IMG, e2fsck -fn clean, its files in $T/files.json, its figures in
+# $T/before.
+nearfull_disk() {
+	e2fragimg -q -w nearfull -t "$1" -b 1024 -S 3 "$2" > /dev/null 2>&1 ||
+		fail "e2fragimg nearfull $1"
+	check_clean "$2"
+	snapshot "$2" "$T/files.json"
+	figures "$2" "$T/before"
+}

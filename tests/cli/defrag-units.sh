@@ -41,11 +41,7 @@ converge() {
 
 for fs in ext3 ext2; do
 	img=$T/$fs.img
-	e2fragimg -q -w nearfull -t $fs -b 1024 -S 3 "$img" > /dev/null 2>&1 ||
-		fail "e2fragimg nearfull $fs"
-	check_clean "$img"
-	snapshot "$img" "$T/files.json"
-	figures "$img" "$T/before"
+	nearfull_disk $fs "$img"
 
 	# The estimate, and the units it is made of.
 	e2defrag -n "$img" > "$T/plan.txt" 2>&1
@@ -159,8 +155,7 @@ command -v "$cc" >/dev/null 2>&1 || { echo "skip: no C compiler for the progress
 "$cc" -shared -fPIC -o "$T/gate.so" "$top_srcdir/tests/cli/progress_gate.c" -ldl \
 	2>"$T/cc.out" || { cat "$T/cc.out" >&2; fail "building the progress gate"; }
 img=$T/ext3.img
-e2fragimg -q -w nearfull -t ext3 -b 1024 -S 3 "$img" > /dev/null 2>&1 || fail "e2fragimg"
-figures "$img" "$T/before"
+nearfull_disk ext3 "$img"
 at=1
 rm -f "$T/fifo" "$T/gate"
 mkfifo "$T/fifo" "$T/gate"

@@ -23,11 +23,7 @@ print(" ".join(map(str, v)) if isinstance(v, tuple) else v)' "$1" "$2" || fail "
 
 for fs in ext2 ext3; do
 	img=$T/$fs.img
-	e2fragimg -q -w nearfull -t $fs -b 1024 -S 3 "$img" > /dev/null 2>&1 ||
-		fail "e2fragimg nearfull $fs"
-	check_clean "$img"
-	snapshot "$img" "$T/files.json"
-	figures "$img" "$T/before"
+	nearfull_disk $fs "$img"
 	cp "$img" "$T/one.img"
 	e2defrag --mbps 1 "$T/one.img" > /dev/null 2>&1 || fail "$fs: one run"
 	figures "$T/one.img" "$T/one"
