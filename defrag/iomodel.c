@@ -30,7 +30,7 @@
  *   block bitmaps of the groups each switch touches): no commit; those
  *   blocks are written to the log at the commit (a transfer) and in
  *   place at the next checkpoint, not with the group's data; a batch
- *   whose transaction passes the journal's quarter (switch_log_limits)
+ *   whose transaction passes the journal's batch cap (switch_log_limits)
  *   commits, as the writer's does;
  * - a commit (when the batch holds a buffer of data, when every unit
  *   left waits for one, and at the end) flushes the data, then costs
@@ -338,7 +338,7 @@ static void note_group(struct clock *c, blk64_t blk)
 /*
  * MV's switch: what its transaction logs beside the data (with a log
  * room only: the writer's batch cap matters to logged moves), and the
- * commit when that passes the journal's quarter.
+ * commit when that passes the journal's batch cap.
  */
 static int switch_meta(struct clock *c, const struct io_move *mv,
 		       const struct io_copy *copies)

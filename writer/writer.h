@@ -143,8 +143,8 @@ errcode_t switch_file(struct switch_ctx *c, ext2_ino_t ino,
  * cut would leave the old file pointing at what the next move wrote
  * there.  So a switch that gains one of them (switch_would_reuse; the
  * mover asks before writing its copies) commits the batch first.  A
- * batch is also committed when its transaction would pass a quarter of
- * the log (as the kernel's), and by switch_close.
+ * batch is also committed when its transaction would pass half the log
+ * (switch.c's cap_of), and by switch_close.
  */
 errcode_t switch_add(struct switch_ctx *c, ext2_ino_t ino,
 		     struct ext2_inode_large *inode,
@@ -204,8 +204,8 @@ errcode_t switch_inode_block(ext2_filsys fs, ext2_ino_t ino, blk64_t *blk);
  *   room:  the data a batch of an empty log may log, as switch_log_room()
  *          would say after switch_open() (0: none, the format cannot
  *          revoke);
- *   batch: the journal blocks a batch holds before it commits (a quarter
- *          of the log);
+ *   batch: the journal blocks a batch holds before it commits (half the
+ *          log);
  *   live:  the log blocks committed batches hold before the writer
  *          checkpoints them (writes them in place and empties the log):
  *          the log less one block, at most the images it keeps in memory.
