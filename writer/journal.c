@@ -210,12 +210,56 @@ errcode_t journal_start(struct journal *j)
 /* The open transaction's image of BLK, or NULL. */
 static struct jblock *pending_find(const struct journal *j, blk64_t blk)
 {
-	size_t i;
+	uint32_t i;
 
-	for (i = 0; i < j->npending; i++)
-		if (j->pending[i].blk == blk)
-			return &j->pending[i];
-	return NULL;
+	return blkindex_get(&j->pending_at, blk, &i) ? &j->pending[i] : NULL;
+}
+
+/*
+ * Call FN for each block of the open transaction in blocks [START,
+ * START + LEN), in no order: by lookups where the range is shorter than
+ * the transaction, else by a walk of it.  FN may drop the block it is
+ * given (pending_drop) and nothing else.  Stops at FN's first nonzero.
+ */
+static int pending_each(struct journal *j, blk64_t start, blk64_t len,
+			int (*fn)(struct journal *j, size_t i, void *priv),
+			void *priv)
+{
+	size_t i;
+	int ret;
+
+	if (len <= j->npending) {
+		blk64_t b;
+		uint32_t at;
+
+		for (b = start; b - start < len; b++)
+			if (blkindex_get(&j->pending_at, b, &at) &&
+			    (ret = fn(j, at, priv)))
+				return ret;
+		return 0;
+	}
+	for (i = 0; i < j->npending; ) {
+		blk64_t blk = j->pending[i].blk;
+		size_t n = j->npending;
+
+		if (blk >= start && blk - start < len && (ret = fn(j, i, priv)))
+			return ret;
+		if (j->npending == n)
+			i++;	/* else the last moved into I */
+	}
+	return 0;
+}
+
+/* Drop block I of the open transaction, its image freed. */
+static void pending_drop(struct journal *j, size_t i)
+{
+	struct jblock *b = &j->pending[i];
+
+	blkindex_del(&j->pending_at, b->blk);
+	free(b->image);
+	*b = j->pending[--j->npending];
+	if (i < j->npending)
+		(void)blkindex_put(&j->pending_at, b->blk, (uint32_t)i);
 }
 
 int journal_peek(struct journal *j, blk64_t blk, char *buf)
@@ -228,6 +272,24 @@ int journal_peek(struct journal *j, blk64_t blk, char *buf)
 		return 0;
 	memcpy(buf, b->image, j->bs);
 	return 1;
+}
+
+struct overlay {
+	uint64_t	offset, len;
+	void		*data;
+};
+
+/* Pending block I over the bytes of O it covers. */
+static int overlay_one(struct journal *j, size_t i, void *priv)
+{
+	const struct overlay *o = priv;
+	uint64_t start = j->pending[i].blk * j->bs, lo, hi;
+
+	lo = start > o->offset ? start : o->offset;
+	hi = start + j->bs < o->offset + o->len ? start + j->bs : o->offset + o->len;
+	memcpy((char *)o->data + (lo - o->offset), j->pending[i].image + (lo - start),
+	       hi - lo);
+	return 0;
 }
 
 void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
@@ -246,15 +308,12 @@ void journal_overlay(struct journal *j, uint64_t offset, uint64_t len,
 		       j->live.slot[i].image + (lo - start), hi - lo);
 	}
 	/* The open transaction's blocks are newer still (a batch). */
-	for (i = 0; i < j->npending; i++) {
-		uint64_t start = j->pending[i].blk * j->bs, lo, hi;
+	if (j->npending && len) {
+		struct overlay o = { offset, len, data };
 
-		if (start >= offset + len || start + j->bs <= offset)
-			continue;
-		lo = start > offset ? start : offset;
-		hi = start + j->bs < offset + len ? start + j->bs : offset + len;
-		memcpy((char *)data + (lo - offset),
-		       j->pending[i].image + (lo - start), hi - lo);
+		(void)pending_each(j, offset / j->bs,
+				   (offset + len - 1) / j->bs - offset / j->bs + 1,
+				   overlay_one, &o);
 	}
 }
 
@@ -275,20 +334,23 @@ size_t journal_log_blocks(const struct journal *j)
 
 errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
 {
-	size_t i;
+	struct jblock *b = pending_find(j, blk);
 	char *copy;
 
-	for (i = 0; i < j->npending; i++)
-		if (j->pending[i].blk == blk) {
-			memcpy(j->pending[i].image, image, j->bs);
-			return 0;
-		}
+	if (b) {
+		memcpy(b->image, image, j->bs);
+		return 0;
+	}
 	if (util_grow(&j->pending, &j->pending_cap, j->npending + 1,
 		      sizeof(*j->pending)))
 		return EXT2_ET_NO_MEMORY;
 	copy = malloc(j->bs);
 	if (!copy)
 		return EXT2_ET_NO_MEMORY;
+	if (blkindex_put(&j->pending_at, blk, (uint32_t)j->npending)) {
+		free(copy);
+		return EXT2_ET_NO_MEMORY;
+	}
 	memcpy(copy, image, j->bs);
 	j->pending[j->npending].blk = blk;
 	j->pending[j->npending].image = copy;
@@ -321,6 +383,14 @@ static errcode_t revoke_live(struct journal *j, blk64_t blk)
 	return 0;
 }
 
+static int found_one(struct journal *j, size_t i, void *priv)
+{
+	(void)j;
+	(void)i;
+	(void)priv;
+	return 1;
+}
+
 int journal_holds(const struct journal *j, const struct layout_piece *runs,
 		  size_t n)
 {
@@ -330,11 +400,17 @@ int journal_holds(const struct journal *j, const struct layout_piece *runs,
 		i = live_lower(&j->live, runs[r].start);
 		if (i < j->live.n && j->live.slot[i].blk - runs[r].start < runs[r].len)
 			return 1;
-		for (i = 0; i < j->npending; i++)
-			if (j->pending[i].blk >= runs[r].start &&
-			    j->pending[i].blk - runs[r].start < runs[r].len)
-				return 1;
+		if (pending_each((struct journal *)j, runs[r].start, runs[r].len,
+				 found_one, NULL))
+			return 1;
 	}
+	return 0;
+}
+
+static int drop_one(struct journal *j, size_t i, void *priv)
+{
+	(void)priv;
+	pending_drop(j, i);
 	return 0;
 }
 
@@ -356,16 +432,7 @@ errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 		}
 		/* Logged data of the open transaction the file now leaves:
 		 * a replay must not write it over the blocks' next use. */
-		for (i = 0; i < j->npending; ) {
-			struct jblock *b = &j->pending[i];
-
-			if (b->blk < runs[r].start || b->blk >= end) {
-				i++;
-				continue;
-			}
-			free(b->image);
-			*b = j->pending[--j->npending];
-		}
+		(void)pending_each(j, runs[r].start, runs[r].len, drop_one, NULL);
 	}
 	return 0;
 }
@@ -521,12 +588,7 @@ errcode_t journal_commit(struct journal *j)
 		return 0;
 	/* A block logged again is not revoked: its new image must replay. */
 	for (i = 0; i < j->nrevokes; ) {
-		size_t k;
-
-		for (k = 0; k < j->npending; k++)
-			if (j->pending[k].blk == j->revokes[i])
-				break;
-		if (k < j->npending)
+		if (pending_find(j, j->revokes[i]))
 			j->revokes[i] = j->revokes[--j->nrevokes];
 		else
 			i++;
@@ -585,6 +647,7 @@ errcode_t journal_commit(struct journal *j)
 	if (ret)
 		return ret;
 	j->npending = 0;
+	blkindex_clear(&j->pending_at);
 	j->nrevokes = 0;
 	j->nlive_trans++;
 	/*

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blkindex.h"
 #include "writer_int.h"
 
 #define JBD2_MAGIC		0xc03b3998U
@@ -118,6 +119,7 @@ struct journal {
 	/* The transaction being built. */
 	struct jblock	*pending;
 	uint64_t	npending, pending_cap;
+	struct blkindex	pending_at;	/* block -> its slot in pending */
 	blk64_t		*revokes;
 	uint64_t	nrevokes, revokes_cap;
 

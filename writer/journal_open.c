@@ -198,6 +198,7 @@ void journal_free(struct journal *j)
 	for (i = 0; i < j->npending; i++)
 		free(j->pending[i].image);
 	free(j->pending);
+	blkindex_free(&j->pending_at);
 	free(j->revokes);
 	free(j->ckpt);
 	free(j->lbuf);
