@@ -41,17 +41,29 @@ static int grow(struct blkindex *x)
 	return 0;
 }
 
+/* BLK's slot, or the empty one that ends its chain. */
+static size_t probe(const struct blkindex *x, uint64_t blk)
+{
+	size_t i;
+
+	for (i = slot_of(x, blk); x->key[i] != BLKINDEX_EMPTY && x->key[i] != blk;
+	     i = (i + 1) & (x->cap - 1))
+		;
+	return i;
+}
+
 int blkindex_put(struct blkindex *x, uint64_t blk, uint32_t val)
 {
 	size_t i;
 
+	/* A block mapped already changes its value: no growth, no failure. */
+	if (x->cap && x->key[i = probe(x, blk)] == blk) {
+		x->val[i] = val;
+		return 0;
+	}
 	if (2 * (x->n + 1) > x->cap && grow(x))
 		return ENOMEM;
-	for (i = slot_of(x, blk); x->key[i] != BLKINDEX_EMPTY; i = (i + 1) & (x->cap - 1))
-		if (x->key[i] == blk) {
-			x->val[i] = val;
-			return 0;
-		}
+	i = probe(x, blk);
 	x->key[i] = blk;
 	x->val[i] = val;
 	x->n++;
@@ -62,25 +74,18 @@ int blkindex_get(const struct blkindex *x, uint64_t blk, uint32_t *val)
 {
 	size_t i;
 
-	if (!x->n)
+	if (!x->n || x->key[i = probe(x, blk)] != blk)
 		return 0;
-	for (i = slot_of(x, blk); x->key[i] != BLKINDEX_EMPTY; i = (i + 1) & (x->cap - 1))
-		if (x->key[i] == blk) {
-			*val = x->val[i];
-			return 1;
-		}
-	return 0;
+	*val = x->val[i];
+	return 1;
 }
 
 void blkindex_del(struct blkindex *x, uint64_t blk)
 {
 	size_t i, j, home, mask = x->cap - 1;
 
-	if (!x->n)
+	if (!x->n || x->key[i = probe(x, blk)] != blk)
 		return;
-	for (i = slot_of(x, blk); x->key[i] != blk; i = (i + 1) & mask)
-		if (x->key[i] == BLKINDEX_EMPTY)
-			return;
 	/*
 	 * Shift back each later entry of the chain whose home is not
 	 * between the hole and it (cyclically): a lookup then finds every

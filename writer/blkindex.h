@@ -20,7 +20,10 @@ struct blkindex {
 
 #define BLKINDEX_EMPTY	UINT64_MAX
 
-/* BLK maps to VAL from now on (added or replaced).  ENOMEM, else 0. */
+/*
+ * BLK maps to VAL from now on (added or replaced).  ENOMEM, else 0: a
+ * block mapped already never fails.
+ */
 int blkindex_put(struct blkindex *x, uint64_t blk, uint32_t val);
 /* Whether BLK is mapped, its value in *VAL. */
 int blkindex_get(const struct blkindex *x, uint64_t blk, uint32_t *val);
