@@ -189,7 +189,7 @@ static inline blk64_t plan_write_target(blk64_t needed, blk64_t rebuilt)
  * as a file rebuilt may (REBUILD_AMPLIFICATION).  A staging plan that
  * writes less but in one unit longer than the window moves nothing on
  * such nights; on e2defrag's kernel-written recordings disk (bench/) it
- * is a unit of 67 of the run's 73 modeled seconds, where the plan without
+ * is a unit of 66 of the run's 73 modeled seconds, where the plan without
  * compaction's direct moves writes 1.9 times, in units of at most 5.
  */
 #define WINDOW_AMPLIFICATION		REBUILD_AMPLIFICATION

@@ -32,8 +32,17 @@ truncate -s $((blocks * bs)) "$img" 2>/dev/null || {
 mke2fs -q -F -t ext4 -b "$bs" -O 64bit,sparse_super2,^resize_inode \
 	-N 2048 -G 65536 -J size=4,location=$((top - 512)) \
 	-E lazy_itable_init=1,nodiscard,num_backup_sb=0,root_owner=0:0 \
-	"$img" "$blocks" >"$T/mkfs.out" 2>&1 ||
-	{ cat "$T/mkfs.out" >&2; fail "mke2fs of a $blocks-block image"; }
+	"$img" "$blocks" >"$T/mkfs.out" 2>&1 || {
+	# The host's filesystem now and then refuses the sparse file's
+	# scattered descriptor blocks (ENOSPC with space free): its limit,
+	# not ours, as truncate's above.
+	if grep -q "No space left on device" "$T/mkfs.out"; then
+		echo "skip: $TMPDIR refused the sparse image's blocks: $(cat "$T/mkfs.out")"
+		exit 77
+	fi
+	cat "$T/mkfs.out" >&2
+	fail "mke2fs of a $blocks-block image"
+}
 # range A N: blocks A to A+N-1, as testmove's runs say them.
 range() { echo "$1-$(($1 + $2 - 1))"; }
 # Every call of a program opens 2^32 blocks: as few calls as can be, and
