@@ -517,6 +517,19 @@ static int names_after_plan(const struct cli *c, ext2_filsys fs)
 	       !ext2fs_has_feature_inline_data(fs->super);
 }
 
+/*
+ * What --max-time leaves now, counted from the start (scanning and
+ * planning included): -1 without --max-time, else at least 0.
+ */
+static double time_left(const struct cli *c)
+{
+	double used = util_now_seconds() - c->start;
+
+	if (c->max_time < 0)
+		return -1;
+	return c->max_time > used ? c->max_time - used : 0;
+}
+
 static int run(struct cli *c, const char *prog)
 {
 	struct fsopen_info info;
@@ -671,10 +684,8 @@ static int run(struct cli *c, const char *prog)
 	po.seconds = units_plan_seconds;
 	po.seconds_priv = &um;
 	/* A plan whose units fit what --max-time leaves (the model's time:
-	 * no rate measured yet), where one can (plan_search.c). */
-	po.window = c->max_time <= 0 ? 0 :
-		c->max_time > util_now_seconds() - c->start ?
-		c->max_time - (util_now_seconds() - c->start) : 0;
+	 * no rate measured yet), where one can (plan_search.c); 0: none. */
+	po.window = time_left(c) > 0 ? time_left(c) : 0;
 	ret = plan_build(layout, &sel, &po, &plan);
 	if (ret)
 		progress_end(&pr);
@@ -742,9 +753,7 @@ static int run(struct cli *c, const char *prog)
 	memset(&ro, 0, sizeof(ro));
 	ro.progress = progress_update;
 	ro.progress_priv = &pr;
-	/* The limit counts from the start, scanning and planning included. */
-	ro.max_seconds = c->max_time < 0 ? -1 :
-		c->max_time > util_now_seconds() - c->start ? c->max_time - (util_now_seconds() - c->start) : 0;
+	ro.max_seconds = time_left(c);
 	ro.buffer_bytes = c->buffer;
 	ro.verify = c->verify;
 	ro.units = &units;

@@ -13,14 +13,6 @@
 . "$top_srcdir/tests/cli/defrag-lib.sh"
 command -v e2fragimg >/dev/null 2>&1 || { echo "skip: e2fragimg not built"; exit 77; }
 
-# plan_field JSON EXPR: a figure of -n --json's plan (p).
-plan_field() {
-	python3 -c 'import json, sys
-p = json.load(open(sys.argv[1]))["plan"]
-v = eval(sys.argv[2])
-print(" ".join(map(str, v)) if isinstance(v, tuple) else v)' "$1" "$2" || fail "reading $1"
-}
-
 for fs in ext2 ext3; do
 	img=$T/$fs.img
 	nearfull_disk $fs "$img"
@@ -30,15 +22,17 @@ for fs in ext2 ext3; do
 
 	# Without a window: the plan that writes least, one unit most of it.
 	e2defrag --mbps 1 -n --json "$img" > "$T/plain.json" 2>/dev/null
-	[ "$(plan_field "$T/plain.json" 'p["units_for_window"]')" = False ] ||
+	[ "$(json_get "$T/plain.json" 'j["plan"]["units_for_window"]')" = False ] ||
 		fail "$fs: a plan made for a window without --max-time"
-	w=$(plan_field "$T/plain.json" 'int(p["longest_unit_seconds"] * 0.8)')
-	best=$(plan_field "$T/plain.json" 'p["files_best"]')
+	w=$(json_get "$T/plain.json" 'int(j["plan"]["longest_unit_seconds"] * 0.8)')
+	best=$(json_get "$T/plain.json" 'j["plan"]["files_best"]')
 	[ "$w" -gt 20 ] || fail "$fs: the longest unit is only $w/0.8 s: no case"
 
 	# With a window shorter than that unit: a plan whose units fit.
 	e2defrag --mbps 1 -n --json --max-time "$w" "$img" > "$T/win.json" 2>/dev/null
-	set -- $(plan_field "$T/win.json" 'p["units_for_window"], p["longest_unit_seconds"] <= '"$w"', p["files_best"], p["bytes_to_write"] <= 2 * p["bytes_needing_move"], p["units"]')
+	set -- $(json_get "$T/win.json" '" ".join(str(v) for v in (j["plan"]["units_for_window"],
+		j["plan"]["longest_unit_seconds"] <= '"$w"', j["plan"]["files_best"],
+		j["plan"]["bytes_to_write"] <= 2 * j["plan"]["bytes_needing_move"], j["plan"]["units"]))')
 	[ "$1 $2 $3 $4" = "True True $best True" ] ||
 		fail "$fs --max-time $w: for window $1, fits $2, at best $3 (without: $best), within twice $4"
 	e2defrag --mbps 1 -n --max-time "$w" "$img" > "$T/win.txt" 2>&1
