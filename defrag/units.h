@@ -26,13 +26,14 @@ struct units {
 uint64_t units_of_move(const struct units *u, uint64_t i);
 
 /*
- * Cut PLAN into units: a unit ends after a move when every file a move
- * of it touched has had its last move (is where the plan leaves it), so
- * that a stop between two units leaves no file half way (a staging step
- * and the moves it makes room for are one unit).  Each unit's time is
- * modeled on MODEL with BUFFER_BYTES of data per commit and the journal
- * LOG (iomodel.h; units.c says how), in whichever of the two orders the model finds faster, which
- * U->waiting names for the mover.  ENOMEM, else 0.
+ * Cut PLAN into units: a unit ends after a move where the filesystem, as
+ * the plan leaves it there, is no worse than where the unit began (its
+ * pieces and modeled read time), so that a stop between two units never
+ * leaves it worse (a staging step and the moves it makes room for are one
+ * unit).  Each unit's time is modeled on MODEL with BUFFER_BYTES of data
+ * per commit and the journal LOG (iomodel.h; units.c says how), in
+ * whichever of the two orders the model finds faster, which U->waiting
+ * names for the mover.  ENOMEM, else 0.
  */
 errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		     const struct readmodel *model, size_t buffer_bytes,
