@@ -253,6 +253,16 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 		     const struct plan_opts *opts, struct plan **ret);
 void plan_free(struct plan *plan);
 
+/*
+ * Put PLAN's moves in another order: the spans of moves [FIRST[k],
+ * END[k]), k < NSPANS, one after another, each move's segments and new
+ * mapping blocks with it (plan_reorder.c).  The spans must cover every
+ * move once (EINVAL, the plan unchanged, otherwise); that the moves can
+ * go in that order is the caller's to know.  ENOMEM.
+ */
+errcode_t plan_reorder(struct plan *plan, const uint64_t *first, const uint64_t *end,
+		       uint64_t nspans);
+
 /* What PLAN does to layout file I: outcome OUT_NONE when nothing. */
 const struct plan_file *plan_file(const struct plan *plan, uint64_t i);
 /* Whether PLAN has a line for layout file I (selected or moved). */
