@@ -48,6 +48,18 @@ static json_t *plan_json(const struct report *r)
 	json_object_set_new(o, "longest_unit", r->units && r->units->n ?
 			    json_integer(r->units->longest + 1) : json_null());
 	json_object_set_new(o, "units_for_window", json_boolean(p->for_window));
+	json_object_set_new(o, "units_by_gain", json_boolean(r->units && r->units->by_gain));
+	/* What the run's limit leaves room for, on the model (null: none). */
+	if (r->units && r->limit) {
+		double saved;
+		uint64_t k = units_within(r->units, r->limit, &saved);
+
+		json_object_set_new(o, "units_within_limit", json_integer(k));
+		json_object_set_new(o, "read_seconds_saved_within_limit", report_json_real(saved));
+	} else {
+		json_object_set_new(o, "units_within_limit", json_null());
+		json_object_set_new(o, "read_seconds_saved_within_limit", json_null());
+	}
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
 	json_object_set_new(o, "bytes_rebuilt", json_integer(p->rebuilt_blocks * bs));

@@ -92,7 +92,8 @@ static void usage(FILE *out, const char *prog)
 "      --max-time TIME     start a unit of the plan only if its estimate fits\n"
 "                          in TIME (and plan units that fit, where it can):\n"
 "                          seconds, or 90s, 30m, 1.5h\n"
-"      --max-units N       stop after N units of the plan\n"
+"      --max-units N       stop after N units of the plan (under either limit,\n"
+"                          the units saving most read time per second first)\n"
 "\n"
 "Run:\n"
 "  -n, --dry-run           print the plan, write nothing (reads a mounted\n"
@@ -539,6 +540,7 @@ static int run(struct cli *c, const char *prog)
 	struct plan *plan = NULL;
 	struct run_state st;
 	struct units units;
+	struct units_limit limit;
 	struct run_opts ro;
 	struct plan_opts po;
 	struct units_model um;
@@ -715,11 +717,19 @@ static int run(struct cli *c, const char *prog)
 	/* The estimate logs moves where the run would (move.h): not with
 	 * --verify, and only with a journal the writer takes. */
 	ret = units_make(layout, plan, &lo.model, c->buffer, &um.log, &units);
+	/* What will cut the run (the model's seconds: no rate measured yet);
+	 * under it, the units saving most per second first, where that
+	 * saves more within it. */
+	limit.units = c->max_units;
+	limit.seconds = time_left(c);
+	if (!ret && (limit.units || (limit.seconds >= 0 && units.total_seconds > limit.seconds)))
+		ret = units_by_gain(&um, plan, &units, &limit);
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
 		goto out;
 	}
 	r.units = &units;
+	r.limit = limit.units || limit.seconds >= 0 ? &limit : NULL;
 
 	if (c->dry_run || !plan->nmoves) {
 		/* Nothing moves: the picture after is the one before. */

@@ -39,6 +39,7 @@ struct report {
 	struct selection *sel;
 	struct plan	*plan;
 	const struct units *units;	/* the plan's units and their estimate, or NULL */
+	const struct units_limit *limit;	/* what will cut the run, or NULL */
 	struct run_state *run;		/* NULL for a dry run */
 	uint8_t		*result;	/* enum file_result per layout file, or NULL */
 	int		status;		/* the exit status */

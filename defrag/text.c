@@ -373,9 +373,25 @@ void text_plan(FILE *out, const struct report *r)
 		unit_files(out, r, r->units->longest);
 		fputs(")\n", out);
 	}
+	if (r->units && r->units->n && r->limit) {
+		double saved, all;
+		uint64_t k = units_within(r->units, r->limit, &saved), i;
+
+		for (i = 0, all = 0; i < r->units->n; i++)
+			all += r->units->gain[i];
+		if (k < r->units->n)
+			fprintf(out, "  within the limit:   %llu of the %llu units, saving %s of the %s of "
+				"read time the plan saves\n", (unsigned long long)k,
+				(unsigned long long)r->units->n,
+				util_format_seconds(saved, a, sizeof(a)),
+				util_format_seconds(all, b, sizeof(b)));
+	}
 	if (p->for_window)
 		fputs("  window:             units made to fit --max-time (the plan without it "
 		      "has a longer one)\n", out);
+	if (r->units && r->units->by_gain)
+		fputs("  order:              the units saving the most read time per second first "
+		      "(they save more before the limit)\n", out);
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
 	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s%s\n",

@@ -220,8 +220,9 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 	plan_order = calloc(plan->nmoves, sizeof(*plan_order));
 	u->end = calloc(plan->nmoves, sizeof(*u->end));
 	u->seconds = calloc(plan->nmoves, sizeof(*u->seconds));
+	u->gain = calloc(plan->nmoves, sizeof(*u->gain));
 	if (!s.runs || !s.nruns || !s.moves || !seconds || !plan_order || !u->end ||
-	    !u->seconds) {
+	    !u->seconds || !u->gain) {
 		ret = ENOMEM;
 		goto out;
 	}
@@ -239,6 +240,7 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		if (i + 1 < plan->nmoves &&
 		    (pieces > pieces_at || read > read_at + 1e-9))
 			continue;
+		u->gain[u->n] = read_at - read;
 		pieces_at = pieces;
 		read_at = read;
 		u->end[u->n++] = i + 1;
@@ -288,6 +290,25 @@ out:
 	return ret;
 }
 
+uint64_t units_within(const struct units *u, const struct units_limit *limit,
+		      double *saved)
+{
+	double t = 0;
+	uint64_t k;
+
+	*saved = 0;
+	for (k = 0; k < u->n; k++) {
+		if (limit->units && k >= limit->units)
+			break;
+		/* A unit starts only if its estimate fits (execute.c). */
+		if (limit->seconds >= 0 && t + u->seconds[k] > limit->seconds)
+			break;
+		t += u->seconds[k];
+		*saved += u->gain[k];
+	}
+	return k;
+}
+
 uint64_t units_of_move(const struct units *u, uint64_t i)
 {
 	uint64_t lo = 0, hi = u->n;
@@ -308,6 +329,7 @@ void units_free(struct units *u)
 {
 	free(u->end);
 	free(u->seconds);
+	free(u->gain);
 	if (u->sources)
 		ext2fs_free_block_bitmap(u->sources);
 	memset(u, 0, sizeof(*u));

@@ -11,6 +11,8 @@ worse (tests/cli/defrag-units.sh), from debugfs's block lists
                    1 TB), written out here again
   noworse A B      compare two "metrics" lines (files A, B): exit 1 when B
                    has more pieces or a longer read time than A
+  jumps IMG PATH   the read time PATH's jumps between pieces cost: what
+                   laying it out in one piece saves
 """
 import math
 import os
@@ -43,15 +45,17 @@ def blocksize(img):
     raise SystemExit("no block size from debugfs stats")
 
 
+def jumps(runs, bs):
+    return sum(jump((b - (a + n)) * bs) for (a, n), (b, _) in zip(runs, runs[1:]))
+
+
 def metrics(img):
     bs = blocksize(img)
     pieces, read = 0, 0.0
     for f in oracle.layout(img).values():
         runs = f["runs"]
         pieces += f["pieces"]
-        read += sum(n for _, n in runs) * bs / (MBPS * 1e6)
-        for (a, n), (b, _) in zip(runs, runs[1:]):
-            read += jump((b - (a + n)) * bs)
+        read += sum(n for _, n in runs) * bs / (MBPS * 1e6) + jumps(runs, bs)
     return pieces, read
 
 
@@ -60,6 +64,13 @@ def main(argv):
         p, r = metrics(argv[2])
         print("pieces %d read %.6f" % (p, r))
         return 0
+    if len(argv) == 4 and argv[1] == "jumps":
+        bs = blocksize(argv[2])
+        for f in oracle.layout(argv[2]).values():
+            if f["path"] == argv[3]:
+                print("%.6f" % jumps(f["runs"], bs))
+                return 0
+        raise SystemExit("no %s in %s" % (argv[3], argv[2]))
     if len(argv) == 4 and argv[1] == "noworse":
         a = open(argv[2]).read().split()
         b = open(argv[3]).read().split()
