@@ -291,7 +291,7 @@ static errcode_t order_of(const struct layout *layout, const struct plan *plan,
 			  const struct units *u, uint64_t *out, int *same)
 {
 	struct order_ctx c;
-	uint64_t *seg_at = NULL, *meta_at = NULL, k, m;
+	uint64_t *seg_at = NULL, *meta_at = NULL, k;
 	uint8_t *moved = NULL;
 	struct gains g;
 	errcode_t ret = ENOMEM;
@@ -309,11 +309,7 @@ static errcode_t order_of(const struct layout *layout, const struct plan *plan,
 	c.is_fs = calloc(u->n, 1);
 	if (!seg_at || !meta_at || !moved || !c.fs || !c.taken || !c.is_fs)
 		goto out;
-	seg_at[0] = meta_at[0] = 0;
-	for (m = 0; m < plan->nmoves; m++) {
-		seg_at[m + 1] = seg_at[m] + plan_move_nsegs(&plan->moves[m]);
-		meta_at[m + 1] = meta_at[m] + plan->moves[m].nmeta;
-	}
+	plan_move_offsets(plan, seg_at, meta_at);
 	ret = ext2fs_allocate_block_bitmap(layout->fs, "blocks units gain", &g.gained);
 	if (ret)
 		goto out;

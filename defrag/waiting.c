@@ -31,7 +31,6 @@
 errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *layout,
 		       const struct plan *plan, const struct run_opts *opts)
 {
-	uint64_t m;
 	errcode_t ret;
 
 	memset(w, 0, sizeof(*w));
@@ -48,10 +47,7 @@ errcode_t waiting_init(struct waiting *w, ext2_filsys fs, const struct layout *l
 		waiting_fini(w);
 		return ENOMEM;
 	}
-	for (m = 0; m < plan->nmoves; m++) {
-		w->seg_at[m + 1] = w->seg_at[m] + plan_move_nsegs(&plan->moves[m]);
-		w->meta_at[m + 1] = w->meta_at[m] + plan->moves[m].nmeta;
-	}
+	plan_move_offsets(plan, w->seg_at, w->meta_at);
 	waiting_unmark(w, 0);
 	waiting_unmark(w, 1);
 	ret = ext2fs_allocate_block_bitmap(fs, "blocks waiting units gain", &w->dst[0]);

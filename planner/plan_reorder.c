@@ -1,5 +1,6 @@
 /*
- * plan_reorder.c --- a plan's moves put in another order, span by span.
+ * plan_reorder.c --- a plan's moves put in another order, span by span
+ * (and where each move's segments and mapping blocks are).
  *
  * The caller (e2defrag, which knows the units and what each gains) says
  * which spans of moves go in which order; it answers for the order being
@@ -12,6 +13,27 @@
 #include <string.h>
 
 #include "planner_int.h"
+
+void plan_move_offsets(const struct plan *plan, uint64_t *seg_at, uint64_t *meta_at)
+{
+	uint64_t m;
+
+	seg_at[0] = meta_at[0] = 0;
+	for (m = 0; m < plan->nmoves; m++) {
+		seg_at[m + 1] = seg_at[m] + plan_move_nsegs(&plan->moves[m]);
+		meta_at[m + 1] = meta_at[m] + plan->moves[m].nmeta;
+	}
+}
+
+/* Append items [FROM, TO) of SRC (SIZE bytes each) to DST at *N. */
+static void append(void *dst, uint64_t *n, const void *src, uint64_t from, uint64_t to,
+		   size_t size)
+{
+	if (to == from)
+		return;	/* SRC may be NULL then: a plan without segments */
+	memcpy((char *)dst + *n * size, (const char *)src + from * size, (to - from) * size);
+	*n += to - from;
+}
 
 errcode_t plan_reorder(struct plan *plan, const uint64_t *first, const uint64_t *end,
 		       uint64_t nspans)
@@ -31,11 +53,7 @@ errcode_t plan_reorder(struct plan *plan, const uint64_t *first, const uint64_t 
 	seen = calloc(plan->nmoves + 1, 1);
 	if (!seg_at || !meta_at || !moves || !segs || !meta || !seen)
 		goto out;
-	seg_at[0] = meta_at[0] = 0;
-	for (m = 0; m < plan->nmoves; m++) {
-		seg_at[m + 1] = seg_at[m] + plan_move_nsegs(&plan->moves[m]);
-		meta_at[m + 1] = meta_at[m] + plan->moves[m].nmeta;
-	}
+	plan_move_offsets(plan, seg_at, meta_at);
 	ret = EINVAL;
 	for (k = 0; k < nspans; k++) {
 		if (first[k] > end[k] || end[k] > plan->nmoves ||
@@ -44,14 +62,10 @@ errcode_t plan_reorder(struct plan *plan, const uint64_t *first, const uint64_t 
 		for (m = first[k]; m < end[k]; m++)
 			if (seen[m]++)
 				goto out;	/* a move twice */
-		memcpy(moves + nm, plan->moves + first[k], (end[k] - first[k]) * sizeof(*moves));
-		nm += end[k] - first[k];
-		memcpy(segs + ns, plan->segs + seg_at[first[k]],
-		       (seg_at[end[k]] - seg_at[first[k]]) * sizeof(*segs));
-		ns += seg_at[end[k]] - seg_at[first[k]];
-		memcpy(meta + nmeta, plan->meta + meta_at[first[k]],
-		       (meta_at[end[k]] - meta_at[first[k]]) * sizeof(*meta));
-		nmeta += meta_at[end[k]] - meta_at[first[k]];
+		append(moves, &nm, plan->moves, first[k], end[k], sizeof(*moves));
+		append(segs, &ns, plan->segs, seg_at[first[k]], seg_at[end[k]], sizeof(*segs));
+		append(meta, &nmeta, plan->meta, meta_at[first[k]], meta_at[end[k]],
+		       sizeof(*meta));
 	}
 	/* Every move once: the spans cover the plan. */
 	if (nm != plan->nmoves)

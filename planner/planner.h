@@ -254,6 +254,13 @@ errcode_t plan_build(struct layout *layout, const struct selection *sel,
 void plan_free(struct plan *plan);
 
 /*
+ * Where each move's segments and new mapping blocks start in plan->segs
+ * and plan->meta (they follow the moves' order): SEG_AT[m] and
+ * META_AT[m] for move m, and the totals at [nmoves]; nmoves + 1 each.
+ */
+void plan_move_offsets(const struct plan *plan, uint64_t *seg_at, uint64_t *meta_at);
+
+/*
  * Put PLAN's moves in another order: the spans of moves [FIRST[k],
  * END[k]), k < NSPANS, one after another, each move's segments and new
  * mapping blocks with it (plan_reorder.c).  The spans must cover every
