@@ -60,6 +60,9 @@ static json_t *plan_json(const struct report *r)
 		json_object_set_new(o, "units_within_limit", json_null());
 		json_object_set_new(o, "read_seconds_saved_within_limit", json_null());
 	}
+	json_object_set_new(o, "read_seconds_saved_within_limit_in_plan_order",
+			    r->units && r->units->by_gain ?
+			    report_json_real(r->units->plan_order_saved) : json_null());
 	json_object_set_new(o, "bytes_to_write", json_integer(p->copy_blocks * bs));
 	json_object_set_new(o, "bytes_needing_move", json_integer(p->needed_blocks * bs));
 	json_object_set_new(o, "bytes_rebuilt", json_integer(p->rebuilt_blocks * bs));

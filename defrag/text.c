@@ -390,8 +390,9 @@ void text_plan(FILE *out, const struct report *r)
 		fputs("  window:             units made to fit --max-time (the plan without it "
 		      "has a longer one)\n", out);
 	if (r->units && r->units->by_gain)
-		fputs("  order:              the units saving the most read time per second first "
-		      "(they save more before the limit)\n", out);
+		fprintf(out, "  order:              the units saving the most read time per second "
+			"first (in the plan's order those within the limit save %s)\n",
+			util_format_seconds(r->units->plan_order_saved, a, sizeof(a)));
 	util_format_size(p->largest_free_before * (uint64_t)bs, c, sizeof(c));
 	util_format_size(p->largest_free_after * (uint64_t)bs, d, sizeof(d));
 	fprintf(out, "  free space:         %llu %s, largest %s -> %llu %s, largest %s%s\n",

@@ -412,6 +412,7 @@ errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct u
 		units_free(u);
 		*u = v;
 		u->by_gain = 1;
+		u->plan_order_saved = saved_u;
 		goto out;
 	}
 	/* No more saved within the limit: the plan's order, as it was. */

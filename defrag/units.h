@@ -18,6 +18,8 @@ struct units {
 	uint64_t	longest;	/* its index */
 	int		by_gain;	/* the units were put in order of the read
 					 * time they save per second (units_by_gain) */
+	double		plan_order_saved;	/* ... and what the plan's order
+						 * saved within the limit */
 	int		waiting;	/* the mover's order: 1 units that need a
 					 * commit wait (waiting.c), 0 the plan's */
 	ext2fs_block_bitmap sources;	/* every block a move of the plan

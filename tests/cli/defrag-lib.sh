@@ -465,6 +465,20 @@ noworse() {
 		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
 }
 
+# stopped IMG JSON WHAT ARGS...: e2defrag ARGS --json IMG stops at its
+# limit (exit 1), its JSON into JSON; e2fsck -fn clean and every file as
+# in $T/files.json.
+stopped() {
+	_st_img=$1 _st_json=$2 _st_what=$3
+	shift 3
+	e2defrag "$@" --json "$_st_img" > "$_st_json" 2> "$T/stopped.err"
+	_st_rc=$?
+	[ $_st_rc -eq 1 ] || { cat "$T/stopped.err"; fail "$_st_what: exit $_st_rc, expected 1"; }
+	check_clean "$_st_img"
+	snapshot "$_st_img" "$T/stopped.files.json"
+	same_snapshot "$T/files.json" "$T/stopped.files.json"
+}
+
 # nearfull_disk FS IMG: e2fragimg's nearly full disk (recordings on a
 # disk kept full, 1 KiB blocks, seed 3: the plan stages files aside) as
 # IMG, e2fsck -fn clean, its files in $T/files.json, its figures in
