@@ -9,6 +9,13 @@
 # than the window is never started in it; the figures are the model's, so
 # one run gives them (no peer, no noise).
 #
+# Then, per disk, windows of a tenth, a quarter and half of the whole
+# run's estimate (FRACTIONS): how many units fit, the read time they save
+# (of what the whole run saves), in the order the run takes and in the
+# plan's order, and whether the order is the units saving the most per
+# second first (defrag/unit_order.c, units_by_gain).  -n spends a little
+# of the window scanning and planning, as a run does.
+#
 # Run bench/iocost.sh first (as root: it builds the images into DIR,
 # BENCH_DIR, default $TMPDIR/iocost, as NAME.orig); this script only
 # reads them.  Run from the build tree after make.
@@ -41,4 +48,33 @@ for d in $disks; do
 	a=$(figures "$dir/$d.nowindow.json" | cut -d'|' -f1-4)
 	b=$(figures "$dir/$d.window.json")
 	echo "| $d | $a | $b |"
+done
+
+# saved JSON NOWINDOW FRACTION: one row of the second table.
+saved() {
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["plan"]
+q = json.load(open(sys.argv[2]))["plan"]
+whole = q["read_seconds_before"] - q["read_seconds_after"]
+got = p["read_seconds_saved_within_limit"]
+plan = p["read_seconds_saved_within_limit_in_plan_order"]
+if plan is None:
+    plan = got
+pct = lambda x: "%.1f%%" % (100 * x / whole) if whole > 0 else "-"
+print("%s | %d of %d | %.2f s (%s) | %.2f s (%s) | %s" % (sys.argv[3], p["units_within_limit"],
+      p["units"], got, pct(got), plan, pct(plan), "per second" if p["units_by_gain"] else "plan"))' "$1" "$2" "$3"
+}
+
+echo
+echo "| disk | window | units within | saves | in the plan's order | order |"
+echo "|---|---:|---:|---:|---:|---|"
+for d in $disks; do
+	img=$dir/$d.orig
+	for f in ${FRACTIONS:-0.1 0.25 0.5}; do
+		w=$(python3 -c 'import json, sys
+print("%.3f" % (float(sys.argv[2]) * json.load(open(sys.argv[1]))["plan"]["estimated_seconds"]))' \
+			"$dir/$d.nowindow.json" "$f")
+		e2defrag -n --json --max-time "$w" "$img" > "$dir/$d.part.json" 2>/dev/null || [ $? -le 1 ]
+		echo "| $d | $(saved "$dir/$d.part.json" "$dir/$d.nowindow.json" "$w s") |"
+	done
 done
