@@ -722,7 +722,7 @@ static int run(struct cli *c, const char *prog)
 	 * saves more within it. */
 	limit.units = c->max_units;
 	limit.seconds = time_left(c);
-	if (!ret && (limit.units || (limit.seconds >= 0 && units.total_seconds > limit.seconds)))
+	if (!ret)
 		ret = units_by_gain(&um, plan, &units, &limit);
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);

@@ -79,19 +79,21 @@ struct gains {
 					 * and not in GAINED */
 };
 
-/* Check or mark the run [START, START + LEN), clipped to the filesystem. */
-static void gain_run(struct gains *g, blk64_t start, blk64_t len)
+/* Check or mark the run [START, START + LEN), clipped to the filesystem
+ * (plan_move_gains' FN). */
+static int gain_run(void *priv, blk64_t start, blk64_t len)
 {
+	struct gains *g = priv;
 	blk64_t first = g->fs->super->s_first_data_block;
 	blk64_t end = ext2fs_blocks_count(g->fs->super);
 
 	if (!len)
-		return;
+		return 0;
 	if (start < first || start >= end || len > end - start) {
 		/* Not a run of this filesystem: a damaged plan stays put. */
 		g->free_standing = 0;
 		if (start >= end)
-			return;
+			return 0;
 		if (start < first) {
 			len = start + len > first ? start + len - first : 0;
 			start = first;
@@ -110,23 +112,7 @@ static void gain_run(struct gains *g, blk64_t start, blk64_t len)
 		start += n;
 		len -= n;
 	}
-}
-
-/* The runs move M gains: its new place, its new mapping blocks. */
-static void move_gains(struct gains *g, const struct layout *layout,
-		       const struct plan *plan, uint64_t m, const uint64_t *seg_at,
-		       const uint64_t *meta_at)
-{
-	const struct plan_move *mv = &plan->moves[m];
-	uint32_t j;
-
-	if (mv->whole)
-		gain_run(g, plan_move_whole_at(mv),
-			 layout_stream_blocks(layout, &layout->files[mv->file]));
-	for (j = 0; j < plan_move_nsegs(mv); j++)
-		gain_run(g, plan->segs[seg_at[m] + j].pblk, plan->segs[seg_at[m] + j].len);
-	for (j = 0; j < mv->nmeta; j++)
-		gain_run(g, plan->meta[meta_at[m] + j].start, plan->meta[meta_at[m] + j].len);
+	return 0;
 }
 
 /*
@@ -148,13 +134,13 @@ static int free_standing(struct gains *g, const struct layout *layout,
 		if (moved[plan->moves[m].file])
 			g->free_standing = 0;
 		else
-			move_gains(g, layout, plan, m, seg_at, meta_at);
+			plan_move_gains(layout, plan, m, seg_at, meta_at, gain_run, g);
 	}
 	ok = g->free_standing;
 	g->mark = 1;
 	for (m = first; m < end; m++) {
 		moved[plan->moves[m].file] = 1;
-		move_gains(g, layout, plan, m, seg_at, meta_at);
+		plan_move_gains(layout, plan, m, seg_at, meta_at, gain_run, g);
 	}
 	return ok;
 }
@@ -392,7 +378,8 @@ errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct u
 	int same = 1;
 	errcode_t ret;
 
-	if (u->n < 2 || !m->layout->fs->block_map || (!limit->units && limit->seconds < 0))
+	/* Where the limit lets every unit run, the order changes nothing. */
+	if (u->n < 2 || !m->layout->fs->block_map || units_within(u, limit, &saved_u) == u->n)
 		return 0;
 	out = malloc(u->n * sizeof(*out));
 	if (!out)
@@ -404,10 +391,8 @@ errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct u
 	if (ret)
 		goto out;
 	ret = units_make(m->layout, plan, m->model, m->buffer_bytes, &m->log, &v);
-	if (!ret) {
+	if (!ret)
 		units_within(&v, limit, &saved_v);
-		units_within(u, limit, &saved_u);
-	}
 	if (!ret && saved_v > saved_u + 1e-9) {
 		units_free(u);
 		*u = v;

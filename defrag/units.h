@@ -80,10 +80,10 @@ double units_plan_seconds(const struct plan *plan, void *priv, double *longest);
 
 /*
  * Under LIMIT, the units that save the most read time per second first
- * (unit_order.c says which can go earlier): when that order saves more
- * within LIMIT, on the model M, than the plan's, PLAN's moves are put in
- * it and U made again for it (U->by_gain set); else both stay as they
- * are.  ENOMEM.
+ * (unit_order.c says which can go earlier): where LIMIT cuts the run and
+ * that order saves more within it, on the model M, than the plan's,
+ * PLAN's moves are put in it and U made again for it (U->by_gain set);
+ * else both stay as they are.  ENOMEM.
  */
 errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct units *u,
 			const struct units_limit *limit);

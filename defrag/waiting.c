@@ -120,29 +120,16 @@ static int files_of(struct waiting *w, uint64_t u, uint64_t from, int mark, int 
  * filesystem; stop when it returns nonzero (returned).
  */
 static int each_dst(const struct waiting *w, uint64_t u, uint64_t from,
-		    int (*fn)(const struct waiting *, blk64_t, blk64_t))
+		    int (*fn)(void *, blk64_t, blk64_t))
 {
-	const struct plan *plan = w->plan;
 	uint64_t first, end, m;
+	int stop = 0;
 
 	waiting_unit_moves(w, u, &first, &end);
-	for (m = first > from ? first : from; m < end; m++) {
-		const struct plan_move *mv = &plan->moves[m];
-		uint64_t seg = w->seg_at[m], meta = w->meta_at[m];
-		uint32_t j, nseg = plan_move_nsegs(mv);
-		int stop = 0;
-
-		if (mv->whole)
-			stop = fn(w, plan_move_whole_at(mv), layout_stream_blocks(w->layout,
-					&w->layout->files[mv->file]));
-		for (j = 0; !stop && j < nseg; j++)
-			stop = fn(w, plan->segs[seg + j].pblk, plan->segs[seg + j].len);
-		for (j = 0; !stop && j < mv->nmeta; j++)
-			stop = fn(w, plan->meta[meta + j].start, plan->meta[meta + j].len);
-		if (stop)
-			return stop;
-	}
-	return 0;
+	for (m = first > from ? first : from; m < end && !stop; m++)
+		stop = plan_move_gains(w->layout, w->plan, m, w->seg_at, w->meta_at, fn,
+				       (void *)w);
+	return stop;
 }
 
 /* RUN clipped to the filesystem; 0 when nothing is left. */
@@ -160,8 +147,10 @@ static blk64_t clip(const struct waiting *w, blk64_t *start, blk64_t len)
 	return b > a ? b - a : 0;
 }
 
-static int taken(const struct waiting *w, blk64_t start, blk64_t len)
+static int taken(void *priv, blk64_t start, blk64_t len)
 {
+	const struct waiting *w = priv;
+
 	len = clip(w, &start, len);
 	return len && (!ext2fs_test_block_bitmap_range2(w->dst[0], start, len) ||
 		       !ext2fs_test_block_bitmap_range2(w->dst[1], start, len));
@@ -176,14 +165,14 @@ static int mark_layer(const struct waiting *w, int layer, blk64_t start, blk64_t
 	return 0;
 }
 
-static int mark_rest(const struct waiting *w, blk64_t start, blk64_t len)
+static int mark_rest(void *priv, blk64_t start, blk64_t len)
 {
-	return mark_layer(w, 0, start, len);
+	return mark_layer(priv, 0, start, len);
 }
 
-static int mark_front(const struct waiting *w, blk64_t start, blk64_t len)
+static int mark_front(void *priv, blk64_t start, blk64_t len)
 {
-	return mark_layer(w, 1, start, len);
+	return mark_layer(priv, 1, start, len);
 }
 
 int waiting_conflicts(struct waiting *w, uint64_t u, uint64_t from)

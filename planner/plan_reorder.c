@@ -1,6 +1,7 @@
 /*
  * plan_reorder.c --- a plan's moves put in another order, span by span
- * (and where each move's segments and mapping blocks are).
+ * (and where each move's segments and mapping blocks are, and the runs
+ * it gains).
  *
  * The caller (e2defrag, which knows the units and what each gains) says
  * which spans of moves go in which order; it answers for the order being
@@ -23,6 +24,24 @@ void plan_move_offsets(const struct plan *plan, uint64_t *seg_at, uint64_t *meta
 		seg_at[m + 1] = seg_at[m] + plan_move_nsegs(&plan->moves[m]);
 		meta_at[m + 1] = meta_at[m] + plan->moves[m].nmeta;
 	}
+}
+
+int plan_move_gains(const struct layout *layout, const struct plan *plan, uint64_t m,
+		    const uint64_t *seg_at, const uint64_t *meta_at,
+		    int (*fn)(void *priv, blk64_t start, blk64_t len), void *priv)
+{
+	const struct plan_move *mv = &plan->moves[m];
+	uint32_t j;
+	int stop = 0;
+
+	if (mv->whole)
+		stop = fn(priv, plan_move_whole_at(mv),
+			  layout_stream_blocks(layout, &layout->files[mv->file]));
+	for (j = 0; !stop && j < plan_move_nsegs(mv); j++)
+		stop = fn(priv, plan->segs[seg_at[m] + j].pblk, plan->segs[seg_at[m] + j].len);
+	for (j = 0; !stop && j < mv->nmeta; j++)
+		stop = fn(priv, plan->meta[meta_at[m] + j].start, plan->meta[meta_at[m] + j].len);
+	return stop;
 }
 
 /* Append items [FROM, TO) of SRC (SIZE bytes each) to DST at *N. */

@@ -261,6 +261,16 @@ void plan_free(struct plan *plan);
 void plan_move_offsets(const struct plan *plan, uint64_t *seg_at, uint64_t *meta_at);
 
 /*
+ * Call FN(PRIV, START, LEN) on each run move M gains: its new place (the
+ * whole stream's run, or its segments) and its new mapping blocks, as
+ * plan_move_offsets' SEG_AT and META_AT find them; stop at FN's first
+ * nonzero, returned.
+ */
+int plan_move_gains(const struct layout *layout, const struct plan *plan, uint64_t m,
+		    const uint64_t *seg_at, const uint64_t *meta_at,
+		    int (*fn)(void *priv, blk64_t start, blk64_t len), void *priv);
+
+/*
  * Put PLAN's moves in another order: the spans of moves [FIRST[k],
  * END[k]), k < NSPANS, one after another, each move's segments and new
  * mapping blocks with it (plan_reorder.c).  The spans must cover every
