@@ -44,7 +44,9 @@
  *   a tree whose files fill each other's places, most of the data goes
  *   out there, and the estimate was a fifth short without it.
  *
- * What a group costs is shared among its moves by the blocks they copy.
+ * What a group costs is shared among its moves by the blocks they copy,
+ * but for what it reads for later moves (the read-ahead, a long gap read
+ * through), which those moves pay (charge_read).
  * The metadata a switch writes and the new mapping blocks are not
  * costed one by one: the commits stand for them.
  */
@@ -58,6 +60,12 @@
 #include "move.h"
 #include "radix_sort.h"
 #include "unit_walk.h"
+
+/* The blocks [SRC, SRC + LEN) move MOVE copies from. */
+struct owner {
+	blk64_t		src, len;
+	uint64_t	move;
+};
 
 struct clock {
 	const struct readmodel *m;
@@ -96,6 +104,20 @@ struct clock {
 	struct layout_piece *ahead;	/* a small group's read-ahead (readthrough.h) */
 	size_t		nahead, ahead_cap, ahead_at;
 	blk64_t		ahead_from;	/* where the next one starts */
+	/*
+	 * Who pays for a read of data later moves copy (the read-ahead, a
+	 * long gap read through): they do, by the blocks of theirs it reads,
+	 * not the group reading it.  A unit then costs what it would as the
+	 * first a run starts, which is what --max-time and a window ask of
+	 * it: a run cut before a unit whose sources an earlier one read ahead
+	 * has not saved it that read, the next night reads them again.
+	 */
+	struct owner	*owners;	/* every copy's source, by block */
+	blk64_t		*owners_end;	/* the furthest source end up to each */
+	size_t		nowners;
+	const uint8_t	*done;		/* per move: copied already */
+	double		*seconds;	/* per move: its charge so far */
+	double		charged;	/* of the group's time, charged so */
 };
 
 static double rotation_seconds(const struct readmodel *m)
@@ -173,10 +195,64 @@ static void read_blocks(struct clock *c, blk64_t blk, blk64_t n)
 	ext2fs_mark_block_bitmap_range2(c->cached, blk, n);
 }
 
+/*
+ * The time DT of reading [BLK, BLK + N), charged to the moves not yet
+ * done that copy from it, by their blocks in it; the rest stays the
+ * group's.
+ */
+static void charge_read(struct clock *c, blk64_t blk, blk64_t n, double dt)
+{
+	size_t lo = 0, hi = c->nowners, i;
+	blk64_t end = blk + n, owned = 0;
+	int pass;
+
+	if (!n || dt <= 0)
+		return;
+	/* The first source that may reach past BLK. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->owners_end[mid] > blk)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/*
+	 * Blocks several moves copy from (staged out, then copied again from
+	 * there) are shared among them: what is charged is at most DT.
+	 */
+	for (pass = 0; pass < 2; pass++)
+		for (i = lo; i < c->nowners && c->owners[i].src < end; i++) {
+			const struct owner *o = &c->owners[i];
+			blk64_t from = o->src > blk ? o->src : blk;
+			blk64_t to = o->src + o->len < end ? o->src + o->len : end;
+			double share;
+
+			if (to <= from || c->done[o->move])
+				continue;
+			if (!pass) {
+				owned += to - from;
+				continue;
+			}
+			share = dt * (double)(to - from) / (double)(owned > n ? owned : n);
+			c->seconds[o->move] += share;
+			c->charged += share;
+		}
+}
+
+/* Read [BLK, BLK + N) for later moves, which pay for it (charge_read). */
+static void read_for_later(struct clock *c, blk64_t blk, blk64_t n)
+{
+	double t0 = c->t;
+
+	read_blocks(c, blk, n);
+	charge_read(c, blk, n, c->t - t0);
+}
+
 /* A run of the read-ahead, as the mover's readahead reads it. */
 static errcode_t ahead_issue(void *priv, blk64_t blk, blk64_t n)
 {
-	read_blocks(priv, blk, n);
+	read_for_later(priv, blk, n);
 	return 0;
 }
 
@@ -206,7 +282,9 @@ static void read_src(struct clock *c, blk64_t src, blk64_t len)
 	c->used += len;
 	/* The read-ahead due before it first (move.c's read_held). */
 	(void)read_ahead_to(c->ahead, c->nahead, &c->ahead_at, at, end, ahead_issue, c);
-	read_blocks(c, at, end - at);
+	if (at < src)
+		read_for_later(c, at, src - at);
+	read_blocks(c, src, len);
 	c->read_end = end;
 }
 
@@ -641,6 +719,46 @@ static const struct unit_walk_ops walk_ops = {
 	.commits = commits_made,
 };
 
+static int cmp_owner(const void *a, const void *b)
+{
+	const struct owner *x = a, *y = b;
+
+	return x->src < y->src ? -1 : x->src > y->src;
+}
+
+/* C's owners: the N moves MV's copies' sources, by block (charge_read). */
+static errcode_t owners_make(struct clock *c, const struct io_move *mv, uint64_t n,
+			     const struct io_copy *copies)
+{
+	uint64_t i, k;
+	size_t at = 0, total = 0;
+	blk64_t end = 0;
+
+	for (i = 0; i < n; i++)
+		total += mv[i].ncopies;
+	c->owners = malloc((total + 1) * sizeof(*c->owners));
+	c->owners_end = malloc((total + 1) * sizeof(*c->owners_end));
+	if (!c->owners || !c->owners_end)
+		return ENOMEM;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < mv[i].ncopies; k++) {
+			c->owners[at].src = copies[mv[i].copy_at + k].src;
+			c->owners[at].len = copies[mv[i].copy_at + k].len;
+			c->owners[at++].move = i;
+		}
+	/* Linear time, as flush's: a plan is modeled more than once. */
+	if (radix_sort_by_start(c->owners, total, sizeof(*c->owners),
+				offsetof(struct owner, src), ext2fs_blocks_count(c->fs->super)))
+		qsort(c->owners, total, sizeof(*c->owners), cmp_owner);
+	for (at = 0; at < total; at++) {
+		if (c->owners[at].src + c->owners[at].len > end)
+			end = c->owners[at].src + c->owners[at].len;
+		c->owners_end[at] = end;
+	}
+	c->nowners = total;
+	return 0;
+}
+
 errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			size_t buffer_bytes, const struct switch_log_limits *log,
 			const struct io_move *mv,
@@ -654,6 +772,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	struct io_copy *ops = NULL;
 	size_t nops = 0, ops_cap = 0;
 	uint32_t nfiles = 0;
+	uint8_t *done = NULL;
 	blk64_t buf_blocks;
 	uint64_t i, k;
 	errcode_t ret;
@@ -707,10 +826,18 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	if (!ret)
 		ret = ext2fs_allocate_block_bitmap(fs, "batch metadata", &c.meta_seen);
 	c.later = sources;
+	if (!ret)
+		ret = owners_make(&c, mv, n, copies);
+	done = calloc(n + 1, 1);
+	if (!ret && !done)
+		ret = ENOMEM;
+	c.done = done;
+	c.seconds = seconds;
 	while (!ret && unit_walk_left(&s.walk)) {
 		double t0 = c.t;
 		blk64_t blocks = 0, copied;
 
+		c.charged = 0;
 		s.ngroup = 0;
 		s.blocks = 0;
 		ext2fs_clear_block_bitmap(s.claimed);
@@ -788,10 +915,12 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		/* The writer's close empties the log. */
 		if (!unit_walk_left(&s.walk))
 			checkpoint(&c);
-		for (k = 0; k < s.ngroup; k++)
-			seconds[s.group[k]] = blocks ?
-				(c.t - t0) * move_blocks(&mv[s.group[k]], copies) / blocks :
-				(c.t - t0) / s.ngroup;
+		for (k = 0; k < s.ngroup; k++) {
+			seconds[s.group[k]] += blocks ?
+				(c.t - t0 - c.charged) * move_blocks(&mv[s.group[k]], copies) / blocks :
+				(c.t - t0 - c.charged) / s.ngroup;
+			done[s.group[k]] = 1;
+		}
 	}
 	if (!ret && c.nomem)
 		ret = ENOMEM;
@@ -812,6 +941,9 @@ out:
 	free(c.open);
 	free(c.live);
 	free(c.ahead);
+	free(c.owners);
+	free(c.owners_end);
+	free(done);
 	free(ops);
 	free(s.seen);
 	free(s.file_walk[0]);

@@ -265,6 +265,16 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 				    plan_order);
 	if (ret)
 		goto out;
+	/* Kept for units_sources_within: the copies, in the moves' order. */
+	u->copies_to = calloc(u->n, sizeof(*u->copies_to));
+	if (!u->copies_to) {
+		ret = ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < u->n; k++)
+		u->copies_to[k] = s.moves[u->end[k] - 1].copy_at + s.moves[u->end[k] - 1].ncopies;
+	u->copies = s.copies;
+	s.copies = NULL;
 	for (i = 0, waiting = 0, ordered = 0; i < plan->nmoves; i++) {
 		waiting += seconds[i];
 		ordered += plan_order[i];
@@ -332,7 +342,20 @@ void units_free(struct units *u)
 	free(u->gain);
 	if (u->sources)
 		ext2fs_free_block_bitmap(u->sources);
+	free(u->copies);
+	free(u->copies_to);
 	memset(u, 0, sizeof(*u));
+}
+
+void units_sources_within(struct units *u, uint64_t k)
+{
+	uint64_t i;
+
+	if (!u->sources || k >= u->n)
+		return;
+	ext2fs_clear_block_bitmap(u->sources);
+	for (i = 0; k && i < u->copies_to[k - 1]; i++)
+		ext2fs_mark_block_bitmap_range2(u->sources, u->copies[i].src, u->copies[i].len);
 }
 
 double units_plan_seconds(const struct plan *plan, void *priv, double *longest)

@@ -26,6 +26,8 @@ struct units {
 					 * reads, as the plan leaves the files
 					 * move after move (move.h: read
 					 * through), or NULL */
+	struct io_copy	*copies;	/* the moves' copies, in their order */
+	uint64_t	*copies_to;	/* unit k's end among them */
 };
 
 /* What cuts a run: at most UNITS units (0: any), SECONDS of units (< 0: any). */
@@ -41,6 +43,16 @@ struct units_limit {
  */
 uint64_t units_within(const struct units *u, const struct units_limit *limit,
 		      double *saved);
+
+/*
+ * Only the first K units' sources in U->sources: what the mover reads
+ * ahead and reads through for later moves (readthrough.h) is then only
+ * for the units a limit lets the run take.  Read for a unit the run will
+ * not start, it is time the window loses, and the next run reads it
+ * again; the estimate charges it to the unit that copies it (iomodel.c),
+ * so the units within the limit are estimated as they now go.
+ */
+void units_sources_within(struct units *u, uint64_t k);
 
 /* The unit (index) plan move I belongs to; U->n past the last. */
 uint64_t units_of_move(const struct units *u, uint64_t i);
