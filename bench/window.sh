@@ -16,6 +16,12 @@
 # second first (defrag/unit_order.c, units_by_gain).  -n spends a little
 # of the window scanning and planning, as a run does.
 #
+# Last, with strace (CUT_RUNS=0 leaves it out): per disk and window of a
+# tenth and a quarter (CUT_FRACTIONS), the run cut where -n says the
+# window ends (--max-units, on a copy in the page cache), traced and
+# costed on the same modeled disk by bench/iocost.py: its moves' modeled
+# seconds against the window (defrag/units.c's units_fit: at most 1).
+#
 # Run bench/iocost.sh first (as root: it builds the images into DIR,
 # BENCH_DIR, default $TMPDIR/iocost, as NAME.orig); this script only
 # reads them.  Run from the build tree after make.
@@ -76,5 +82,38 @@ print("%.3f" % (float(sys.argv[2]) * json.load(open(sys.argv[1]))["plan"]["estim
 			"$dir/$d.nowindow.json" "$f")
 		e2defrag -n --json --max-time "$w" "$img" > "$dir/$d.part.json" 2>/dev/null || [ $? -le 1 ]
 		echo "| $d | $(saved "$dir/$d.part.json" "$dir/$d.nowindow.json" "$w s") |"
+	done
+done
+
+# The cut runs, traced.
+[ "${CUT_RUNS:-1}" = 1 ] && command -v strace > /dev/null || exit 0
+syscalls=openat,close,pread64,pwrite64,fsync,fdatasync,fadvise64,ioctl,fallocate
+echo
+echo "| disk | window | units within | cut run's moves (iocost.py) | / window |"
+echo "|---|---:|---:|---:|---:|"
+for d in $disks; do
+	img=$dir/$d.orig
+	for f in ${CUT_FRACTIONS:-0.1 0.25}; do
+		w=$(python3 -c 'import json, sys
+print("%.3f" % (float(sys.argv[2]) * json.load(open(sys.argv[1]))["plan"]["estimated_seconds"]))' \
+			"$dir/$d.nowindow.json" "$f")
+		e2defrag -f -n --json --max-time "$w" "$img" > "$dir/$d.part.json" 2>/dev/null || [ $? -le 1 ]
+		k=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plan"]["units_within_limit"] or 0)' "$dir/$d.part.json")
+		if [ "$k" -eq 0 ]; then
+			echo "| $d | $w s | 0 | - | - |"
+			continue
+		fi
+		cp --sparse=always "$img" "$dir/cut.img"
+		strace -f -qq -s 8 -e trace=$syscalls -o "$dir/cut.strace" \
+			e2defrag -f -J -C 9 --max-time "$w" --max-units "$k" "$dir/cut.img" \
+			> "$dir/cut.json" 2> /dev/null 9> /dev/null || true
+		python3 "$top/bench/iocost.py" --traced "$dir/cut.img" --progress-fd 9 \
+			--result "$dir/cut.json" "$dir/cut.strace" "$img" > "$dir/cut.cost.json"
+		python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))
+w = float(sys.argv[2])
+print("| %s | %s s | %s | %.2f s | %.2f |" % (sys.argv[3], sys.argv[2], sys.argv[4],
+      c["move_seconds"], c["move_seconds"] / w))' "$dir/cut.cost.json" "$w" "$d" "$k"
+		rm -f "$dir/cut.img" "$dir/cut.strace" "$dir/cut.json" "$dir/cut.cost.json"
 	done
 done

@@ -374,10 +374,21 @@ errcode_t run_plan(ext2_filsys fs, struct switch_ctx *sw, struct layout *layout,
 		x.c.total += plan->moves[i].copy_blocks;
 	st->estimate_rate = 1;
 
-	while (unit_walk_left(&x.walk)) {
+	/* The units the limit leaves room for first (units_fit), as modeled. */
+	if (opts->units && opts->units->horizon < nunits)
+		x.walk.nunits = opts->units->horizon;
+	for (;;) {
 		uint64_t k;
 		int stopped = 0;
 		errcode_t cret;
+
+		/* Those done with time left (a disk faster than the model):
+		 * the rest, without read-ahead. */
+		if (!unit_walk_left(&x.walk)) {
+			if (x.walk.nunits >= nunits)
+				break;
+			x.walk.nunits = nunits;
+		}
 
 		/* Between two units: the place to stop. */
 		if (!x.walk.has_cur &&

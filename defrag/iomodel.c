@@ -83,6 +83,8 @@ struct clock {
 	blk64_t		log_batch;	/* the journal blocks of a batch at most */
 	int		commit_trips;	/* a commit's seeks and rotations */
 	ext2_filsys	fs;
+	int		meta_in_place;	/* no journal: the batch's metadata is
+					 * written in place at its commit */
 	ext2fs_block_bitmap meta_seen;	/* metadata blocks the batch logs ... */
 	blk64_t		meta;		/* ... and how many (with a log room) */
 	ext2fs_block_bitmap cached;	/* read or written before: the page cache's */
@@ -373,6 +375,17 @@ static void commit(struct clock *c)
 	if (c->live_max && c->log_used + total > c->live_max)
 		checkpoint(c);
 	c->log_used += total;
+	/* Without a journal, the inode table and bitmap blocks go out in
+	 * place (switch.c's ordered steps), in block order. */
+	if (c->meta_in_place && c->nopen) {
+		qsort(c->open, c->nopen, sizeof(*c->open), cmp_dst);
+		for (i = 0; i < c->nopen; i++) {
+			c->t += head_to(c, c->open[i].dst) +
+				readmodel_transfer_seconds(c->m, (double)c->open[i].len * c->bs);
+			c->head = c->open[i].dst + c->open[i].len;
+		}
+		c->nopen = 0;
+	}
 	for (i = 0; i < c->nopen; i++) {
 		if (util_grow(&c->live, &c->live_cap, c->nlive + 1, sizeof(*c->live))) {
 			c->nomem = 1;
@@ -423,7 +436,7 @@ static int switch_meta(struct clock *c, const struct io_move *mv,
 {
 	uint64_t k;
 
-	if (!c->log_room)
+	if (!c->log_room && !c->meta_in_place)
 		return 0;
 	note_meta(c, mv->itable);
 	for (k = 0; k < mv->ncopies; k++) {
@@ -434,7 +447,7 @@ static int switch_meta(struct clock *c, const struct io_move *mv,
 		note_group(c, p->dst);
 		note_group(c, p->dst + p->len - 1);
 	}
-	return c->logged + c->meta > c->log_batch;
+	return !c->meta_in_place && c->logged + c->meta > c->log_batch;
 }
 
 /* Whether a block some copy of MV writes is marked in BMAP. */
@@ -786,6 +799,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 	/* The metadata is counted only where batches log data (switch_meta). */
 	c.live_max = log->room ? log->live : 0;
 	c.commit_trips = ext2fs_has_feature_journal(fs->super) ? 3 : 2;
+	c.meta_in_place = !ext2fs_has_feature_journal(fs->super);
 	c.fs = fs;
 	c.log_max = MOVE_LOG_MAX_BYTES / fs->blocksize;
 	if (!buffer_bytes)
@@ -912,9 +926,17 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			commit(&c);
 			s.commits++;
 		}
-		/* The writer's close empties the log. */
-		if (!unit_walk_left(&s.walk))
+		/*
+		 * The writer's close empties the log, then writes what says
+		 * so: the journal superblock and the filesystem's, a flush
+		 * each; without a journal, the bitmaps' freed bits (ordered
+		 * step 3) and the superblock, a flush each.
+		 */
+		if (!unit_walk_left(&s.walk)) {
 			checkpoint(&c);
+			c.t += 2 * (readmodel_jump_seconds(c.m, c.m->disk_bytes / 3) +
+				    rotation_seconds(c.m));
+		}
 		for (k = 0; k < s.ngroup; k++) {
 			seconds[s.group[k]] += blocks ?
 				(c.t - t0 - c.charged) * move_blocks(&mv[s.group[k]], copies) / blocks :

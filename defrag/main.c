@@ -724,11 +724,8 @@ static int run(struct cli *c, const char *prog)
 	limit.seconds = time_left(c);
 	if (!ret)
 		ret = units_by_gain(&um, plan, &units, &limit);
-	if (!ret && (limit.units || limit.seconds >= 0)) {
-		double saved;
-
-		units_sources_within(&units, units_within(&units, &limit, &saved));
-	}
+	if (!ret)
+		ret = units_fit(&um, &units, &limit, NULL);
 	if (ret) {
 		com_err(prog, ret, "while planning the moves on %s", info.device);
 		goto out;

@@ -372,7 +372,7 @@ out:
 errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct units *u,
 			const struct units_limit *limit)
 {
-	struct units v;
+	struct units v = { 0 };
 	double saved_u = 0, saved_v = 0;
 	uint64_t *out;
 	int same = 1;
@@ -390,9 +390,12 @@ errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct u
 	ret = apply(plan, u, out, 0);
 	if (ret)
 		goto out;
+	/* Each order as a run under the limit takes it (units_fit). */
 	ret = units_make(m->layout, plan, m->model, m->buffer_bytes, &m->log, &v);
 	if (!ret)
-		units_within(&v, limit, &saved_v);
+		ret = units_fit(m, &v, limit, &saved_v);
+	if (!ret)
+		ret = units_fit(m, u, limit, &saved_u);
 	if (!ret && saved_v > saved_u + 1e-9) {
 		units_free(u);
 		*u = v;
@@ -401,8 +404,7 @@ errcode_t units_by_gain(const struct units_model *m, struct plan *plan, struct u
 		goto out;
 	}
 	/* No more saved within the limit: the plan's order, as it was. */
-	if (!ret)
-		units_free(&v);
+	units_free(&v);
 	if (apply(plan, u, out, 1) && !ret)
 		ret = ENOMEM;
 out:

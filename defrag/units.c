@@ -265,7 +265,7 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 				    plan_order);
 	if (ret)
 		goto out;
-	/* Kept for units_sources_within: the copies, in the moves' order. */
+	/* Kept for units_fit: the copies and moves, in the moves' order. */
 	u->copies_to = calloc(u->n, sizeof(*u->copies_to));
 	if (!u->copies_to) {
 		ret = ENOMEM;
@@ -275,6 +275,10 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 		u->copies_to[k] = s.moves[u->end[k] - 1].copy_at + s.moves[u->end[k] - 1].ncopies;
 	u->copies = s.copies;
 	s.copies = NULL;
+	u->io = s.moves;
+	s.moves = NULL;
+	u->nio = plan->nmoves;
+	u->horizon = u->n;
 	for (i = 0, waiting = 0, ordered = 0; i < plan->nmoves; i++) {
 		waiting += seconds[i];
 		ordered += plan_order[i];
@@ -308,7 +312,7 @@ uint64_t units_within(const struct units *u, const struct units_limit *limit,
 
 	*saved = 0;
 	for (k = 0; k < u->n; k++) {
-		if (limit->units && k >= limit->units)
+		if ((limit->units && k >= limit->units) || k >= u->horizon)
 			break;
 		/* A unit starts only if its estimate fits (execute.c). */
 		if (limit->seconds >= 0 && t + u->seconds[k] > limit->seconds)
@@ -344,18 +348,127 @@ void units_free(struct units *u)
 		ext2fs_free_block_bitmap(u->sources);
 	free(u->copies);
 	free(u->copies_to);
+	free(u->io);
 	memset(u, 0, sizeof(*u));
 }
 
-void units_sources_within(struct units *u, uint64_t k)
+/* Only the first K units' sources in U->sources. */
+static void sources_within(struct units *u, uint64_t k)
 {
 	uint64_t i;
 
-	if (!u->sources || k >= u->n)
-		return;
 	ext2fs_clear_block_bitmap(u->sources);
 	for (i = 0; k && i < u->copies_to[k - 1]; i++)
 		ext2fs_mark_block_bitmap_range2(u->sources, u->copies[i].src, u->copies[i].len);
+}
+
+/*
+ * The run that stops after unit K, modeled into SECONDS (per move) and
+ * U->seconds[0, K): its sources the only ones read ahead.  *TOTAL: its
+ * seconds.
+ */
+static errcode_t model_cut(const struct units_model *m, struct units *u, uint64_t k,
+			   double *seconds, double *total)
+{
+	uint64_t i, j;
+	errcode_t ret;
+
+	*total = 0;
+	sources_within(u, k);
+	if (!k)
+		return 0;
+	ret = iomodel_moves(m->layout->fs, m->model, m->buffer_bytes, &m->log, u->io,
+			    u->end[k - 1], u->copies, u->sources, u->end, k, u->waiting,
+			    seconds);
+	if (ret)
+		return ret;
+	for (j = 0, i = 0; j < k; j++) {
+		for (u->seconds[j] = 0; i < u->end[j]; i++)
+			u->seconds[j] += seconds[i];
+		*total += u->seconds[j];
+	}
+	return 0;
+}
+
+errcode_t units_fit(const struct units_model *m, struct units *u,
+		    const struct units_limit *limit, double *saved)
+{
+	double dummy, total, next = 0, *seconds, *fit = NULL, *plan = NULL;
+	uint64_t lo, hi, mid, k;
+	errcode_t ret = 0;
+
+	if (!saved)
+		saved = &dummy;
+	if (u->fitted) {
+		units_within(u, limit, saved);
+		return 0;
+	}
+	u->fitted = 1;
+	hi = units_within(u, limit, saved);
+	if (!u->sources || !u->io || hi >= u->n)
+		return 0;
+	seconds = calloc(u->nio, sizeof(*seconds));
+	fit = calloc(u->n, sizeof(*fit));
+	plan = malloc(u->n * sizeof(*plan));
+	if (!seconds || !fit || !plan) {
+		ret = ENOMEM;
+		goto out;
+	}
+	memcpy(plan, u->seconds, u->n * sizeof(*plan));
+	/*
+	 * The most units whose cut run fits: no more than the whole plan's
+	 * model lets fit (the cut run reads a sparser sweep and ends with
+	 * the commit and checkpoint the plan's model charged later units),
+	 * found by halving, each try modeled (a run over K units costs its
+	 * K's: the tries cost some two whole models).  Without a time limit,
+	 * the number of units is the cut.
+	 */
+	lo = limit->seconds < 0 ? hi : 0;
+	if (lo) {
+		ret = model_cut(m, u, lo, seconds, &total);
+		if (ret)
+			goto out;
+		memcpy(fit, u->seconds, lo * sizeof(*fit));
+	}
+	while (lo < hi) {
+		mid = hi - (hi - lo) / 2;
+		ret = model_cut(m, u, mid, seconds, &total);
+		if (ret)
+			goto out;
+		if (total <= limit->seconds) {
+			lo = mid;
+			memcpy(fit, u->seconds, mid * sizeof(*fit));
+		} else {
+			hi = mid - 1;
+		}
+	}
+	k = lo;
+	/*
+	 * The unit after them as the last of a run that gets to it: what the
+	 * mover weighs before it (a disk faster than the model may get
+	 * there), and what a run stopped before it names.
+	 */
+	if (limit->seconds >= 0 && k < u->n) {
+		ret = model_cut(m, u, k + 1, seconds, &total);
+		if (ret)
+			goto out;
+		next = u->seconds[k];
+	}
+	/* The cut run's sources, and its units' seconds; those past the
+	 * next keep the plan's (the mover gets to them only where the disk
+	 * proves faster than the model). */
+	sources_within(u, k);
+	memcpy(u->seconds, plan, u->n * sizeof(*plan));
+	memcpy(u->seconds, fit, k * sizeof(*fit));
+	if (limit->seconds >= 0 && k < u->n)
+		u->seconds[k] = next;
+	u->horizon = k;
+	units_within(u, limit, saved);
+out:
+	free(seconds);
+	free(fit);
+	free(plan);
+	return ret;
 }
 
 double units_plan_seconds(const struct plan *plan, void *priv, double *longest)

@@ -28,6 +28,12 @@ struct units {
 					 * through), or NULL */
 	struct io_copy	*copies;	/* the moves' copies, in their order */
 	uint64_t	*copies_to;	/* unit k's end among them */
+	struct io_move	*io;		/* each move's, for iomodel.c (units_fit) */
+	uint64_t	nio;
+	uint64_t	horizon;	/* the mover walks units [0, horizon)
+					 * first: n, or where a limit cuts the
+					 * run (units_fit) */
+	int		fitted;		/* units_fit made it */
 };
 
 /* What cuts a run: at most UNITS units (0: any), SECONDS of units (< 0: any). */
@@ -39,20 +45,11 @@ struct units_limit {
 /*
  * The units of U a run under LIMIT does, in the plan's order, each
  * started only if its estimate fits what is left (the model's: the run
- * scales it by the rate it measures); *SAVED: the read time they save.
+ * scales it by the rate it measures), none past U->horizon (units_fit);
+ * *SAVED: the read time they save.
  */
 uint64_t units_within(const struct units *u, const struct units_limit *limit,
 		      double *saved);
-
-/*
- * Only the first K units' sources in U->sources: what the mover reads
- * ahead and reads through for later moves (readthrough.h) is then only
- * for the units a limit lets the run take.  Read for a unit the run will
- * not start, it is time the window loses, and the next run reads it
- * again; the estimate charges it to the unit that copies it (iomodel.c),
- * so the units within the limit are estimated as they now go.
- */
-void units_sources_within(struct units *u, uint64_t k);
 
 /* The unit (index) plan move I belongs to; U->n past the last. */
 uint64_t units_of_move(const struct units *u, uint64_t i);
@@ -88,6 +85,20 @@ struct units_model {
  * units_model; -1 when it cannot say.
  */
 double units_plan_seconds(const struct plan *plan, void *priv, double *longest);
+
+/*
+ * Where LIMIT cuts the run: the most units K whose run, modeled on M as
+ * the run that stops after them, fits it; U->horizon = K.  That run ends
+ * after unit K (its last commit and the journal's checkpoint are its
+ * own) and reads ahead, and through long gaps, only for them, as the
+ * mover then does with U->sources and walks them first: read for a unit
+ * the run will not start, it is time the window loses, and the next run
+ * reads it again.  Their seconds in U are that run's; U's total and
+ * longest stay the whole plan's.  *SAVED (SAVED may be NULL): what they
+ * save.  ENOMEM, else 0.
+ */
+errcode_t units_fit(const struct units_model *m, struct units *u,
+		    const struct units_limit *limit, double *saved);
 
 
 /*

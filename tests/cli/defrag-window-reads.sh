@@ -1,8 +1,9 @@
 #!/bin/sh
 # A run cut by a limit reads ahead only for the units it takes
-# (defrag/units.h: units_sources_within).  On e2fragimg's nearly full
-# 1 KiB-block disks, the plan made for a window (as defrag-window.sh's)
-# starts with three small staging units before a long one; a run of
+# (defrag/units.h: units_fit).  On e2fragimg's nearly full
+# 1 KiB-block disks, the plan made for a window of four fifths of the
+# plain plan's longest unit (defrag-window.sh) starts with three small
+# staging units before one too long for it; a run of
 # those three used to read ahead, for the long unit it would not start,
 # a buffer of its sources (55 MiB of the ext3 disk's 64: on a rotating
 # disk, most of the window).  Every range the cut run asks the page cache

@@ -2,7 +2,9 @@
 # A plan made for the window (planner/plan_search.c, plan_opts.window):
 # on e2fragimg's nearly full 1 KiB-block disks the plan that writes least
 # packs the recordings with direct moves, in sweeps, as one long unit; a
-# --max-time shorter than that unit gets the plan whose units fit (the
+# --max-time shorter than that unit (nine tenths of it: the window plan's
+# longest unit, as a run that ends after it with its last commit and the
+# journal's checkpoint, takes 112 s of ext3's 118) gets the plan whose units fit (the
 # moves on a slow modeled disk, --mbps 1, so that the window is minutes
 # and no scan or plan uses it up), as many files at best, writing at most
 # twice what needed moving, and says so.  That plan's units each leave the
@@ -24,9 +26,9 @@ for fs in ext2 ext3; do
 	e2defrag --mbps 1 -n --json "$img" > "$T/plain.json" 2>/dev/null
 	[ "$(json_get "$T/plain.json" 'j["plan"]["units_for_window"]')" = False ] ||
 		fail "$fs: a plan made for a window without --max-time"
-	w=$(json_get "$T/plain.json" 'int(j["plan"]["longest_unit_seconds"] * 0.8)')
+	w=$(json_get "$T/plain.json" 'int(j["plan"]["longest_unit_seconds"] * 0.9)')
 	best=$(json_get "$T/plain.json" 'j["plan"]["files_best"]')
-	[ "$w" -gt 20 ] || fail "$fs: the longest unit is only $w/0.8 s: no case"
+	[ "$w" -gt 20 ] || fail "$fs: the longest unit is only $w/0.9 s: no case"
 
 	# With a window shorter than that unit: a plan whose units fit.
 	e2defrag --mbps 1 -n --json --max-time "$w" "$img" > "$T/win.json" 2>/dev/null
@@ -58,7 +60,7 @@ for fs in ext2 ext3; do
 	# so are its units' estimates (iomodel.c charges a read-ahead to the
 	# unit it reads for: before, ext3's first night had the long unit at
 	# 72 s, the reads for it charged to the three before it, and every
-	# night after found it at 124 s, longer than the window, and stopped).
+	# night after found it at 134 s, longer than the window, and stopped).
 	cp "$img" "$T/nights.img"
 	cp "$T/before" "$T/last"
 	k=0
