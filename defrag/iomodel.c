@@ -57,6 +57,7 @@
 
 #include "array.h"
 #include "iomodel.h"
+#include "lower_bound.h"
 #include "move.h"
 #include "radix_sort.h"
 #include "unit_walk.h"
@@ -204,21 +205,14 @@ static void read_blocks(struct clock *c, blk64_t blk, blk64_t n)
  */
 static void charge_read(struct clock *c, blk64_t blk, blk64_t n, double dt)
 {
-	size_t lo = 0, hi = c->nowners, i;
+	size_t lo, i;
 	blk64_t end = blk + n, owned = 0;
 	int pass;
 
 	if (!n || dt <= 0)
 		return;
 	/* The first source that may reach past BLK. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->owners_end[mid] > blk)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
+	lo = lower_bound(0, c->nowners, blk_at_or_before, c->owners_end, &blk);
 	/*
 	 * Blocks several moves copy from (staged out, then copied again from
 	 * there) are shared among them: what is charged is at most DT.
