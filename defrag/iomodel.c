@@ -37,18 +37,23 @@
  *   its trips, each an average seek and a rotation, after which the head
  *   is anywhere: three with a journal (the log's blocks, the commit
  *   block, the journal superblock), two without (ext2's ordered steps 1
- *   and 2; step 3 goes out with a later flush, switch.c);
+ *   and 2, between which the batch's inode table and bitmap blocks are
+ *   written in place, in block order; step 3 goes out with a later
+ *   flush, switch.c);
  * - a checkpoint (journal.c: before a commit the log's live part cannot
  *   take, and at the end) writes what the committed batches logged, data
  *   and metadata, in place in one pass in block order, then flushes: on
  *   a tree whose files fill each other's places, most of the data goes
- *   out there, and the estimate was a fifth short without it.
+ *   out there, and the estimate was a fifth short without it;
+ * - the run's end writes the journal's superblock and the filesystem's
+ *   (without a journal, step 3's bitmaps and the superblock), a trip
+ *   each.
  *
  * What a group costs is shared among its moves by the blocks they copy,
  * but for what it reads for later moves (the read-ahead, a long gap read
- * through), which those moves pay (charge_read).
- * The metadata a switch writes and the new mapping blocks are not
- * costed one by one: the commits stand for them.
+ * through), which those moves pay (charge_read).  The new mapping
+ * blocks are not costed one by one, nor, with a journal, the metadata
+ * outside the log: the commits stand for them.
  */
 #include <errno.h>
 #include <stddef.h>

@@ -266,13 +266,6 @@ errcode_t units_make(const struct layout *layout, const struct plan *plan,
 	if (ret)
 		goto out;
 	/* Kept for units_fit: the copies and moves, in the moves' order. */
-	u->copies_to = calloc(u->n, sizeof(*u->copies_to));
-	if (!u->copies_to) {
-		ret = ENOMEM;
-		goto out;
-	}
-	for (k = 0; k < u->n; k++)
-		u->copies_to[k] = s.moves[u->end[k] - 1].copy_at + s.moves[u->end[k] - 1].ncopies;
 	u->copies = s.copies;
 	s.copies = NULL;
 	u->io = s.moves;
@@ -347,18 +340,18 @@ void units_free(struct units *u)
 	if (u->sources)
 		ext2fs_free_block_bitmap(u->sources);
 	free(u->copies);
-	free(u->copies_to);
 	free(u->io);
 	memset(u, 0, sizeof(*u));
 }
 
-/* Only the first K units' sources in U->sources. */
+/* Only the first K units' sources in U->sources (copies go in move order). */
 static void sources_within(struct units *u, uint64_t k)
 {
+	const struct io_move *last = k ? &u->io[u->end[k - 1] - 1] : NULL;
 	uint64_t i;
 
 	ext2fs_clear_block_bitmap(u->sources);
-	for (i = 0; k && i < u->copies_to[k - 1]; i++)
+	for (i = 0; last && i < last->copy_at + last->ncopies; i++)
 		ext2fs_mark_block_bitmap_range2(u->sources, u->copies[i].src, u->copies[i].len);
 }
 

@@ -26,9 +26,9 @@ struct units {
 					 * reads, as the plan leaves the files
 					 * move after move (move.h: read
 					 * through), or NULL */
-	struct io_copy	*copies;	/* the moves' copies, in their order */
-	uint64_t	*copies_to;	/* unit k's end among them */
-	struct io_move	*io;		/* each move's, for iomodel.c (units_fit) */
+	struct io_copy	*copies;	/* the moves' copies, in their order ... */
+	struct io_move	*io;		/* ... and each move's, for iomodel.c
+					 * (units_fit) */
 	uint64_t	nio;
 	uint64_t	horizon;	/* the mover walks units [0, horizon)
 					 * first: n, or where a limit cuts the
@@ -93,9 +93,11 @@ double units_plan_seconds(const struct plan *plan, void *priv, double *longest);
  * own) and reads ahead, and through long gaps, only for them, as the
  * mover then does with U->sources and walks them first: read for a unit
  * the run will not start, it is time the window loses, and the next run
- * reads it again.  Their seconds in U are that run's; U's total and
- * longest stay the whole plan's.  *SAVED (SAVED may be NULL): what they
- * save.  ENOMEM, else 0.
+ * reads it again.  Their seconds in U are that run's, and the next
+ * unit's its own as the last of a run that gets to it (what the mover
+ * weighs before it, and a run stopped there names); the rest, and U's
+ * total and longest, stay the whole plan's.  *SAVED (SAVED may be NULL):
+ * what they save.  ENOMEM, else 0.
  */
 errcode_t units_fit(const struct units_model *m, struct units *u,
 		    const struct units_limit *limit, double *saved);
