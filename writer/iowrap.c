@@ -17,6 +17,11 @@ struct iowrap {
 	const struct iowrap_hooks *hooks;
 	void		*priv;
 	int		fs_blocksize;	/* the unit the superblock goes out in */
+	/* get_stats shows the bytes written below less those already
+	 * counted in the superblock's s_kbytes_written (iowrap_count_writes),
+	 * so that ext2fs_close counts each byte once. */
+	struct struct_io_stats shown;
+	unsigned long long counted;
 };
 
 static errcode_t wrap_open(const char *name, int flags, io_channel *channel);
@@ -247,13 +252,37 @@ static errcode_t wrap_set_option(io_channel channel, const char *option,
 
 static errcode_t wrap_get_stats(io_channel channel, io_stats *stats)
 {
-	io_channel inner = wrap_of(channel)->inner;
+	struct iowrap *w = wrap_of(channel);
+	io_stats below = NULL;
+	errcode_t ret;
 
-	if (!inner->manager->get_stats) {
-		*stats = NULL;
+	*stats = NULL;
+	if (!w->inner->manager->get_stats)
 		return 0;
-	}
-	return inner->manager->get_stats(inner, stats);
+	ret = w->inner->manager->get_stats(w->inner, &below);
+	if (ret || !below)
+		return ret;
+	w->shown = *below;
+	w->shown.bytes_written = below->bytes_written > w->counted ?
+				 below->bytes_written - w->counted : 0;
+	*stats = &w->shown;
+	return 0;
+}
+
+void iowrap_count_writes(ext2_filsys fs, unsigned long long coming)
+{
+	io_stats s = NULL;
+	struct iowrap *w;
+	unsigned long long before;
+
+	/* ext2fs_close's rule: only a superblock that counts them. */
+	if (!iowrap_is_safe(fs) || !fs->super->s_kbytes_written ||
+	    wrap_get_stats(fs->io, &s) || !s)
+		return;
+	w = wrap_of(fs->io);
+	before = w->counted;
+	w->counted += s->bytes_written + coming;
+	fs->super->s_kbytes_written += (w->counted >> 10) - (before >> 10);
 }
 
 static errcode_t zeroed(io_channel channel, unsigned long long block,

@@ -9,7 +9,11 @@
  * or e2fsck's recovery turns into the old or the new metadata:
  *   needs_recovery on disk     before the journal superblock can point at
  *                              a transaction (else the kernel would wipe
- *                              the log at mount instead of replaying it);
+ *                              the log at mount instead of replaying it,
+ *                              and e2fsck call the log's data a problem):
+ *                              written with the first transaction's copies,
+ *                              while the journal superblock that starts a
+ *                              log goes with its commit block;
  *   descriptors and copies     before the commit block that validates them
  *                              (the mover's data was flushed before that:
  *                              ordered mode; data into blocks the
@@ -182,18 +186,23 @@ static errcode_t write_jsb(struct journal *j, uint32_t start, uint32_t seq)
 	return log_write(j, 0, j->sb_block);
 }
 
-/* The filesystem superblock, whole block, in place, then a flush. */
+/* The filesystem superblock, whole block, in place. */
 static errcode_t write_fs_super(struct journal *j)
 {
 	blk64_t blk;
 	errcode_t ret;
 
 	ret = metawrite_super_block(j->fs, &blk, j->buf);
-	if (!ret)
-		ret = io_channel_write_blk64(j->fs->io, blk, 1, j->buf);
-	return ret ? ret : flush(j);
+	return ret ? ret : io_channel_write_blk64(j->fs->io, blk, 1, j->buf);
 }
 
+/*
+ * needs_recovery goes out with the first transaction's copies, durable
+ * by the flush before its commit block: no commit is ever durable
+ * without it.  The journal superblock that starts a log, the only write
+ * that would make the log look full of data to a superblock without the
+ * flag, goes with the commit block (journal_commit).
+ */
 errcode_t journal_start(struct journal *j)
 {
 	errcode_t ret;
@@ -623,8 +632,16 @@ errcode_t journal_commit(struct journal *j)
 		memset(j->buf, 0, j->bs);
 		ret = log_write(j, pos, j->buf);
 	}
-	/* The log's start, when it was empty (or features changed). */
-	if (!ret && (!j->nlive_trans || j->jsb_dirty))
+	/*
+	 * Features a live log's next commit needs (revoke) go out before
+	 * it.  A log that was empty starts with the commit block instead
+	 * (below): its journal superblock (the start, and any feature)
+	 * and the commit block are durable together or the log stays
+	 * empty, which a cut leaves as the old layout; and the start never
+	 * reaches the disk before needs_recovery (journal_start), which the
+	 * flush here makes durable.
+	 */
+	if (!ret && j->nlive_trans && j->jsb_dirty)
 		ret = write_jsb(j, j->tail, j->tail_seq);
 	if (!ret)
 		ret = flush(j);
@@ -637,6 +654,8 @@ errcode_t journal_commit(struct journal *j)
 	j->last_commit_sec = now;
 	jfmt_commit_block(j, j->buf, j->seq, now);
 	ret = log_write(j, pos, j->buf);
+	if (!ret && !j->nlive_trans)
+		ret = write_jsb(j, j->tail, j->tail_seq);
 	if (!ret)
 		ret = flush(j);
 	if (ret)
@@ -670,7 +689,10 @@ errcode_t journal_close(struct journal *j)
 	if (ret || !j->recover_on_disk)
 		return ret;
 	ext2fs_clear_feature_journal_needs_recovery(j->fs->super);
+	iowrap_count_writes(j->fs, j->fs->blocksize);	/* ext2fs_close's */
 	ret = write_fs_super(j);
+	if (!ret)
+		ret = flush(j);
 	if (!ret)
 		j->recover_on_disk = 0;
 	return ret;

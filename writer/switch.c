@@ -1060,6 +1060,7 @@ errcode_t switch_close(struct switch_ctx *c)
 		ret = io_channel_flush(fs->io);
 	if (!ret && !c->journal && c->marked_unclean) {
 		fs->super->s_state |= EXT2_VALID_FS;
+		iowrap_count_writes(fs, fs->blocksize);	/* ext2fs_close's */
 		ret = write_super(c);
 		if (!ret)
 			ret = io_channel_flush(fs->io);
@@ -1068,9 +1069,11 @@ errcode_t switch_close(struct switch_ctx *c)
 		fail_stop(c, ret);
 	} else {
 		/*
-		 * Disk and memory agree on everything switch_file touched:
-		 * nothing is left for ext2fs_close to write but, perhaps, the
-		 * superblock's s_kbytes_written (whole, through the wrapper).
+		 * Disk and memory agree on everything switch_file touched,
+		 * and the last superblock write counted the run's writes
+		 * (iowrap_count_writes): nothing is left for ext2fs_close to
+		 * write, not even s_kbytes_written, but where no superblock
+		 * went out (whole, through the wrapper, if it does).
 		 */
 		fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY);
 		fs->flags |= EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;

@@ -292,6 +292,16 @@ void iowrap_unhook(io_channel ch);
 int iowrap_is_safe(ext2_filsys fs);
 
 /*
+ * Count the bytes written so far, and COMING more, in FS's superblock
+ * (s_kbytes_written, "Lifetime writes"), as ext2fs_close would, and
+ * hide them from ext2fs_close: called just before the superblock write
+ * that ends a run (COMING: that write), it saves ext2fs_close a flush,
+ * a trip to the superblock and a second flush.  Nothing without a
+ * wrapper on FS, or where the superblock does not count writes.
+ */
+void iowrap_count_writes(ext2_filsys fs, unsigned long long coming);
+
+/*
  * iolog.c --- record every write and flush a run makes to the device, for
  * the power-cut harness (tests/crash): a replay tool rebuilds the image as
  * a cut at any instant would leave it.

@@ -27,14 +27,17 @@
  * e2fsck/recovery.c are the reader this must satisfy).
  *
  * A transaction's life:
- *   journal_start    the first time: needs_recovery set in the superblock
- *                    on disk (before the log can hold anything);
+ *   journal_start    the first time: needs_recovery set in the superblock,
+ *                    written (durable with the first commit's copies,
+ *                    before any commit block);
  *   journal_add      the new image of each metadata block it changes;
  *   journal_revoke   blocks freed by it that live transactions logged;
  *   journal_commit   revoke, descriptor and copy blocks (and the journal
- *                    superblock, when the log was empty; with checksums,
- *                    zeroes where the commit block goes) written, flush;
- *                    commit block, flush: the transaction is durable.
+ *                    superblock, when a live log's features changed; with
+ *                    checksums, zeroes where the commit block goes)
+ *                    written, flush; commit block (and the journal
+ *                    superblock that starts a log that was empty), flush:
+ *                    the transaction is durable.
  * A checkpoint writes the blocks of the live transactions in place, flush;
  * then the journal superblock marks the log empty, flush.  It happens, as
  * in the kernel, when the log has no room for the next transaction, and

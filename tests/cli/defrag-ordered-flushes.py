@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""defrag-ordered-flushes.py LOG IMAGE: the flushes of an e2defrag run on
-a filesystem without a journal, from its write log (E2FRAG_IOLOG), against
-the commits the log itself shows.
+"""defrag-ordered-flushes.py LOG IMAGE [--journal]: the flushes of an
+e2defrag run on a filesystem without a journal, from its write log
+(E2FRAG_IOLOG), against the commits the log itself shows.
+
+With --journal, a run with one: the commits are the flush windows that
+write a JBD2 commit block, the checkpoints those that write a journal
+superblock saying the log is empty (its s_start 0); prints "commits C
+flushes F checkpoints K buffers B".
 
 An ordered commit writes the batch's inode table blocks between two
 flushes of their own (switch.c's step 2: nothing else may be durable
@@ -33,9 +38,31 @@ def places(image):
     return bs, tables, (sb, int(gd.group(2))), bitmaps
 
 
-def windows(log):
+JBD2_MAGIC = 0xC03B3998
+JBD2_COMMIT = 2
+JBD2_SUPERBLOCKS = (3, 4)
+
+
+def jbd2_kind(data):
+    """'commit' for a JBD2 commit block, 'empty' for a journal superblock
+    saying the log is empty (s_start 0), else None."""
+    if len(data) < 32:
+        return None
+    magic, kind = struct.unpack(">II", data[:8])
+    if magic != JBD2_MAGIC:
+        return None
+    if kind == JBD2_COMMIT:
+        return "commit"
+    if kind in JBD2_SUPERBLOCKS and struct.unpack(">I", data[28:32])[0] == 0:
+        return "empty"
+    return None
+
+
+def windows(log, bs=None, marks=None):
     """The writes between two flushes: a list of lists of (offset, length),
-    and the number of flushes."""
+    and the number of flushes.  With BS, the one-block writes that are
+    JBD2 commit blocks or empty-log journal superblocks are appended to
+    MARKS as (window index, kind)."""
     with open(log, "rb") as f:
         if f.read(8) != b"E2FIOLG1":
             sys.exit("%s: not a write log" % log)
@@ -46,7 +73,13 @@ def windows(log):
                 break
             kind, _, off, length = struct.unpack("=IIQQ", head)
             if kind == ord("W"):
-                f.seek(length, 1)
+                if bs and length == bs:
+                    k = jbd2_kind(f.read(32))
+                    f.seek(length - 32, 1)
+                    if k:
+                        marks.append((len(out), k))
+                else:
+                    f.seek(length, 1)
                 cur.append((off, length))
             elif kind == ord("Z"):
                 cur.append((off, length))
@@ -68,7 +101,15 @@ def main():
         a, b = off // bs, (off + length - 1) // bs
         return any(a <= y and b >= x for x, y in runs)
 
-    wins, flushes = windows(log)
+    marks = []
+    wins, flushes = windows(log, bs, marks)
+    if "--journal" in sys.argv[3:]:
+        commits = len({w for w, k in marks if k == "commit"})
+        empties = len({w for w, k in marks if k == "empty"})
+        written = sum(n for w in wins for o, n in w)
+        print("commits %d flushes %d checkpoints %d buffers %d" % (
+            commits, flushes, empties, (written + (32 << 20) - 1) // (32 << 20)))
+        return
     commits = sum(1 for w in wins if any(meets(o, n, tables) for o, n in w))
     descriptors = sum(1 for w in wins for o, n in w if meets(o, n, [head]))
     nbitmaps = sum(1 for w in wins for o, n in w if meets(o, n, bitmaps))

@@ -26,7 +26,10 @@
 #      attributes (lib.sh's snapshot, from debugfs);
 #   2. with a journal, replaying the journal alone (e2fsck -E journal_only)
 #      finds no corrupt transaction and leaves a filesystem e2fsck -fn
-#      finds clean;
+#      finds clean; and before that, a log with data (dumpe2fs's journal
+#      start) only under a superblock that says needs_recovery (else the
+#      kernel wipes the log at mount, and the boot's e2fsck -p stops:
+#      "needs_recovery flag is clear, but journal has data");
 #   3. without, e2fsck fixes nothing but leaked blocks and counts (and,
 #      with metadata_csum, a block bitmap checksum: see fsck_only_leaks).
 # Prints "NAME: torn cuts T: KIND N, ..." and "NAME: cut points N, data
@@ -187,6 +190,12 @@ while read -r epoch mode arg tseed kind; do
 		snapshot_diff "$WORK/before" "$WORK/after" | head -5 >&2
 	fi
 	if [ $journalled = yes ]; then
+		dumpe2fs -h "$WORK/cut.img" > "$WORK/sb.out" 2>/dev/null
+		if grep -q '^Journal start: *[1-9]' "$WORK/sb.out" &&
+		   ! grep -q '^Filesystem features:.* needs_recovery' "$WORK/sb.out"; then
+			unclean=$((unclean + 1))
+			echo "$name: $what: the log has data, the superblock no needs_recovery" >&2
+		fi
 		cp --sparse=always "$WORK/cut.img" "$WORK/jo.img" || harness "copying the cut image"
 		# A transaction whose commit block fails its checksum is not
 		# replayed, and recovery says it was corrupt: a torn commit
