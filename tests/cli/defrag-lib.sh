@@ -450,19 +450,29 @@ e2defrag() {
 
 # figures IMG OUT: the whole filesystem's pieces and modeled read time
 # (debugfs block lists and the read model, tests/cli/defrag-units.py) and
-# its interleave sets (e2frag).
+# its interleave sets (e2frag): their number in OUT, each interleaved
+# file's set in OUT.sets ("ino set" lines).
 figures() {
 	python3 "$top_srcdir/tests/cli/defrag-units.py" metrics "$1" > "$2" ||
 		fail "metrics of $1"
 	echo "sets $(e2frag_field "$1" interleave_sets)" >> "$2"
+	python3 -c 'import json, sys
+for f in json.load(open(sys.argv[1]))["files"]:
+    if f.get("interleave_set"):
+        print(f["ino"], f["interleave_set"])' "$T/e2frag.json" > "$2.sets" ||
+		fail "the interleave sets of $1"
 }
 
-# noworse BEFORE AFTER WHAT: figures AFTER no worse than BEFORE.
+# noworse BEFORE AFTER WHAT: figures AFTER no worse than BEFORE; the
+# interleave sets no more, and each within one set of BEFORE (no file
+# interleaved that was not, no two sets joined: doc/design.md).
 noworse() {
 	python3 "$top_srcdir/tests/cli/defrag-units.py" noworse "$1" "$2" ||
 		fail "$3: the filesystem is worse: $(cat "$1") -> $(cat "$2")"
 	[ "$(sed -n 's/^sets //p' "$2")" -le "$(sed -n 's/^sets //p' "$1")" ] ||
 		fail "$3: more interleave sets: $(cat "$1") -> $(cat "$2")"
+	python3 "$top_srcdir/tests/cli/defrag-units.py" within "$1.sets" "$2.sets" ||
+		fail "$3: interleave sets not within those before"
 }
 
 # stopped IMG JSON WHAT ARGS...: e2defrag ARGS --json IMG stops at its

@@ -13,6 +13,10 @@ worse (tests/cli/defrag-units.sh), from debugfs's block lists
                    has more pieces or a longer read time than A
   jumps IMG PATH   the read time PATH's jumps between pieces cost: what
                    laying it out in one piece saves
+  within A B       interleave sets ("ino set" lines, e2frag's: files A,
+                   B): exit 1 unless every set of B lies within one set of
+                   A (no file interleaved that was not, no two sets of A
+                   joined); a set of A may have split in B
 """
 import math
 import os
@@ -77,6 +81,19 @@ def main(argv):
         pa, ra, pb, rb = int(a[1]), float(a[3]), int(b[1]), float(b[3])
         if pb > pa or rb > ra + 1e-6:
             print("worse: pieces %d -> %d, read %.6f -> %.6f" % (pa, pb, ra, rb))
+            return 1
+        return 0
+    if len(argv) == 4 and argv[1] == "within":
+        def sets(path):
+            return dict(map(int, line.split()) for line in open(path) if line.strip())
+        a, b = sets(argv[2]), sets(argv[3])
+        was = {}
+        for ino, s in b.items():
+            was.setdefault(s, set()).add(a.get(ino, 0))
+        bad = [s for s, v in was.items() if len(v) != 1 or 0 in v]
+        if bad:
+            print("sets not within one set before: %s" % ", ".join(
+                "%d (from %s)" % (s, sorted(was[s])) for s in bad[:5]))
             return 1
         return 0
     print(__doc__, file=sys.stderr)

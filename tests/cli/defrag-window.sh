@@ -62,7 +62,7 @@ for fs in ext2 ext3; do
 	# 72 s, the reads for it charged to the three before it, and every
 	# night after found it at 134 s, longer than the window, and stopped).
 	cp "$img" "$T/nights.img"
-	cp "$T/before" "$T/last"
+	cp "$T/before" "$T/last"; cp "$T/before.sets" "$T/last.sets"
 	k=0
 	while [ $k -lt 40 ]; do
 		cp "$T/nights.img" "$T/prev.img"
@@ -72,7 +72,7 @@ for fs in ext2 ext3; do
 		k=$((k + 1))
 		figures "$T/nights.img" "$T/nights"
 		noworse "$T/last" "$T/nights" "$fs: night $k"
-		cp "$T/nights" "$T/last"
+		cp "$T/nights" "$T/last"; cp "$T/nights.sets" "$T/last.sets"
 		[ $rc -eq 0 ] && break
 		cmp -s "$T/nights.img" "$T/prev.img" && break
 	done
