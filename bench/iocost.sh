@@ -12,7 +12,8 @@
 #
 # Per disk: moves (e2defrag -J); the moves that write into blocks a move
 # since the last such one released (the commits any batching of this plan
-# must make); flushes (fsync calls on the image); bytes
+# must make); flushes (fsync calls on the image, and in brackets those
+# with writes to make durable: libext2fs fsyncs each open); bytes
 # read from and written to the disk by the model, modeled seconds (the
 # whole run: scan, plan, moves), the limit, the ratio, flushes per 32 MiB
 # written; then the run again, untraced, on a fresh copy in the page cache,
@@ -182,7 +183,8 @@ estimate = "%.1f s / %.1f s: %.2fx" % (est, moves_s, est / moves_s) \
     if est is not None and moves_s > 0 else "-"
 print("| %s (%s %s) | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
     name, fs["type"], size,
-    format(c["moves"], ","), format(c["forced_reuses"], ","), format(c["flushes"], ","),
+    format(c["moves"], ","), format(c["forced_reuses"], ","),
+    "%s (%s)" % (format(c["flushes"], ","), format(c["flushes_writing"], ",")),
     "%.1f" % c["flushes_per_32mib"] if w else "-",
     "%.0f MiB" % (c["disk_bytes_read"] / MiB), "%.0f MiB" % (w / MiB),
     "%.1f s (%.1f s)" % (c["modeled_seconds"], c["scan_seconds"]),
@@ -196,7 +198,7 @@ for d in $disks; do
 done
 echo "$(e2defrag -V 2>&1 | head -1) ($(git -C "$top" describe --always --dirty 2>/dev/null || echo "no git")), kernel $(uname -r), $(nproc) CPUs, load $(cut -d" " -f1-3 /proc/loadavg)"
 echo
-echo "| disk | moves | forced reuses | flushes | flushes / 32 MiB | read | written | modeled (scan and plan) | limit | ratio | page cache: e2defrag / dd, rate | estimate (e2defrag -n) / modeled moves |"
+echo "| disk | moves | forced reuses | flushes (writing) | flushes / 32 MiB | read | written | modeled (scan and plan) | limit | ratio | page cache: e2defrag / dd, rate | estimate (e2defrag -n) / modeled moves |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for d in $disks; do
 	measure "$d"
