@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "journal_int.h"
+#include "writer.h"
 
 /* ------------------------------------------------------------ live blocks */
 
@@ -363,6 +364,7 @@ errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
 	memcpy(copy, image, j->bs);
 	j->pending[j->npending].blk = blk;
 	j->pending[j->npending].image = copy;
+	j->pending[j->npending].revoked = 0;
 	j->npending++;
 	return 0;
 }
@@ -372,9 +374,21 @@ int journal_can_revoke(const struct journal *j)
 	return jfmt_get32(&j->jsb->h_blocktype) == JBD2_SUPERBLOCK_V2;
 }
 
-/* Revoke BLK, which a live transaction logged, and forget its image. */
-static errcode_t revoke_live(struct journal *j, blk64_t blk)
+/*
+ * Revoke live block I, which a committed transaction logged.  Its image
+ * stays live until the revoke is durable (journal_commit drops it then):
+ * until that commit the committed metadata may still point at the block
+ * (a mapping block of the file's layout before the open transaction's
+ * switch), and a checkpoint in between must write it in place, not leave
+ * the block as it was before the log.  After it, the stale image is never
+ * checkpointed over the block's new use.
+ */
+static errcode_t revoke_live(struct journal *j, size_t i)
 {
+	blk64_t blk = j->live.slot[i].blk;
+
+	if (j->live.slot[i].revoked)
+		return 0;
 	if (!journal_can_revoke(j))
 		return E2F_ERR_JOURNAL_UNSUPPORTED;
 	if (!(jfmt_get32(&j->jsb->s_feature_incompat) & JBD2_INCOMPAT_REVOKE)) {
@@ -387,8 +401,7 @@ static errcode_t revoke_live(struct journal *j, blk64_t blk)
 		      sizeof(*j->revokes)))
 		return EXT2_ET_NO_MEMORY;
 	j->revokes[j->nrevokes++] = blk;
-	/* Never checkpoint the stale image over the block's new use. */
-	live_drop(&j->live, blk);
+	j->live.slot[i].revoked = 1;
 	return 0;
 }
 
@@ -434,10 +447,10 @@ errcode_t journal_revoke(struct journal *j, const struct layout_piece *runs,
 
 		/* The live blocks are sorted: those of the run follow i. */
 		for (i = live_lower(&j->live, runs[r].start);
-		     i < j->live.n && j->live.slot[i].blk < end; ) {
-			ret = revoke_live(j, j->live.slot[i].blk);
+		     i < j->live.n && j->live.slot[i].blk < end; i++) {
+			ret = revoke_live(j, i);
 			if (ret)
-				return ret;	/* live_drop moved the next to i */
+				return ret;
 		}
 		/* Logged data of the open transaction the file now leaves:
 		 * a replay must not write it over the blocks' next use. */
@@ -661,7 +674,10 @@ errcode_t journal_commit(struct journal *j)
 	if (ret)
 		return ret;
 
-	/* Durable.  The images now belong to the live log. */
+	/* Durable.  The revoked images are stale now (revoke_live), and
+	 * the transaction's images belong to the live log. */
+	for (i = 0; i < j->nrevokes; i++)
+		live_drop(&j->live, j->revokes[i]);
 	ret = live_merge(&j->live, j->pending, j->npending);
 	if (ret)
 		return ret;

@@ -75,6 +75,7 @@ _Static_assert(offsetof(struct jbd2_super, s_checksum) == 0xfc, "s_checksum");
 struct jblock {
 	blk64_t	blk;
 	char	*image;
+	int	revoked;	/* live: the open transaction revokes it */
 };
 
 /*
