@@ -6,7 +6,7 @@ e2defrag run on a filesystem without a journal, from its write log
 With --journal, a run with one: the commits are the flush windows that
 write a JBD2 commit block, the checkpoints those that write a journal
 superblock saying the log is empty (its s_start 0); prints "commits C
-flushes F checkpoints K buffers B".
+flushes F checkpoints K buffers B kib W", W the KiB written.
 
 An ordered commit writes the batch's inode table blocks between two
 flushes of their own (switch.c's step 2: nothing else may be durable
@@ -107,8 +107,9 @@ def main():
         commits = len({w for w, k in marks if k == "commit"})
         empties = len({w for w, k in marks if k == "empty"})
         written = sum(n for w in wins for o, n in w)
-        print("commits %d flushes %d checkpoints %d buffers %d" % (
-            commits, flushes, empties, (written + (32 << 20) - 1) // (32 << 20)))
+        print("commits %d flushes %d checkpoints %d buffers %d kib %d" % (
+            commits, flushes, empties, (written + (32 << 20) - 1) // (32 << 20),
+            written // 1024))
         return
     commits = sum(1 for w in wins if any(meets(o, n, tables) for o, n in w))
     descriptors = sum(1 for w in wins for o, n in w if meets(o, n, [head]))

@@ -103,15 +103,7 @@ journalled() {
 	E2FRAG_IOLOG=$T/$1.log e2defrag "$img" > "$T/out" 2>&1 || { cat "$T/out"; fail "$1: e2defrag failed"; }
 	set -- "$1" $(python3 "$top_srcdir/tests/cli/defrag-ordered-flushes.py" "$T/$1.log" "$img" --journal) ||
 		fail "defrag-ordered-flushes.py --journal"
-	name=$1 commits=$3 flushes=$5 checkpoints=$7 buffers=$9
-	written=$(python3 -c 'import struct, sys
-f = open(sys.argv[1], "rb"); f.read(8); n = 0
-while True:
-    h = f.read(24)
-    if not h: break
-    k, _, off, length = struct.unpack("=IIQQ", h)
-    if k == ord("W"): f.seek(length, 1); n += length
-print(n // 1024)' "$T/$name.log")
+	name=$1 commits=$3 flushes=$5 checkpoints=$7 buffers=$9 written=${11}
 	after=$(kbytes "$img")
 	echo "# $name: $commits commits, $checkpoints checkpoints, $flushes flushes; $written KiB written, s_kbytes_written $before -> $after"
 	[ "$commits" -ge 10 ] || fail "$name: only $commits commits: the disk does not test what it should"
