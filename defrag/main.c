@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <et/com_err.h>
@@ -432,6 +433,50 @@ static int refused(const struct cli *c, const char *prog, int flags)
 }
 
 /*
+ * Replace the undo file with a new, empty one: 0, or the exit status.
+ * Never the filesystem itself (-z IMAGE IMAGE deleted the image) nor
+ * anything but a regular file (a device node would go), where it points
+ * there through links too.  Created here, with the mode undo_io gives
+ * it, since libext2fs' undo_io crashes when it cannot create the file
+ * (1.47.0: a directory that does not exist); it takes the empty file as
+ * new.
+ */
+static int undo_file_new(const struct cli *c, const char *prog)
+{
+	const char *undo = c->undo_file;
+	struct stat us, ds;
+	char *device = NULL;
+	int fd, same = 0;
+
+	if (stat(undo, &us) == 0) {
+		if (!S_ISREG(us.st_mode)) {
+			fprintf(stderr, "%s: the undo file %s is not a regular file\n",
+				prog, undo);
+			return EXIT_USAGE;
+		}
+		if (!fsopen_resolve(c->spec, &device) && stat(device, &ds) == 0)
+			same = us.st_dev == ds.st_dev && us.st_ino == ds.st_ino;
+		free(device);
+		if (same) {
+			fprintf(stderr, "%s: the undo file %s is the filesystem itself\n",
+				prog, undo);
+			return EXIT_USAGE;
+		}
+	}
+	if (unlink(undo) < 0 && errno != ENOENT) {
+		com_err(prog, errno, "while trying to delete %s", undo);
+		return EXIT_OPERATIONAL;
+	}
+	fd = open(undo, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		com_err(prog, errno, "while creating the undo file %s", undo);
+		return EXIT_OPERATIONAL;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
  * A dry run may read a mounted filesystem (e2defrag-offline asks it
  * whether a maintenance window is worth having): opened read-only, as
  * e2frag opens one, and planned from what is on the disk, which the
@@ -573,13 +618,11 @@ static int run(struct cli *c, const char *prog)
 		 * said yes: the old file may be all that undoes the last run.
 		 */
 		status = refused(c, prog, flags);
+		if (!status)
+			status = undo_file_new(c, prog);
 		if (status)
 			return status;
 		status = EXIT_OPERATIONAL;
-		if (unlink(c->undo_file) < 0 && errno != ENOENT) {
-			com_err(prog, errno, "while trying to delete %s", c->undo_file);
-			return EXIT_OPERATIONAL;
-		}
 		ret = set_undo_io_backing_manager(unix_io_manager);
 		if (!ret)
 			ret = set_undo_io_backup_file((char *)c->undo_file);

@@ -57,6 +57,26 @@ cp "$T/after-run.img" "$img"
 e2undo "$T/undo" "$img" > "$T/undo.out" 2>&1 || { cat "$T/undo.out"; fail "refused: e2undo failed"; }
 cmp -s "$img" "$T/before-run.img" || fail "refused: the kept undo file does not roll back the run"
 
+# An undo file that is the filesystem itself (by its name, a hard link or
+# a symbolic link) or not a regular file is refused, the image untouched
+# (-z IMAGE IMAGE deleted the image); one that cannot be created is an
+# operational error (libext2fs' undo_io crashed on it), the image
+# untouched too.
+img=$T/self.img
+small_image "$img" ext4
+cp "$img" "$T/self.orig"
+ln -f "$img" "$T/self.hard"
+ln -sf "$img" "$T/self.soft"
+for undo in "$img" "$T/self.hard" "$T/self.soft" "$T" /dev/null; do
+	expect_rc 16 e2defrag -z "$undo" "$img"
+	grep -q "the undo file $undo is" "$T/out" || { cat "$T/out"; fail "-z $undo: no message naming the undo file"; }
+	cmp -s "$img" "$T/self.orig" || fail "-z $undo: the image changed"
+done
+[ -c /dev/null ] || fail "-z /dev/null: /dev/null is gone"
+expect_rc 8 e2defrag -z "$T/no/such/dir/undo" "$img"
+grep -q "while creating the undo file" "$T/out" || { cat "$T/out"; fail "uncreatable undo file: no message"; }
+cmp -s "$img" "$T/self.orig" || fail "uncreatable undo file: the image changed"
+
 # With --json the e2undo command goes to stderr, stdout stays JSON.
 small_image "$T/j.img" ext4
 rm -f "$T/undo"
