@@ -187,16 +187,16 @@ static const __u32 known_incompat =
 	EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA |
 	EXT4_FEATURE_INCOMPAT_ENCRYPT | EXT4_FEATURE_INCOMPAT_CASEFOLD;
 
-const char *fsopen_unsupported_feature(ext2_filsys fs)
+/* The first feature of superblock SB that this project does not know. */
+static const char *unknown_feature(const struct ext2_super_block *sb)
 {
 	static const struct { int type; const __u32 *known; } sets[] = {
 		{ E2P_FEATURE_COMPAT, &known_compat },
 		{ E2P_FEATURE_INCOMPAT, &known_incompat },
 		{ E2P_FEATURE_RO_INCOMPAT, &known_ro_compat },
 	};
-	const __u32 have[] = { fs->super->s_feature_compat,
-			       fs->super->s_feature_incompat,
-			       fs->super->s_feature_ro_compat };
+	const __u32 have[] = { sb->s_feature_compat, sb->s_feature_incompat,
+			       sb->s_feature_ro_compat };
 	unsigned i, bit;
 
 	for (i = 0; i < 3; i++) {
@@ -206,6 +206,41 @@ const char *fsopen_unsupported_feature(ext2_filsys fs)
 				return e2p_feature2string(sets[i].type, 1U << bit);
 	}
 	return NULL;
+}
+
+const char *fsopen_unsupported_feature(ext2_filsys fs)
+{
+	return unknown_feature(fs->super);
+}
+
+/*
+ * A feature libext2fs itself refuses to open (EXT2_ET_UNSUPP_FEATURE,
+ * EXT2_ET_RO_UNSUPP_FEATURE: one newer than it), named from DEVICE's
+ * primary superblock into INFO, as the ones it opens and this project
+ * does not handle are: 1 if named.
+ */
+static int name_refused_feature(const char *device, struct fsopen_info *info)
+{
+	struct ext2_super_block sb;
+	const char *feature;
+	ssize_t n;
+	int fd;
+
+	fd = open(device, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = pread(fd, &sb, sizeof(sb), SUPERBLOCK_OFFSET);
+	close(fd);
+	if (n != (ssize_t)sizeof(sb))
+		return 0;
+	sb.s_feature_compat = ext2fs_le32_to_cpu(sb.s_feature_compat);
+	sb.s_feature_incompat = ext2fs_le32_to_cpu(sb.s_feature_incompat);
+	sb.s_feature_ro_compat = ext2fs_le32_to_cpu(sb.s_feature_ro_compat);
+	if (ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
+	    !(feature = unknown_feature(&sb)))
+		return 0;
+	snprintf(info->unsupported, sizeof(info->unsupported), "%s", feature);
+	return 1;
 }
 
 /*
@@ -367,6 +402,9 @@ static errcode_t open_checked(const char *device, int flags, io_manager io,
 		ret = E2F_ERR_NOT_EXT;
 	if (ret == EBUSY)
 		ret = E2F_ERR_BUSY;
+	if ((ret == EXT2_ET_UNSUPP_FEATURE || ret == EXT2_ET_RO_UNSUPP_FEATURE) &&
+	    info->dump == FSOPEN_DUMP_NONE && name_refused_feature(device, info))
+		ret = E2F_ERR_UNSUPPORTED_FEATURE;
 	if (ret)
 		return ret;
 	/*

@@ -157,7 +157,11 @@ int main(int argc, char **argv)
 
 	ret = fsopen_open(argv[optind], 0, NULL, &t.fs, &info);
 	if (ret) {
-		com_err(t.prog, ret, "while opening %s", argv[optind]);
+		if (ret == E2F_ERR_UNSUPPORTED_FEATURE && info.unsupported[0])
+			fprintf(stderr, "%s: %s uses the feature '%s', which %s cannot read\n",
+				t.prog, argv[optind], info.unsupported, t.prog);
+		else
+			com_err(t.prog, ret, "while opening %s", argv[optind]);
 		fsopen_close(NULL, &info);
 		return EXIT_OPERATIONAL;
 	}

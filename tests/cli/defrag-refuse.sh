@@ -30,6 +30,25 @@ refuse unclean "not cleanly unmounted" "ssv state 0"
 refuse orphans "orphan" "ssv last_orphan 12"
 refuse shared "shared_blocks" "feature shared_blocks"
 
+# A feature this project does not know, named (FEATURE_C31 and the like,
+# as dumpe2fs names one), also where libext2fs itself refuses to open it
+# (an incompat one): e2frag names it too.  The bit is added to the
+# filesystem's own (ssv sets the field whole, checksum redone).
+feature_word() {	# OFFSET IMAGE: the superblock's 32-bit field there
+	python3 -c 'import struct, sys
+f = open(sys.argv[2], "rb"); f.seek(1024 + int(sys.argv[1], 0))
+print(struct.unpack("<I", f.read(4))[0])' "$1" "$2"
+}
+for kind in compat:0x5c:C incompat:0x60:I ro_compat:0x64:R; do
+	field=${kind%%:*} letter=${kind##*:} off=${kind#*:}
+	off=${off%:*}
+	word=$(feature_word "$off" "$T/base.img") || fail "read s_feature_$field"
+	refuse "unknown-$field" "uses the feature 'FEATURE_${letter}31'" \
+		"ssv feature_$field $((word | 0x80000000))"
+done
+expect_rc 8 e2frag "$T/unknown-incompat.img"
+grep -q "uses the feature 'FEATURE_I31'" "$T/out" || { cat "$T/out"; fail "e2frag does not name FEATURE_I31"; }
+
 # An aborted journal (s_errno set in the journal superblock, as the
 # kernel leaves it) while the superblock still says clean: errors, refused
 # by -n as by a real run.  (ext3: no journal checksum to redo.)
