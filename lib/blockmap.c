@@ -278,6 +278,8 @@ static errcode_t walk_inline_extents(struct walk *w, struct ext2_inode *inode)
 			((blk64_t)ext2fs_le16_to_cpu(ex[i].ee_start_hi) << 32);
 		int uninit = len > EXT_INIT_MAX_LEN;
 
+		if (!len)	/* as ext_in_bounds says of a deeper tree's */
+			return E2F_ERR_CORRUPT_INODE;
 		ret = visit_leaf(w, ext2fs_le32_to_cpu(ex[i].ee_block), pblk,
 				 uninit ? len - EXT_INIT_MAX_LEN : len, uninit,
 				 &next_lblk);
@@ -287,14 +289,68 @@ static errcode_t walk_inline_extents(struct walk *w, struct ext2_inode *inode)
 	return 0;
 }
 
+/*
+ * The logical blocks an index entry's subtree may map, as e2fsck checks
+ * them (pass1.c's scan_extent_node): the first entry below it starts
+ * where it starts, and none starts before it or ends past the next
+ * entry's start (past the end of the file, for the last one at the top),
+ * but an uninitialized extent (or a verity file's) past the end of the
+ * file.  A tree that breaks this is one e2fsck repairs (exit 4): the
+ * leaves alone can still move forward (an index entry moved back over
+ * its left sibling's last extents), and a run that rewrote the tree
+ * would make the file map what libext2fs read, not what e2fsck keeps.
+ * Nor is a leaf empty (the kernel calls such a tree corrupt).
+ */
+#define EXTENT_LEVELS 8		/* ext4's are at most 5 deep */
+
+struct ext_bounds {
+	blk64_t	lo[EXTENT_LEVELS], last[EXTENT_LEVELS];
+	int	below;		/* the level just descended to, or -1 */
+	blk64_t	eof;		/* the file's last logical block */
+	int	past_eof_ok;	/* verity: metadata past the end */
+};
+
+static int ext_in_bounds(struct ext_bounds *b, const struct ext2fs_extent *ext,
+			 int level)
+{
+	blk64_t last = ext->e_lblk + (ext->e_len ? ext->e_len - 1 : 0);
+	int first = b->below == level;
+
+	if (level >= EXTENT_LEVELS ||
+	    ((ext->e_flags & EXT2_EXTENT_FLAGS_LEAF) && !ext->e_len))
+		return 0;
+	b->below = -1;
+	if (level > 0) {
+		if (ext->e_lblk < b->lo[level - 1] ||
+		    (first && ext->e_lblk != b->lo[level - 1]))
+			return 0;
+		if (last > b->last[level - 1] &&
+		    !(last > b->eof && (b->past_eof_ok ||
+					(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT))))
+			return 0;
+	}
+	if (!(ext->e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+		b->lo[level] = ext->e_lblk;
+		b->last[level] = ext->e_lblk + (blk64_t)ext->e_len - 1;
+		b->below = level + 1;
+	}
+	return 1;
+}
+
 static errcode_t walk_extents(struct walk *w, ext2_ino_t ino,
 			      struct ext2_inode *inode)
 {
 	ext2_extent_handle_t handle;
 	struct ext2fs_extent ext;
-	blk64_t next_lblk = 0;
+	struct ext2_extent_info info;
+	struct ext_bounds b = { .below = -1 };
+	blk64_t next_lblk = 0, blocks;
 	int op = EXT2_EXTENT_ROOT;
 	errcode_t ret;
+
+	blocks = div_up(EXT2_I_SIZE(inode), w->fs->blocksize);
+	b.eof = blocks - 1;	/* e2fsck's eof_lblk: wraps for an empty file */
+	b.past_eof_ok = !!(inode->i_flags & EXT4_VERITY_FL);
 
 	ret = ext2fs_extent_open2(w->fs, ino, inode, &handle);
 	if (ret)
@@ -313,6 +369,11 @@ static errcode_t walk_extents(struct walk *w, ext2_ino_t ino,
 		}
 		if (ext.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
 			continue;
+		if (ext2fs_extent_get_info(handle, &info) ||
+		    !ext_in_bounds(&b, &ext, info.curr_level)) {
+			ret = E2F_ERR_CORRUPT_INODE;
+			break;
+		}
 		ret = count_visit(w, 1);
 		if (ret)
 			break;

@@ -122,4 +122,32 @@ for flag in extents:0x80000 inline:0x10000000; do
 	[ "$(json_get "$T/j" 'j["summary"]["corrupt_files"]')" -eq 1 ] ||
 		fail "$name: e2frag does not count /frag corrupt"
 done
+
+# An extent tree whose index disagrees with the leaves below it, while the
+# leaves still go forward (e2fsck's pass 1 checks the bounds; a walk of the
+# leaves alone did not, and a run rewrote the file as libext2fs read it):
+# the second entry of the inode's index moved back over the first leaf's
+# last extents ("end of extent exceeds allowed value"), or on past the
+# second leaf's first ("Logical start ... does not match"), and a leaf
+# extent of no length.  /f: 200 one-block extents, three leaves of 1 KiB
+# (debugfs ex says where the second starts).
+make_image "$T/tree.img" ext4 1024 16M -O ^metadata_csum
+gen "$T/f" 204800 31
+fragment "$T/tree.img" "$T/f" /f 1024
+tino=$(debugfs -R "stat /f" "$T/tree.img" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+second=$(debugfs -R "ex /f" "$T/tree.img" 2>/dev/null | awk '$1 == "0/" && $3 == "2/" { print $5 }')
+[ -n "$second" ] && [ "$second" -gt 10 ] || fail "tree: /f has no second leaf (debugfs ex)"
+e2fsck -fn "$T/tree.img" > /dev/null 2>&1 || fail "tree: not clean before the damage"
+for shift in -5 3; do
+	cp "$T/tree.img" "$T/tree$shift.img"
+	# i_block: the header (3 words), then 3 words an entry, ei_block first.
+	debugfs -w -R "sif /f block[6] $((second + shift))" "$T/tree$shift.img" >/dev/null 2>&1
+	damaged "tree$shift" "the block map of inode $tino (/f) is corrupt" "$T/tree$shift.img"
+done
+leaf=$(debugfs -R "ex /f" "$T/tree.img" 2>/dev/null | awk '$1 == "0/" && $3 == "1/" { print $8 }')
+[ -n "$leaf" ] || fail "tree: no first leaf block"
+cp "$T/tree.img" "$T/zero.img"
+# The first leaf's third extent: header 12 bytes, 12 an extent, ee_len at 4.
+printf '\0\0' | dd of="$T/zero.img" bs=1 seek=$((leaf * 1024 + 12 + 2 * 12 + 4)) conv=notrunc 2>/dev/null
+damaged zero "the block map of inode $tino (/f) is corrupt" "$T/zero.img"
 exit 0
