@@ -9,6 +9,7 @@
  * still do more, 4 some files failed to move, 8 operational error or
  * refusal, 16 usage error, 32 cancelled.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -324,8 +325,9 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 
 			errno = 0;
 			c->max_units = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || !c->max_units ||
-			    *optarg == '-') {
+			/* strtoull would take a sign and leading blanks. */
+			if (errno || !isdigit((unsigned char)*optarg) || *end ||
+			    !c->max_units) {
 				fprintf(stderr, "%s: --max-units wants a number from 1 up, not '%s'\n",
 					prog, optarg);
 				return -1;

@@ -332,8 +332,17 @@ void text_plan(FILE *out, const struct report *r)
 	fprintf(out, "%s: plan for %s (%s, %u-byte blocks)\n", r->prog, r->device,
 		fsopen_fs_type(layout->fs), bs);
 	if (!p->selected) {
-		fprintf(out, "  nothing to do: no file is avoidably fragmented or interleaved%s\n",
-			layout->summary.files ? "" : " (no files)");
+		/* Paths, --min-score, --newer-than or --interleaved-only may
+		 * leave out what the filesystem has to do. */
+		if (layout->summary.avoidably_fragmented_files ||
+		    layout->summary.interleaved_files)
+			fprintf(out, "  nothing to do in the selection: the filesystem's %llu "
+				"avoidably fragmented and %llu interleaved files are outside it\n",
+				(unsigned long long)layout->summary.avoidably_fragmented_files,
+				(unsigned long long)layout->summary.interleaved_files);
+		else
+			fprintf(out, "  nothing to do: no file is avoidably fragmented or interleaved%s\n",
+				layout->summary.files ? "" : " (no files)");
 		if (r->verbose)
 			file_lines(out, r);
 		return;

@@ -38,6 +38,14 @@ moved inter /rec/a; moved inter /rec/b; kept inter /frag
 run newer '--newer-than 2010-01-01'
 moved newer /rec/a; moved newer /rec/b; kept newer /frag
 
+# A selection that leaves out every file with work to do says so, not
+# that the filesystem has nothing to do: /rec/a and /rec/b interleaved
+# (small_image writes them so), /frag alone, each in pieces (above).
+run none '-n --newer-than 2099-01-01'
+[ "$(cat "$T/none.rc")" -eq 0 ] || { cat "$T/none.out"; fail "--newer-than 2099: exited $(cat "$T/none.rc")"; }
+grep -qx "  nothing to do in the selection: the filesystem's 3 avoidably fragmented and 2 interleaved files are outside it" "$T/none.out" ||
+	{ cat "$T/none.out"; fail "--newer-than 2099: not said that the selection left the files out"; }
+
 # --min-score: between the scores e2frag gives /frag and /rec/a.
 e2frag --json "$T/base.img" > "$T/e2frag.json"
 n=$(python3 -c 'import json, sys

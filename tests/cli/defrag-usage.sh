@@ -17,6 +17,13 @@ for args in "--bogus" "-x" "--min-score 101" "--min-score x" "--newer-than yeste
 	expect_rc 16 e2defrag $args "$T/fs.img"
 	[ "$(wc -l < "$T/out")" -le 2 ] || { cat "$T/out"; fail "'$args': more than a short message"; }
 done
+# A count is digits alone, as a duration is (strtoull would take a sign
+# and blanks before it).
+for units in " 3" "+3" "-1" 0 3x; do
+	expect_rc 16 e2defrag --max-units "$units" "$T/fs.img"
+	grep -q "^e2defrag: --max-units wants a number from 1 up, not '$units'" "$T/out" ||
+		{ cat "$T/out"; fail "--max-units '$units': no clear message"; }
+done
 # A duration with a unit it does not know is named, with the ones it does.
 expect_rc 16 e2defrag --max-time 1x "$T/fs.img"
 grep -q "^e2defrag: --max-time wants a duration: .* not '1x'" "$T/out" || { cat "$T/out"; fail "--max-time 1x: no clear message"; }
