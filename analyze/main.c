@@ -201,7 +201,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			exit(EXIT_NOTHING);
 		case OPT_SVG: c->svg = optarg; break;
 		case OPT_HIGHLIGHT: c->highlight = optarg; break;
-		case OPT_METRICS: c->metrics = optarg; break;
+		case OPT_METRICS:
+			c->metrics = optarg;
+			if (!metrics_path_ok(optarg, prog))
+				return -1;
+			break;
 		case OPT_METRICS_MOUNTPOINT: c->metrics_mountpoint = optarg; break;
 		case OPT_COLOR:
 			if (optarg && color_parse_mode(optarg, &c->color)) {

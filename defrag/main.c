@@ -318,7 +318,11 @@ static int parse_args(int argc, char **argv, struct cli *c, const char *prog)
 				return -1;
 			}
 			break;
-		case OPT_METRICS: c->metrics = optarg; break;
+		case OPT_METRICS:
+			c->metrics = optarg;
+			if (!metrics_path_ok(optarg, prog))
+				return -1;
+			break;
 		case OPT_METRICS_MOUNTPOINT: c->metrics_mountpoint = optarg; break;
 		case OPT_MAX_UNITS: {
 			char *end;

@@ -158,6 +158,17 @@ static void write_all(const struct out *o, const struct metrics_figures *fig,
 	      (double)time(NULL));
 }
 
+int metrics_path_ok(const char *path, const char *prog)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return 1;	/* absent (or unreadable: the write will say) */
+	fprintf(stderr, "%s: --metrics %s is not a regular file; not writing over it\n",
+		prog, path);
+	return 0;
+}
+
 int metrics_write(const char *path, const char *prog, const char *device,
 		  const char *mountpoint, const struct metrics_figures *fig,
 		  const struct metrics_run *run)
@@ -171,6 +182,10 @@ int metrics_write(const char *path, const char *prog, const char *device,
 
 	if (!tmp) {
 		fprintf(stderr, "%s: out of memory writing the metrics\n", prog);
+		return -1;
+	}
+	if (!metrics_path_ok(path, prog)) {	/* checked at the start too */
+		free(tmp);
 		return -1;
 	}
 	/* .NAME.XXXXXX beside PATH: the collector reads only *.prom. */

@@ -32,6 +32,14 @@ struct metrics_run {
 extern const char *const metrics_outcomes[];
 
 /*
+ * Whether PATH may take the metrics: absent, or a regular file (not a
+ * symbolic link).  The rename that writes them would replace anything
+ * else (a device node, a FIFO, a link) with a regular file.  Else says
+ * why on stderr (as PROG) and returns 0.
+ */
+int metrics_path_ok(const char *path, const char *prog);
+
+/*
  * Write the metrics to PATH atomically: a temporary file in PATH's
  * directory, flushed to disk, then renamed over PATH, so a collector
  * never reads half a file.  MOUNTPOINT may be NULL or ""; RUN is NULL

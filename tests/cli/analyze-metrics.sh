@@ -118,4 +118,25 @@ if [ "$(id -u)" -ne 0 ]; then
 	[ "$(sha256sum < "$m")" = "$sum" ] || fail "the old metrics file changed"
 fi
 note "unwritable: $(cat "$T/err")"
+
+# A metrics path that is not a regular file (a FIFO, a symbolic link, a
+# directory) is a usage error before anything is read, left as it was:
+# the rename that writes the file would have put a regular file in its
+# place (a device node such as /dev/full, given by mistake, was lost).
+mkfifo "$T/fifo.prom"
+echo "not metrics" > "$T/target"
+ln -s "$T/target" "$T/link.prom"
+mkdir "$T/dir.prom"
+for p in fifo link dir; do
+	for prog in e2frag e2defrag; do
+		cp "$img" "$T/p.img"
+		run_status $prog --metrics "$T/$p.prom" "$T/p.img" > /dev/null 2> "$T/err"
+		[ "$status" -eq 16 ] && grep -q "is not a regular file; not writing over it" "$T/err" ||
+			fail "$prog --metrics $p: exit $status: $(cat "$T/err")"
+		cmp -s "$T/p.img" "$img" || fail "$prog --metrics $p: the image changed"
+	done
+done
+[ -p "$T/fifo.prom" ] || fail "the FIFO was replaced"
+[ -L "$T/link.prom" ] && [ "$(cat "$T/target")" = "not metrics" ] || fail "the link or its target changed"
+[ -d "$T/dir.prom" ] || fail "the directory was replaced"
 exit 0
