@@ -464,4 +464,30 @@ void nearfull_need(const struct img_opts *o, struct img_need *need);
 errcode_t manifest_write(struct img *img, const char *path, const char *image,
 			 uint64_t *nfiles, uint64_t *nsets);
 
+/* ------------------------------------------------------------ output.c */
+
+/*
+ * OUTPUT and OUTPUT.json, and the temporary files beside them that the
+ * build writes (renamed over them once it has succeeded).
+ */
+struct img_output {
+	const char	*image;		/* OUTPUT */
+	char		*manifest;	/* OUTPUT.json */
+	char		*tmp_image, *tmp_manifest;
+};
+
+/*
+ * Check that OUTPUT and OUTPUT.json may be replaced (absent, empty, or an
+ * unmounted image and a manifest) and create the temporary image, sparse
+ * at SIZE bytes, and manifest.  On failure says why (as PROG), leaves
+ * nothing behind and returns -1.
+ */
+int output_open(struct img_output *out, const char *prog, const char *output,
+		uint64_t size);
+/* Rename the built files over OUTPUT.json and OUTPUT: 0, or -1 said. */
+int output_commit(struct img_output *out, const char *prog);
+/* Remove the temporary files (async-signal-safe: only unlink). */
+void output_discard(const struct img_output *out);
+void output_free(struct img_output *out);
+
 #endif /* IMG_H */

@@ -3,12 +3,13 @@
  * the seeds' workloads, and its manifest.
  *
  * Parses and checks the options, sizes the filesystem, creates the output
- * file (empty and sparse), makes the filesystem (mkfs.c), runs the
- * workload, writes everything out and the manifest beside the image.
+ * files (output.c: beside OUTPUT, renamed over it at the end), makes the
+ * filesystem (mkfs.c), runs the workload, writes everything out and the
+ * manifest.
  * Exit codes in doc/design.md's sense: 0 success, 8 operational error (the
  * output cannot be written, the workload does not fit), 16 usage error.
  * 32 interrupted.  A failed or interrupted run leaves no image or manifest
- * behind.
+ * behind, and an earlier one as it was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -383,71 +384,6 @@ static void geometry(const struct img_opts *o, struct img_geometry *geo)
 	geo->inodes = inodes > UINT32_MAX ? UINT32_MAX : (ext2_ino_t)inodes;
 }
 
-/* Whether the regular file PATH is empty or holds an ext2/3/4 superblock. */
-static int empty_or_image(const char *path, const struct stat *st)
-{
-	unsigned char magic[2];
-	int fd, ok;
-
-	if (st->st_size == 0)
-		return 1;
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ok = pread(fd, magic, 2, 1024 + 56) == 2 &&	/* s_magic, 0xEF53 */
-		magic[0] == 0x53 && magic[1] == 0xef;
-	close(fd);
-	return ok;
-}
-
-/*
- * Create OUTPUT empty and sparse at SIZE bytes.  An existing file is only
- * replaced when it is empty or an image itself (not mounted): a slip of
- * the keyboard must not cost anybody a file.
- */
-static int create_output(const char *output, uint64_t size)
-{
-	struct stat st;
-	int fd, mount_flags = 0;
-
-	if (stat(output, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			fprintf(stderr, "%s: %s exists and is not a regular file; not overwriting it\n",
-				prog, output);
-			return -1;
-		}
-		if (!empty_or_image(output, &st)) {
-			fprintf(stderr, "%s: %s exists and is not an ext2/3/4 image; not overwriting it\n",
-				prog, output);
-			return -1;
-		}
-		if (ext2fs_check_if_mounted(output, &mount_flags) == 0 &&
-		    (mount_flags & EXT2_MF_MOUNTED)) {
-			fprintf(stderr, "%s: %s is mounted (as a loop device); not overwriting it\n",
-				prog, output);
-			return -1;
-		}
-	}
-	fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		com_err(prog, errno, "while creating %s", output);
-		return -1;
-	}
-	if (ftruncate(fd, (off_t)size) < 0) {
-		com_err(prog, errno, "while extending %s to %llu bytes", output,
-			(unsigned long long)size);
-		close(fd);
-		unlink(output);
-		return -1;
-	}
-	if (close(fd) < 0) {
-		com_err(prog, errno, "while creating %s", output);
-		unlink(output);
-		return -1;
-	}
-	return 0;
-}
-
 static const char *hint(errcode_t ret)
 {
 	if (ret == E2F_ERR_NO_SPACE || ret == EXT2_ET_TOO_MANY_INODES ||
@@ -456,12 +392,16 @@ static const char *hint(errcode_t ret)
 	return "";
 }
 
-/* Build the image in OUTPUT; on failure say what failed and return nonzero. */
-static int build(const struct img_opts *o, const char *output,
-		 const struct img_geometry *geo, const char *manifest)
+/*
+ * Build the image into OUT's temporary files, named OUTPUT in what it
+ * says; on failure say what failed and return nonzero.
+ */
+static int build(const struct img_opts *o, const struct img_output *out,
+		 const struct img_geometry *geo)
 {
 	struct img img;
 	uint64_t nfiles = 0, nsets = 0;
+	const char *output = out->image;
 	const char *base = strrchr(output, '/');
 	char what[64], sz[32];
 	errcode_t ret;
@@ -478,10 +418,10 @@ static int build(const struct img_opts *o, const char *output,
 	rng_seed(&img.rng, o->seed, o->workload);
 
 	snprintf(what, sizeof(what), "while making the filesystem in");
-	ret = mkfs_create(output, o, geo, &img.fs);
+	ret = mkfs_create(out->tmp_image, o, geo, &img.fs);
 	if (!ret) {
 		img.csum = ext2fs_has_feature_metadata_csum(img.fs->super);
-		ret = data_init(&img, output);
+		ret = data_init(&img, out->tmp_image);
 	}
 	if (!ret)
 		ret = files_init(&img);
@@ -496,7 +436,7 @@ static int build(const struct img_opts *o, const char *output,
 	}
 	if (!ret) {
 		snprintf(what, sizeof(what), "while writing the manifest of");
-		ret = manifest_write(&img, manifest, base ? base + 1 : output,
+		ret = manifest_write(&img, out->tmp_manifest, base ? base + 1 : output,
 				     &nfiles, &nsets);
 	}
 	if (img.fs && ret) {
@@ -518,24 +458,21 @@ static int build(const struct img_opts *o, const char *output,
 		       util_format_size(geo->blocks * o->block_size, sz, sizeof(sz)),
 		       (unsigned long long)nfiles, util_plural(nfiles, "file", "files"),
 		       (unsigned long long)nsets, util_plural(nsets, "set", "sets"),
-		       manifest);
+		       out->manifest);
 	return 0;
 }
 
 /*
  * The files being built, for the signal handler: an interrupted build
- * leaves nothing behind.  The only mutable globals, as main.c's own.
+ * leaves nothing behind.  The only mutable global, as main.c's own.
  */
-static const char *volatile building_image;
-static const char *volatile building_manifest;
+static const struct img_output *volatile building;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	if (building_image)
-		unlink(building_image);
-	if (building_manifest)
-		unlink(building_manifest);
+	if (building)
+		output_discard(building);
 	_exit(EXIT_CANCELLED);
 }
 
@@ -559,7 +496,8 @@ int main(int argc, char **argv)
 	struct img_opts o;
 	struct img_geometry geo;
 	const char *output = NULL;
-	char *manifest;
+	struct img_output out;
+	int status = EXIT_OK;
 
 	initialize_ext2_error_table();
 	initialize_e2f_error_table();
@@ -576,26 +514,15 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	manifest = malloc(strlen(output) + 6);
-	if (!manifest) {
-		com_err(prog, ENOMEM, "while starting");
-		return EXIT_OPERATIONAL;
-	}
-	sprintf(manifest, "%s.json", output);
 	catch_signals();
-	if (create_output(output, geo.blocks * o.block_size)) {
-		free(manifest);
+	if (output_open(&out, prog, output, geo.blocks * o.block_size))
 		return EXIT_OPERATIONAL;
+	building = &out;
+	if (build(&o, &out, &geo) || output_commit(&out, prog)) {
+		output_discard(&out);
+		status = EXIT_OPERATIONAL;
 	}
-	building_manifest = manifest;
-	building_image = output;
-	if (build(&o, output, &geo, manifest)) {
-		unlink(output);
-		unlink(manifest);
-		free(manifest);
-		return EXIT_OPERATIONAL;
-	}
-	building_image = building_manifest = NULL;
-	free(manifest);
-	return EXIT_OK;
+	building = NULL;
+	output_free(&out);
+	return status;
 }

@@ -65,26 +65,49 @@ expect 8 --workload streams --total 1M notes.txt
 [ "$(cat notes.txt)" = precious ] || fail "a file that is no image was overwritten"
 e2fragimg -q --workload streams --total 1M old.img && e2fragimg -q --workload tree --files 3 old.img &&
 	grep -q '"workload": "tree"' old.img.json || fail "an old image was not replaced"
+# Nor is a file beside it that is not a manifest, where the manifest goes.
+echo "precious" >n.img.json
+expect 8 --workload streams --total 1M n.img
+[ "$(cat n.img.json)" = precious ] || fail "a file that is no manifest was overwritten"
+[ -e n.img ] && fail "a refused build left an image behind"
 # 64M of recordings cannot fit in 8M.
 expect 8 --workload streams --size 8M --total 64M full.img
 grep -q -- '--size' err || fail "no hint to give a larger --size"
 [ -e full.img ] || [ -e full.img.json ] && fail "a failed build left its image behind"
+# A failed build leaves an earlier image and its manifest as they were.
+cp old.img old.bak && cp old.img.json old.json.bak
+expect 8 --workload streams --size 8M --total 64M old.img
+cmp -s old.img old.bak && cmp -s old.img.json old.json.bak ||
+	fail "a failed build did not leave the earlier image and manifest as they were"
+ls -A | grep -q '^\.' && fail "a failed build left a temporary file: $(ls -A | grep '^\.')"
 
-# Interrupted, it removes what it was writing and exits 32.  The signal
-# goes once the build has written into the image (blocks allocated to
-# it): by then the handler is in place and knows the file, whatever the
-# machine's load (a fixed sleep once killed it before that: exit 143).
-e2fragimg -q --workload streams --total 2G big.img &
-pid=$!
-while [ "$(stat -c %b big.img 2>/dev/null || echo 0)" -eq 0 ]; do
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.05
+# Interrupted, it removes what it was writing and exits 32, and leaves
+# an earlier image as it was (the build goes to .big.img.XXXXXX beside
+# it, renamed over big.img at its end).  The signal goes once the build
+# has written into its file (blocks allocated to it): by then the handler
+# is in place and knows the file, whatever the machine's load (a fixed
+# sleep once killed it before that: exit 143).
+for earlier in none old; do
+	rm -f big.img big.img.json
+	[ $earlier = old ] && cp old.bak big.img && cp old.json.bak big.img.json
+	e2fragimg -q --workload streams --total 2G big.img &
+	pid=$!
+	while [ "$(stat -c %b .big.img.?????? 2>/dev/null || echo 0)" -eq 0 ]; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -TERM "$pid" || fail "interrupted: the build ended before it wrote into its file"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq 32 ] || fail "interrupted: exit $rc, want 32"
+	if [ $earlier = none ]; then
+		[ -e big.img ] || [ -e big.img.json ] && fail "an interrupted build left its image behind"
+	else
+		cmp -s big.img old.bak && cmp -s big.img.json old.json.bak ||
+			fail "an interrupted build did not leave the earlier image as it was"
+	fi
+	ls -A | grep -q '^\.' && fail "an interrupted build left a temporary file: $(ls -A | grep '^\.')"
 done
-kill -TERM "$pid" || fail "interrupted: the build ended before it wrote into big.img"
-wait "$pid"
-rc=$?
-[ "$rc" -eq 32 ] || fail "interrupted: exit $rc, want 32"
-[ -e big.img ] || [ -e big.img.json ] && fail "an interrupted build left its image behind"
 
 e2fragimg --help >out 2>err && grep -q '^Usage: e2fragimg --workload' out && [ ! -s err ] ||
 	fail "--help"
