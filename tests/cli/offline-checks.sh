@@ -96,4 +96,19 @@ rm -f "$T/e2defrag.log"
 expect_status 0 "$OFFLINE" "$MNT"
 grep -qxF -- "$LOOP" "$T/e2defrag.log" || fail "max_time=0: e2defrag not run without --max-time"
 [ "$(mounted_as)" = "$before" ] || fail "mounted as '$(mounted_as)', was '$before'"
+# --max-time goes to the dry run too, as to the run: one of the form the
+# script checks that e2defrag refuses (too large) is exit 16 there, before
+# anything is stopped, unmounted or checked (it went as far as e2fsck).
+sed -i '/^max_time=/d' "$CONF"
+rm -f "$T/e2defrag.log" "$T/e2fsck.log"
+before=$(mounted_as) at=$(mounted_at)
+run_status "$OFFLINE" --max-time 99999999999999999999h "$MNT" > "$T/out" 2>&1
+cat "$T/out"
+[ "$status" -eq 16 ] || fail "--max-time 99999999999999999999h: exit $status, expected 16"
+grep -qF "e2defrag refuses its options (--max-time 99999999999999999999h): nothing was stopped or unmounted" "$T/out" ||
+	fail "--max-time too large: not said that nothing was touched"
+grep -qxF -- "-n -J --max-time 99999999999999999999h $LOOP" "$T/e2defrag.log" ||
+	fail "the dry run was not given --max-time"
+[ ! -e "$T/e2fsck.log" ] || fail "--max-time too large: e2fsck ran"
+[ "$(mounted_at)" = "$at" ] && [ "$(mounted_as)" = "$before" ] || fail "--max-time too large: the mount changed"
 exit 0

@@ -47,7 +47,7 @@ stop recorder.service mounted=$MNT
 start recorder.service mounted=$MNT
 EOS
 diff "$T/want.log" "$T/systemctl.log" || fail "systemctl calls"
-for step in "asking what a run would do: e2defrag -n $LOOP -v" \
+for step in "asking what a run would do: e2defrag -n --max-time 60 $LOOP -v" \
 	    "a run would bring 3 files to their best layout" \
 	    "stopping recorder.service" "unmounting $MNT" "checking $LOOP" \
 	    "defragmenting $LOOP: e2defrag --max-time 60" "e2defrag exited 0" \
