@@ -3,6 +3,7 @@
  * hands it keys; plus text output the views share.
  */
 #include <curses.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #define MIN_COLS	24
 #define MIN_LINES	6
 
-/* get_wch() failing this many times in a row: the terminal is gone. */
+/* getch() failing this many times in a row: the terminal is gone. */
 #define MAX_READ_ERRORS	100
 
 /* How often the screen looks whether the names have come. */
@@ -217,8 +218,74 @@ static void draw(struct tui *t)
 	refresh();
 }
 
+/* The bytes of a character typed so far: next_key() reads them one by one. */
+struct key_bytes {
+	char	b[MB_LEN_MAX];
+	size_t	len;
+};
+
+/*
+ * 1 and the character in *WC once KB's bytes make one, 0 while more are
+ * to come.  A byte that starts no character in this locale is dropped; a
+ * byte that cannot continue the character begun drops what came before
+ * it and is taken afresh, as the first byte of the next.
+ */
+static int decode_key(struct key_bytes *kb, wchar_t *wc)
+{
+	while (kb->len) {
+		mbstate_t st;
+		size_t n;
+
+		memset(&st, 0, sizeof(st));
+		n = mbrtowc(wc, kb->b, kb->len, &st);
+		if (n == (size_t)-2 && kb->len < sizeof(kb->b))
+			return 0;
+		if (n != (size_t)-1 && n != (size_t)-2) {
+			kb->len = 0;
+			return 1;
+		}
+		/* Each shorter prefix was a character begun: the last byte broke it. */
+		kb->b[0] = kb->b[kb->len - 1];
+		kb->len = kb->len > 1 ? 1 : 0;
+	}
+	return 0;
+}
+
+/*
+ * The next key as get_wch() gives it: OK and a character, KEY_CODE_YES and
+ * a function key, or ERR (the timeout ran out, the terminal failed).
+ *
+ * Not get_wch() itself: ncurses' get_wch() takes bytes that can never make
+ * a character (\xff, a stray \x80, \xc3 then 'q') for one not complete
+ * yet and reads on, up to 145 bytes.  With no timeout it sat in read()
+ * after one such byte, and every key after it (q too) went into the
+ * character that never came.  So the bytes are decoded here.
+ */
+static int next_key(struct key_bytes *kb, wint_t *key)
+{
+	for (;;) {
+		int c = getch();
+		wchar_t wc;
+
+		if (c == ERR)
+			return ERR;	/* a character begun stays in KB for the next call */
+		if (c >= KEY_MIN) {
+			/* A function key: a character it cut short will not come. */
+			kb->len = 0;
+			*key = c;
+			return KEY_CODE_YES;
+		}
+		kb->b[kb->len++] = (char)c;
+		if (decode_key(kb, &wc)) {
+			*key = wc;
+			return OK;
+		}
+	}
+}
+
 void tui_run(struct tui *t)
 {
+	struct key_bytes kb = { .len = 0 };
 	int errors = 0, key = 0;
 	double t0 = 0;
 
@@ -247,7 +314,7 @@ void tui_run(struct tui *t)
 		/* While the names are read, look now and then to show them when they come. */
 		waiting = !tui_names_ready(t);
 		timeout(waiting ? NAMES_POLL_MS : -1);
-		r = get_wch(&wc);
+		r = next_key(&kb, &wc);
 		t0 = util_now_seconds();
 		if (r == ERR) {
 			if (!waiting && ++errors > MAX_READ_ERRORS)
