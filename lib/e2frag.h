@@ -426,11 +426,14 @@ struct layout {
 	struct readmodel	model;
 	uint64_t		inodes_used;	/* in use as e2fsck -fn counts them (superblock) */
 	uint64_t		unreadable_inodes;
-	/* names.c: the first name each inode was found under */
+	/* names.c: the name each inode is shown under (the first found) */
 	struct layout_name	*names;
 	uint64_t		nnames;
 	char			*name_pool;
 	uint64_t		name_pool_len, name_pool_size;
+	/* names.c: the other entries of named inodes (hard links), by inode */
+	struct layout_link	*links;
+	uint64_t		nlinks, links_size;
 	/* where each bucket of inode numbers (ino >> name_shift) starts in
 	 * names, name_buckets + 1 of them; NULL: search the whole of names */
 	uint32_t		*name_index;
@@ -616,6 +619,17 @@ struct layout_name {
 _Static_assert(sizeof(struct layout_name) == 12,
 	       "lib/e2frag.h states 12 bytes a name");
 
+/*
+ * An entry naming INO besides its name in layout->names: where a hard
+ * link's other names are.  No text (a file with many links would cost
+ * its names twice): the selection needs only the directory, and reads
+ * the name again the rare time it shows it.
+ */
+struct layout_link {
+	ext2_ino_t	ino;
+	ext2_ino_t	parent;		/* the directory holding the entry */
+};
+
 /* N's name (not terminated) and its length; none while N->parent is 0. */
 static inline const char *layout_name_text(const struct layout *layout,
 					   const struct layout_name *n)
@@ -637,7 +651,7 @@ static inline unsigned layout_name_len(const struct layout *layout,
 size_t layout_path(const struct layout *layout, ext2_ino_t ino,
 		   char *buf, size_t len);
 
-/* The directory INO was found in (its first name's), or 0 when none. */
+/* The directory INO is shown in (its name's), or 0 when none. */
 ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino);
 
 /*
@@ -652,7 +666,10 @@ errcode_t layout_names_more(struct layout *layout,
 
 /*
  * Mark the files under PATH (a file, or a directory and everything below)
- * LAYOUT_F_SELECTED.  ENOENT when PATH names nothing.
+ * LAYOUT_F_SELECTED.  ENOENT when PATH names nothing.  A hard link is
+ * under PATH when any of its names is; one selected by no earlier PATH is
+ * shown from now on under the name PATH reached it by.  Needs a scan with
+ * LAYOUT_NAMES_ALL (every name read).
  */
 errcode_t layout_select_path(struct layout *layout, const char *path);
 

@@ -3,7 +3,9 @@
  *
  * Directory blocks are read once, in physical order and in large reads,
  * the way e2fsck's pass 2 does; every entry names its inode if nothing
- * named it before (so a hard-linked file keeps the first name found).
+ * named it before (so a hard-linked file keeps the first name found), and
+ * the directory of every other entry is kept beside (layout->links), for
+ * a PATH argument to find a hard link under any of its names.
  * Paths are put together on demand by walking parents up to the root.
  */
 #include <errno.h>
@@ -83,14 +85,12 @@ static void index_names(struct layout *layout)
 	}
 }
 
-static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
-			  ext2_ino_t ino, const char *name, unsigned len)
+/* N named NAME (LEN bytes, 1 to 255) in directory PARENT. */
+static errcode_t put_name(struct layout *layout, struct layout_name *n,
+			  ext2_ino_t parent, const char *name, unsigned len)
 {
-	struct layout_name *n = find_name(layout, ino);
 	errcode_t ret;
 
-	if (!n || n->parent || !len || ino == EXT2_ROOT_INO || ino == parent)
-		return 0;
 	ret = util_grow(&layout->name_pool, &layout->name_pool_size,
 			  layout->name_pool_len + 1 + len, 1);
 	if (ret)
@@ -101,6 +101,61 @@ static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
 	n->name = layout->name_pool_len;
 	layout->name_pool_len += 1 + len;
 	return 0;
+}
+
+static int name_is(const struct layout *layout, const struct layout_name *n,
+		   ext2_ino_t parent, const char *name, unsigned len)
+{
+	return n->parent == parent && layout_name_len(layout, n) == len &&
+	       !memcmp(layout_name_text(layout, n), name, len);
+}
+
+static errcode_t set_name(struct layout *layout, ext2_ino_t parent,
+			  ext2_ino_t ino, const char *name, unsigned len)
+{
+	struct layout_name *n = find_name(layout, ino);
+	errcode_t ret;
+
+	if (!n || !len || ino == EXT2_ROOT_INO || ino == parent)
+		return 0;
+	if (!n->parent)
+		return put_name(layout, n, parent, name, len);
+	/* Its own entry read a second time (names_add) is no other name. */
+	if (name_is(layout, n, parent, name, len))
+		return 0;
+	ret = util_grow(&layout->links, &layout->links_size, layout->nlinks + 1,
+			sizeof(*layout->links));
+	if (ret)
+		return ret;
+	layout->links[layout->nlinks++] = (struct layout_link){ ino, parent };
+	return 0;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	const struct layout_link *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->parent < y->parent ? -1 : x->parent > y->parent;
+}
+
+/*
+ * The other names in inode order, each directory once: a second reading
+ * (names_add) finds the links of the first again, and two links in one
+ * directory are one place to look.
+ */
+static void sort_links(struct layout *layout)
+{
+	uint64_t i, o = 0;
+
+	if (!layout->nlinks)
+		return;
+	qsort(layout->links, layout->nlinks, sizeof(*layout->links), cmp_link);
+	for (i = 0; i < layout->nlinks; i++)
+		if (!o || cmp_link(&layout->links[o - 1], &layout->links[i]))
+			layout->links[o++] = layout->links[i];
+	layout->nlinks = o;
 }
 
 /* Every well-formed entry of one directory block. */
@@ -324,6 +379,7 @@ errcode_t names_build(struct layout *layout, struct scan_extra *x,
 		if (c.ret)
 			return c.ret;
 	}
+	sort_links(layout);
 	return 0;
 }
 
@@ -333,6 +389,7 @@ errcode_t names_add(struct layout *layout, struct scan_extra *x,
 	struct layout_opts opts;
 	struct layout_name *v;
 	uint64_t i, j = 0, o = 0, more = 0;
+	errcode_t ret;
 
 	for (i = 0; i < layout->nfiles; i++)
 		more += (!want || want(priv, i)) &&
@@ -360,7 +417,9 @@ errcode_t names_add(struct layout *layout, struct scan_extra *x,
 	index_names(layout);	/* the buckets pointed into the old array */
 	/* Named files keep their names: set_name gives one only once. */
 	memset(&opts, 0, sizeof(opts));
-	return read_dir_runs(layout, x, &opts);
+	ret = read_dir_runs(layout, x, &opts);
+	sort_links(layout);
+	return ret;
 }
 
 void names_free(struct layout *layout)
@@ -368,9 +427,12 @@ void names_free(struct layout *layout)
 	free(layout->names);
 	free(layout->name_pool);
 	free(layout->name_index);
+	free(layout->links);
 	layout->names = NULL;
 	layout->name_pool = NULL;
 	layout->name_index = NULL;
+	layout->links = NULL;
+	layout->nlinks = layout->links_size = 0;
 }
 
 ext2_ino_t layout_parent(const struct layout *layout, ext2_ino_t ino)
@@ -442,17 +504,204 @@ static int is_below(const struct layout *layout, ext2_ino_t ino,
 	return 0;
 }
 
+/* Show INO under link L's entry, NAME (LEN bytes): its old name becomes the link. */
+static errcode_t show_link(struct layout *layout, uint64_t l,
+			   const char *name, unsigned len)
+{
+	struct layout_link *k = &layout->links[l];
+	struct layout_name *n = find_name(layout, k->ino);
+	ext2_ino_t old;
+	errcode_t ret;
+
+	if (!n || !n->parent)
+		return 0;
+	old = n->parent;
+	ret = put_name(layout, n, k->parent, name, len);
+	/* Still in inode order: only the directories of one inode swap. */
+	if (!ret)
+		k->parent = old;
+	return ret;
+}
+
+/* Index in layout->links of INO's name in directory DIR, or -1. */
+static int64_t find_link(const struct layout *layout, ext2_ino_t ino,
+			 ext2_ino_t dir)
+{
+	uint64_t lo = 0, hi = layout->nlinks, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (layout->links[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < layout->nlinks && layout->links[lo].ino == ino; lo++)
+		if (layout->links[lo].parent == dir)
+			return (int64_t)lo;
+	return -1;
+}
+
+/*
+ * PATH names the file INO, selected by no PATH before: show it under the
+ * entry PATH ends in when that is one of its other names.
+ */
+static errcode_t show_path_name(struct layout *layout, const char *path,
+				ext2_ino_t ino)
+{
+	struct layout_name *n = find_name(layout, ino);
+	size_t end = strlen(path), start;
+	ext2_ino_t dir = EXT2_ROOT_INO, found;
+	const char *name;
+	unsigned len;
+	int64_t l;
+	errcode_t ret;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	for (start = end; start && path[start - 1] != '/'; start--)
+		;
+	name = path + start;
+	len = (unsigned)(end - start);
+	if (!n || !n->parent || !len || len > EXT2_NAME_LEN ||
+	    (len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (start) {
+		char *d = strndup(path, start);
+
+		if (!d)
+			return ENOMEM;
+		ret = ext2fs_namei(layout->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, d, &dir);
+		free(d);
+		if (ret)
+			return 0;	/* found as a whole but not in parts: as it was */
+	}
+	if (name_is(layout, n, dir, name, len) || (l = find_link(layout, ino, dir)) < 0)
+		return 0;
+	/* Two entries of one directory are one link: the very one PATH means. */
+	if (ext2fs_lookup(layout->fs, dir, name, (int)len, NULL, &found) ||
+	    found != ino)
+		return 0;
+	return show_link(layout, (uint64_t)l, name, len);
+}
+
+/* A file selected by a name other than the one it is shown under. */
+struct shown {
+	ext2_ino_t	ino;
+	ext2_ino_t	parent;		/* the directory of that name */
+	uint64_t	link;		/* its entry in layout->links */
+};
+
+static int cmp_shown(const void *a, const void *b)
+{
+	const struct shown *x = a, *y = b;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+struct shown_ctx {
+	struct layout	*layout;
+	struct shown	*s;		/* one directory's, by inode */
+	uint64_t	n;
+	errcode_t	ret;
+};
+
+static int shown_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *de,
+		       int offset, int blocksize, char *buf, void *priv)
+{
+	struct shown_ctx *c = priv;
+	unsigned len = ext2fs_dirent_name_len(de);
+	uint64_t lo = 0, hi = c->n, mid;
+
+	(void)dir; (void)entry; (void)offset; (void)blocksize; (void)buf;
+	if (!de->inode || !len || (len == 1 && de->name[0] == '.') ||
+	    (len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->s[mid].ino < de->inode)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->n || c->s[lo].ino != de->inode || !c->s[lo].ino)
+		return 0;
+	c->s[lo].ino = 0;	/* its first entry here: shown once */
+	c->ret = show_link(c->layout, c->s[lo].link, de->name, len);
+	return c->ret ? DIRENT_ABORT : 0;
+}
+
+/*
+ * Show the N files of S under the names they were selected by: the name
+ * is not kept with the link, so each of their directories is read once.
+ */
+static errcode_t show_names(struct layout *layout, struct shown *s, uint64_t n)
+{
+	uint64_t i, j;
+
+	qsort(s, n, sizeof(*s), cmp_shown);
+	for (i = 0; i < n; i = j) {
+		struct shown_ctx c = { layout, s + i, 0, 0 };
+
+		for (j = i; j < n && s[j].parent == s[i].parent; j++)
+			c.n++;
+		/* An unreadable directory leaves the names as they were. */
+		ext2fs_dir_iterate2(layout->fs, s[i].parent, 0, NULL, shown_entry, &c);
+		if (c.ret)
+			return c.ret;
+	}
+	return 0;
+}
+
 errcode_t layout_select_path(struct layout *layout, const char *path)
 {
+	struct shown *s = NULL;
+	uint64_t i, ns = 0, s_size = 0;
+	int64_t fi;
 	ext2_ino_t ino;
-	uint64_t i;
 	errcode_t ret;
 
 	ret = ext2fs_namei(layout->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
 	if (ret)
 		return ret == EXT2_ET_FILE_NOT_FOUND ? ENOENT : ret;
+	fi = layout_find(layout, ino);
+	if (fi >= 0 && layout->files[fi].type != LAYOUT_DIR &&
+	    !(layout->files[fi].flags & LAYOUT_F_SELECTED)) {
+		ret = show_path_name(layout, path, ino);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < layout->nfiles; i++)
 		if (is_below(layout, layout->files[i].ino, ino))
 			layout->files[i].flags |= LAYOUT_F_SELECTED;
-	return 0;
+	/*
+	 * A hard link is under a directory by any of its names, and the one
+	 * it is shown under may lie elsewhere: look at the others too.
+	 */
+	for (i = 0; i < layout->nlinks; i++) {
+		const struct layout_link *k = &layout->links[i];
+		struct layout_file *f;
+
+		if (!is_below(layout, k->parent, ino) ||
+		    (fi = layout_find(layout, k->ino)) < 0)
+			continue;
+		f = &layout->files[fi];
+		if (f->flags & LAYOUT_F_SELECTED)
+			continue;	/* keeps the name it was selected by */
+		f->flags |= LAYOUT_F_SELECTED;
+		if (f->type == LAYOUT_DIR)
+			continue;	/* a damaged tree: its subtree is its name's */
+		ret = util_grow(&s, &s_size, ns + 1, sizeof(*s));
+		if (ret)
+			goto out;
+		s[ns++] = (struct shown){ k->ino, k->parent, i };
+	}
+	if (ns)
+		ret = show_names(layout, s, ns);
+out:
+	free(s);
+	return ret;
 }

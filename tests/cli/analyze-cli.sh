@@ -118,3 +118,81 @@ if ours != hist:
     sys.exit("FAIL: histogram %s, e2freefrag %s" % (ours, hist))
 print("# free space: %d blocks in %d extents, histogram matches e2freefrag" % (free, r["free_extents"]))
 PY
+
+# PATH and hard links: a directory holds a file by any of its names, and
+# the report shows it under the name PATH reached it by.  /sub/hard.bin
+# and /sub/d/deep.bin are second names of /a.bin and /other/x, the names
+# found first.  What /sub holds is debugfs's listing, walked down.
+mkfs_img "$T/links.img" ext2 1024 16M
+yes 0123456789abcdef | head -c 20000 > "$T/data"
+cat > "$T/c" <<CMDS
+mkdir /other
+mkdir /sub
+mkdir /sub/d
+write $T/data /a.bin
+write $T/data /other/x
+write $T/data /sub/own.bin
+write $T/data /sub/d/own2.bin
+ln /a.bin /sub/hard.bin
+sif /a.bin links_count 2
+ln /other/x /sub/d/deep.bin
+sif /other/x links_count 2
+CMDS
+dfs "$T/links.img" "$T/c"
+fsck_clean "$T/links.img"
+run_status e2frag --json "$T/links.img" > "$T/links-all.json"
+[ "$status" -le 1 ] || fail "e2frag --json links.img exited $status"
+run_status e2frag --json "$T/links.img" /sub > "$T/links-sub.json"
+[ "$status" -le 1 ] || fail "e2frag IMG /sub exited $status"
+run_status e2frag --json "$T/links.img" /sub/hard.bin > "$T/links-file.json"
+[ "$status" -le 1 ] || fail "e2frag IMG /sub/hard.bin exited $status"
+run_status e2frag --json "$T/links.img" /a.bin /sub > "$T/links-both.json"
+[ "$status" -le 1 ] || fail "e2frag IMG /a.bin /sub exited $status"
+python3 - "$T/links.img" "$T" <<'PY' || exit 1
+import json, subprocess, sys
+img, t = sys.argv[1], sys.argv[2]
+def ls(path):
+    out = subprocess.run(["debugfs", "-R", "ls -p " + path, img],
+                         capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        f = line.split("/")
+        if len(f) >= 7 and f[5] not in (".", ".."):
+            yield int(f[1]), int(f[2], 8), f[5]
+def ino_of(path):
+    out = subprocess.run(["debugfs", "-R", "stat " + path, img],
+                         capture_output=True, text=True).stdout
+    return int(out.split()[1])
+# Every inode under /sub, with the names it has there.
+want = {ino_of("/sub"): {"/sub"}}
+todo = ["/sub"]
+while todo:
+    d = todo.pop()
+    for ino, mode, name in ls(d):
+        want.setdefault(ino, set()).add(d + "/" + name)
+        if mode & 0o170000 == 0o040000:
+            todo.append(d + "/" + name)
+def files(name):
+    r = json.load(open("%s/%s.json" % (t, name)))
+    return {f["ino"]: f["path"] for f in r["files"]}, r["summary"]["files"]
+everything, _ = files("links-all")
+outside = [i for i in want if everything.get(i) not in want[i]]
+if len(outside) != 2:
+    sys.exit("FAIL: the image should name two files under /sub first "
+             "elsewhere, names %s" % {i: everything.get(i) for i in want})
+got, n = files("links-sub")
+if set(got) != set(want) or n != len(want):
+    sys.exit("FAIL: /sub selected %s (%d files), debugfs lists %s" %
+             (sorted(got.values()), n, sorted(p for s in want.values() for p in s)))
+for i, p in got.items():
+    if p not in want[i]:
+        sys.exit("FAIL: inode %d shown as %s under /sub, debugfs: %s" % (i, p, want[i]))
+hard = ino_of("/sub/hard.bin")
+got, n = files("links-file")
+if got != {hard: "/sub/hard.bin"} or n != 1:
+    sys.exit("FAIL: /sub/hard.bin selected %s" % got)
+# Selected first by /a.bin, the file keeps that name.
+got, n = files("links-both")
+if set(got) != set(want) | {hard} or got[hard] != "/a.bin":
+    sys.exit("FAIL: /a.bin /sub selected %s" % sorted(got.values()))
+print("# /sub: %d files, hard links by their names there" % len(want))
+PY

@@ -81,4 +81,27 @@ kept time0h /rec/a; kept time0h /frag
 run time1h '--max-time 1h'
 [ "$(cat "$T/time1h.rc")" -eq 0 ] || { cat "$T/time1h.out"; fail "--max-time 1h exited $(cat "$T/time1h.rc")"; }
 moved time1h /rec/a; moved time1h /rec/b; moved time1h /frag
+
+# A tree selects a hard link by any of its names: /rec/alias, a second
+# name of /frag, puts /frag's inode under /rec though e2frag shows it by
+# its first name, /frag.  What /rec holds is debugfs's listing.
+cp "$T/base.img" "$T/links.img"
+printf 'ln /frag /rec/alias\nsif /frag links_count 2\n' > "$T/c"
+dbg "$T/links.img" "$T/c"
+check_clean "$T/links.img"
+ino=$(debugfs -R "ls -p /rec" "$T/links.img" 2>/dev/null | awk -F/ '$6 == "alias" { print $2 }')
+[ "$ino" = "$(debugfs -R "stat /frag" "$T/links.img" 2>/dev/null | sed -n 's/^Inode: \([0-9]*\).*/\1/p')" ] ||
+	fail "/rec/alias is not /frag's inode"
+e2frag --json "$T/links.img" > "$T/links.json"
+[ "$(json_get "$T/links.json" "[f['path'] for f in j['files'] if f['ino'] == $ino]")" = "['/frag']" ] ||
+	fail "the image should name inode $ino /frag first, outside /rec"
+cp "$T/links.img" "$T/linktree.img"
+expect_rc 0 e2defrag "$T/linktree.img" /rec
+check_clean "$T/linktree.img"
+debugfs -R "ls -p /rec" "$T/links.img" 2>/dev/null | awk -F/ '$3 ~ /^100/ { print $6 }' > "$T/rec.files"
+[ "$(wc -l < "$T/rec.files")" -eq 3 ] || fail "/rec should hold a, b and alias: $(cat "$T/rec.files")"
+while read -r f; do
+	moved linktree "/rec/$f"
+done < "$T/rec.files" || exit 1
+kept linktree /ok/one
 exit 0
