@@ -37,6 +37,14 @@ run_status "$OFFLINE" "$T/plain" > "$T/out" 2>&1
 grep -qF "max_time in $CONF wants a duration" "$T/out" || { cat "$T/out"; fail "max_time=1x: the message does not name the file"; }
 # ... which the command line overrides.
 expect_status 8 "$OFFLINE" --max-time 2h "$T/plain"
+# A configuration file the shell cannot read: exit 16 naming it (the
+# shell's own 2 before), nothing done.
+cp "$CONF" "$T/conf.good"
+echo "max_time=1h (" >> "$CONF"
+run_status "$OFFLINE" "$T/plain" > "$T/out" 2>&1
+[ "$status" -eq 16 ] || { cat "$T/out"; fail "a syntax error in the configuration: exit $status, expected 16"; }
+grep -qF "$CONF is not a valid shell fragment" "$T/out" || { cat "$T/out"; fail "a syntax error in the configuration: not named"; }
+cp "$T/conf.good" "$CONF"
 
 # Its messages go to syslog too (a stand-in logger notes them), but not
 # under systemd, where standard output and error are the journal already
