@@ -197,6 +197,23 @@ static int parse_workload(const char *s, enum img_workload *w)
 	return -1;
 }
 
+/*
+ * Whether SCRIPT names OUTPUT or OUTPUT.json, by name or (existing) as
+ * the same file: the image renamed over it at the end would take the
+ * script's place.
+ */
+static int script_is_output(const char *script, const char *output)
+{
+	size_t n = strlen(output);
+	struct stat a, b;
+
+	if (!strcmp(script, output) ||
+	    (!strncmp(script, output, n) && !strcmp(script + n, ".json")))
+		return 1;
+	return stat(script, &a) == 0 && stat(output, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 static int parse_args(int argc, char **argv, struct img_opts *o,
 		      const char **output)
 {
@@ -354,6 +371,9 @@ static int parse_args(int argc, char **argv, struct img_opts *o,
 	if (optind + 1 < argc)
 		return bad("one output image only, not also '%s'", argv[optind + 1]);
 	*output = argv[optind];
+	if (o->script && script_is_output(o->script, *output))
+		return bad("--script %s would be written over by the image or its manifest",
+			   o->script);
 	return 0;
 }
 

@@ -39,6 +39,10 @@ expect 16 --workload streams --streams 0 x.img
 expect 16 --workload streams --chunk 100 x.img
 expect 16 --workload streams --total lots x.img
 expect 16 --workload streams --reservation -5 x.img
+# --script naming the image or its manifest (the image, renamed over it
+# at the end, would take its place).
+expect 16 --workload turns --script x.img x.img
+expect 16 --workload turns --script x.img.json x.img
 expect 16 --workload streams --files 10 x.img
 expect 16 --workload tree --streams 2 x.img
 expect 16 --workload tree --files 20000000 x.img
