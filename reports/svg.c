@@ -40,10 +40,16 @@ static const char *const state_shape[MAP_NSTATES] = {
 void svg_put_text(FILE *out, const char *s)
 {
 	char buf[4096];
-	const char *p;
 
 	util_printable(s, buf, sizeof(buf));
-	for (p = buf; *p; p++) {
+	svg_put_printable(out, buf);
+}
+
+void svg_put_printable(FILE *out, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++) {
 		switch (*p) {
 		case '&': fputs("&amp;", out); break;
 		case '<': fputs("&lt;", out); break;

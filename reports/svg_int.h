@@ -57,6 +57,8 @@ struct picture {
 /* svg.c */
 /* Text for XML: printable (util_printable), then &, <, > and " escaped. */
 void svg_put_text(FILE *out, const char *s);
+/* S, already printable (util_printable), escaped for XML text. */
+void svg_put_printable(FILE *out, const char *s);
 /* The <defs> and <style> every picture in a document shares. */
 void svg_put_style(FILE *out);
 /* The "#rrggbb" a look is filled with. */

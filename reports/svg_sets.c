@@ -240,13 +240,14 @@ static void key_row(const struct picture *p, FILE *out, unsigned hue, long y)
 		"<rect class=\"p%d\" x=\"%d\" y=\"%ld\" width=\"12\" height=\"12\"/>",
 		MAP_INTERLEAVED, hue, GUTTER_PX, y - 1, MAP_INTERLEAVED, GUTTER_PX, y - 1);
 	fprintf(out, "<text x=\"%d\" y=\"%ld\">", GUTTER_PX + 16, y + 10);
-	svg_put_text(out, text);
+	/* Printable already (member_path): escaped again, \x01 became \x5cx01. */
+	svg_put_printable(out, text);
 	fputs("</text><title>", out);
 	for (m = 0; m < shown; m++) {
 		member_path(layout, s, m, path, sizeof(path));
 		if (m)
 			fputc('\n', out);
-		svg_put_text(out, path);
+		svg_put_printable(out, path);
 	}
 	fputs("</title></g>\n", out);
 }
