@@ -313,7 +313,9 @@ struct ext_bounds {
 static int ext_in_bounds(struct ext_bounds *b, const struct ext2fs_extent *ext,
 			 int level)
 {
-	blk64_t last = ext->e_lblk + (ext->e_len ? ext->e_len - 1 : 0);
+	/* e2fsck's last_lblk: an index entry of no length (one starting at
+	 * the end of the file) ends just before it. */
+	blk64_t last = ext->e_lblk + (blk64_t)ext->e_len - 1;
 	int first = b->below == level;
 
 	if (level >= EXTENT_LEVELS ||
@@ -324,7 +326,8 @@ static int ext_in_bounds(struct ext_bounds *b, const struct ext2fs_extent *ext,
 		if (ext->e_lblk < b->lo[level - 1] ||
 		    (first && ext->e_lblk != b->lo[level - 1]))
 			return 0;
-		if (last > b->last[level - 1] &&
+		/* e2fsck checks no end where the bound is block 0. */
+		if (b->last[level - 1] && last > b->last[level - 1] &&
 		    !(last > b->eof && (b->past_eof_ok ||
 					(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT))))
 			return 0;

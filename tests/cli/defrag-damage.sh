@@ -150,4 +150,29 @@ cp "$T/tree.img" "$T/zero.img"
 # The first leaf's third extent: header 12 bytes, 12 an extent, ee_len at 4.
 printf '\0\0' | dd of="$T/zero.img" bs=1 seek=$((leaf * 1024 + 12 + 2 * 12 + 4)) conv=notrunc 2>/dev/null
 damaged zero "the block map of inode $tino (/f) is corrupt" "$T/zero.img"
+
+# Not a false alarm where e2fsck finds nothing: a depth-2 tree whose last
+# index entry below the root starts at the end of the file (its length,
+# as libext2fs gives it, 0), the extents under it uninitialized (as
+# fallocate --keep-size leaves them).  /e: 600 one-block extents.
+make_image "$T/eof.img" ext4 1024 32M -O ^metadata_csum
+gen "$T/e" 614400 32
+fragment "$T/eof.img" "$T/e" /e 1024
+set -- $(debugfs -R "ex /e" "$T/eof.img" 2>/dev/null | awk '$1 == "1/" && $2 == "2" { s = $5; b = $8 }
+	END { print s, b }')
+[ $# -eq 2 ] && [ "$1" -gt 0 ] || fail "eof: /e has no depth-2 tree (debugfs ex)"
+debugfs -w -R "sif /e size $(($1 * 1024))" "$T/eof.img" >/dev/null 2>&1
+python3 - "$T/eof.img" "$2" <<'PY' || fail "eof: marking the last leaf's extents uninitialized"
+import struct, sys
+f = open(sys.argv[1], "r+b"); at = int(sys.argv[2]) * 1024
+f.seek(at); magic, n = struct.unpack("<HH", f.read(4))
+assert magic == 0xF30A and n > 0
+for i in range(n):
+    f.seek(at + 12 + 12 * i + 4); ln = struct.unpack("<H", f.read(2))[0]
+    f.seek(at + 12 + 12 * i + 4); f.write(struct.pack("<H", ln | 0x8000))
+PY
+e2fsck -fn "$T/eof.img" > "$T/fsck.out" 2>&1 || { cat "$T/fsck.out"; fail "eof: e2fsck -fn does not find it clean"; }
+expect_rc 0 e2defrag -n "$T/eof.img"
+e2frag --json "$T/eof.img" > "$T/j" 2>/dev/null
+[ "$(json_get "$T/j" 'j["summary"]["corrupt_files"]')" -eq 0 ] || fail "eof: e2frag counts /e corrupt"
 exit 0
