@@ -538,9 +538,25 @@ int main(int argc, char **argv)
 	if (output_open(&out, prog, output, geo.blocks * o.block_size))
 		return EXIT_OPERATIONAL;
 	building = &out;
-	if (build(&o, &out, &geo) || output_commit(&out, prog)) {
+	if (build(&o, &out, &geo)) {
 		output_discard(&out);
 		status = EXIT_OPERATIONAL;
+	} else {
+		sigset_t ends, old;
+
+		/* The renames whole or not at all: no handler between them,
+		 * nor while output_commit frees the names it would unlink. */
+		sigemptyset(&ends);
+		sigaddset(&ends, SIGINT);
+		sigaddset(&ends, SIGTERM);
+		sigaddset(&ends, SIGHUP);
+		sigprocmask(SIG_BLOCK, &ends, &old);
+		if (output_commit(&out, prog)) {
+			output_discard(&out);
+			status = EXIT_OPERATIONAL;
+		}
+		building = NULL;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	building = NULL;
 	output_free(&out);
