@@ -289,7 +289,7 @@ void tui_run(struct tui *t)
 	int errors = 0, key = 0;
 	double t0 = 0;
 
-	while (t->depth > 0) {
+	while (t->depth > 0 && !tui_signal_caught()) {
 		wint_t wc;
 		int r, top, waiting;
 		enum tui_action action;
@@ -317,6 +317,8 @@ void tui_run(struct tui *t)
 		r = next_key(&kb, &wc);
 		t0 = util_now_seconds();
 		if (r == ERR) {
+			if (tui_signal_caught())
+				break;	/* the read was interrupted: end as q does */
 			if (!waiting && ++errors > MAX_READ_ERRORS)
 				break;
 			t0 = 0;

@@ -214,12 +214,16 @@ int main(int argc, char **argv)
 	else if (t.layout->summary.corrupt_files || t.layout->unreadable_inodes)
 		tui_message(&t, "%s has damaged inodes; run e2fsck", info.device);
 
+	tui_signals_catch();
 	if (start_curses(&t, &screen))
 		goto out;
 	t.fit = 1;
 	tui_push(&t, &tui_map_view, NULL);
 	tui_run(&t);
 	stop_curses();
+	/* ^C quits as q does; SIGTERM and SIGHUP, the terminal restored, kill. */
+	if (tui_signal_caught() && tui_signal_caught() != SIGINT)
+		tui_signal_resend(tui_signal_caught());
 	status = EXIT_OK;
 out:
 	if (!tui_names_stop(&t, NAMES_STOP_MS)) {

@@ -52,8 +52,15 @@ static void *read_names(void *priv)
 
 void tui_names_begin(struct tui *t)
 {
+	sigset_t old;
+	int failed;
+
 	t->names_later = 0;
-	if (!pthread_create(&t->names_thread, NULL, read_names, t)) {
+	/* The key loop is the one a ^C must interrupt (signals.c). */
+	tui_signals_block(&old);
+	failed = pthread_create(&t->names_thread, NULL, read_names, t);
+	tui_signals_unblock(&old);
+	if (!failed) {
 		t->names_pending = 1;
 		return;
 	}

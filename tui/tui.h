@@ -12,6 +12,7 @@
 #define TUI_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -120,6 +121,13 @@ static inline uint32_t tui_partners(const struct tui *t, const struct layout_fil
 
 	return il ? il->partners : 0;
 }
+
+/* signals.c: ^C, SIGTERM and SIGHUP end the loop as q does. */
+void tui_signals_catch(void);
+int tui_signal_caught(void);	/* the first caught, or 0 */
+void tui_signals_block(sigset_t *old);	/* around starting a thread */
+void tui_signals_unblock(const sigset_t *old);
+void tui_signal_resend(int sig);	/* die of SIG, its default action */
 
 /* loop.c */
 int tui_push(struct tui *t, const struct tui_view *view, void *data);
