@@ -33,6 +33,7 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 		    size_t buffer_bytes)
 {
 	errcode_t ret;
+	size_t bytes;
 
 	memset(c, 0, sizeof(*c));
 	c->fs = fs;
@@ -47,14 +48,21 @@ errcode_t move_init(struct move_ctx *c, ext2_filsys fs, struct switch_ctx *sw,
 		return ret;
 	/* Half to read a group's sources into, half to gather its writes. */
 	c->chunk_blocks = c->buf_blocks / 2 ? c->buf_blocks / 2 : 1;
-	ret = ext2fs_get_mem((c->buf_blocks > 2 * c->chunk_blocks ?
-			      c->buf_blocks : 2 * c->chunk_blocks) * fs->blocksize,
-			     &c->buf);
+	bytes = (c->buf_blocks > 2 * c->chunk_blocks ? c->buf_blocks : 2 * c->chunk_blocks) *
+		(size_t)fs->blocksize;
+	ret = ext2fs_get_mem(bytes, &c->buf);
 	if (ret) {
 		ext2fs_free_block_bitmap(c->claimed);
 		c->claimed = NULL;
+		return ret;
 	}
-	return ret;
+	/*
+	 * Its pages are first touched as the run goes, each a fault of its
+	 * own (the kernel-written trees: two thirds of a run's faults);
+	 * in huge pages, a fault each 2 MiB where the kernel allows.
+	 */
+	util_huge_pages(c->buf, bytes);
+	return 0;
 }
 
 void move_fini(struct move_ctx *c)

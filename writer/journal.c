@@ -90,7 +90,7 @@ static errcode_t live_merge(struct jlive *l, struct jblock *add, size_t n)
 			continue;
 		}
 		if (a < l->n && l->slot[a].blk == add[b].blk)
-			free(l->slot[a++].image);
+			blockpool_put(l->images, l->slot[a++].image);
 		out[k++] = add[b++];
 	}
 	free(l->slot);
@@ -106,7 +106,7 @@ static void live_drop(struct jlive *l, blk64_t blk)
 
 	if (i >= l->n || l->slot[i].blk != blk)
 		return;
-	free(l->slot[i].image);
+	blockpool_put(l->images, l->slot[i].image);
 	memmove(l->slot + i, l->slot + i + 1, (l->n - i - 1) * sizeof(*l->slot));
 	l->n--;
 }
@@ -116,7 +116,7 @@ static void live_clear(struct jlive *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		free(l->slot[i].image);
+		blockpool_put(l->images, l->slot[i].image);
 	l->n = 0;
 }
 
@@ -266,7 +266,7 @@ static void pending_drop(struct journal *j, size_t i)
 	struct jblock *b = &j->pending[i];
 
 	blkindex_del(&j->pending_at, b->blk);
-	free(b->image);
+	blockpool_put(&j->images, b->image);
 	*b = j->pending[--j->npending];
 	if (i < j->npending)
 		(void)blkindex_put(&j->pending_at, b->blk, (uint32_t)i);
@@ -354,11 +354,11 @@ errcode_t journal_add(struct journal *j, blk64_t blk, const char *image)
 	if (util_grow(&j->pending, &j->pending_cap, j->npending + 1,
 		      sizeof(*j->pending)))
 		return EXT2_ET_NO_MEMORY;
-	copy = malloc(j->bs);
+	copy = blockpool_get(&j->images);
 	if (!copy)
 		return EXT2_ET_NO_MEMORY;
 	if (blkindex_put(&j->pending_at, blk, (uint32_t)j->npending)) {
-		free(copy);
+		blockpool_put(&j->images, copy);
 		return EXT2_ET_NO_MEMORY;
 	}
 	memcpy(copy, image, j->bs);

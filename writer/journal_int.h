@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "blkindex.h"
+#include "blockpool.h"
 #include "writer_int.h"
 
 #define JBD2_MAGIC		0xc03b3998U
@@ -71,7 +72,7 @@ _Static_assert(offsetof(struct jbd2_super, s_uuid) == 0x30, "s_uuid offset");
 _Static_assert(offsetof(struct jbd2_super, s_checksum_type) == 0x50, "csum type");
 _Static_assert(offsetof(struct jbd2_super, s_checksum) == 0xfc, "s_checksum");
 
-/* A block and its image (one filesystem block, malloc'd). */
+/* A block and its image (one filesystem block, from the journal's images). */
 struct jblock {
 	blk64_t	blk;
 	char	*image;
@@ -85,6 +86,7 @@ struct jblock {
 struct jlive {
 	struct jblock	*slot;
 	uint64_t	cap, n;
+	struct blockpool *images;	/* where the images come from: the journal's */
 };
 
 struct journal {
@@ -116,6 +118,7 @@ struct journal {
 	uint64_t	last_commit_sec;
 	int		recover_on_disk;	/* needs_recovery written by us */
 	struct jlive	live;
+	struct blockpool images;	/* every image of live and pending */
 
 	/* The transaction being built. */
 	struct jblock	*pending;

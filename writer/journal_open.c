@@ -170,6 +170,8 @@ errcode_t journal_open(ext2_filsys fs, int flags, struct journal **ret)
 	j->fs = fs;
 	j->flags = flags;
 	j->bs = fs->blocksize;
+	blockpool_init(&j->images, j->bs);
+	j->live.images = &j->images;
 	err = ext2fs_get_mem(j->bs, &j->sb_block);
 	if (!err)
 		err = ext2fs_get_mem(j->bs, &j->buf);
@@ -190,13 +192,10 @@ errout:
 
 void journal_free(struct journal *j)
 {
-	size_t i;
-
 	if (!j)
 		return;
 	jlive_free(&j->live);
-	for (i = 0; i < j->npending; i++)
-		free(j->pending[i].image);
+	blockpool_free(&j->images);	/* the pending images too */
 	free(j->pending);
 	blkindex_free(&j->pending_at);
 	free(j->revokes);
