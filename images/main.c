@@ -198,20 +198,57 @@ static int parse_workload(const char *s, enum img_workload *w)
 }
 
 /*
- * Whether SCRIPT names OUTPUT or OUTPUT.json, by name or (existing) as
- * the same file: the image renamed over it at the end would take the
- * script's place.
+ * PATH with its directory resolved (realpath: ./x.img, dir/../x.img and a
+ * link to the directory all come to one name), the file itself need not
+ * exist; PATH as it is where the directory cannot be resolved.
+ */
+static void resolved_name(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], *real;
+
+	if (slash && (size_t)(slash - path) >= sizeof(dir))
+		goto as_is;
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == path)
+		strcpy(dir, "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	real = realpath(dir, NULL);
+	if (!real)
+		goto as_is;
+	snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", slash ? slash + 1 : path);
+	free(real);
+	return;
+as_is:
+	snprintf(out, len, "%s", path);
+}
+
+/* Whether A and B are one existing file. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return stat(a, &x) == 0 && stat(b, &y) == 0 &&
+	       x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/*
+ * Whether SCRIPT names OUTPUT or OUTPUT.json, by name (its directory
+ * resolved: ./x.img is x.img) or, existing, as the same file: the image
+ * or manifest renamed over it at the end would take the script's place.
  */
 static int script_is_output(const char *script, const char *output)
 {
-	size_t n = strlen(output);
-	struct stat a, b;
+	char s[PATH_MAX + 8], o[PATH_MAX + 8], oj[PATH_MAX + 16], json[PATH_MAX + 8];
 
-	if (!strcmp(script, output) ||
-	    (!strncmp(script, output, n) && !strcmp(script + n, ".json")))
-		return 1;
-	return stat(script, &a) == 0 && stat(output, &b) == 0 &&
-	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	resolved_name(script, s, sizeof(s));
+	resolved_name(output, o, sizeof(o));
+	snprintf(oj, sizeof(oj), "%s.json", o);
+	snprintf(json, sizeof(json), "%s.json", output);
+	return !strcmp(s, o) || !strcmp(s, oj) ||
+	       same_file(script, output) || same_file(script, json);
 }
 
 static int parse_args(int argc, char **argv, struct img_opts *o,

@@ -43,6 +43,16 @@ expect 16 --workload streams --reservation -5 x.img
 # at the end, would take its place).
 expect 16 --workload turns --script x.img x.img
 expect 16 --workload turns --script x.img.json x.img
+# ... by another name for it, neither existing yet (they were taken for
+# two files, and the script went over the image).
+mkdir -p sub
+expect 16 --workload turns --script ./x.img x.img
+expect 16 --workload turns --script sub/../x.img.json x.img
+expect 16 --workload turns --script "$PWD/x.img" ./x.img
+ln -s sub link
+expect 16 --workload turns --script link/y.img sub/y.img
+[ ! -e x.img ] && [ ! -e sub/y.img ] || fail "a refused --script left an image"
+rm -rf sub link
 expect 16 --workload streams --files 10 x.img
 expect 16 --workload tree --streams 2 x.img
 expect 16 --workload tree --files 20000000 x.img
