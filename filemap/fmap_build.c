@@ -71,15 +71,23 @@ uint32_t fmap_build_tree_blocks(ext2_filsys fs, uint64_t nextents)
 	return total > UINT32_MAX ? UINT32_MAX : total;
 }
 
-/* Append LEN blocks at LBLK/PBLK to the extent list, merging as far as allowed. */
+/*
+ * Append LEN blocks at LBLK/PBLK to the extent list, merging as far as
+ * allowed.  With ONLY (a count is all that is wanted: the planner asks
+ * how many tree blocks a file will need at every move it plans), only
+ * the last extent is kept, there, and *EXT is not touched: growing a
+ * list to throw it away faulted in fresh pages at every move.
+ */
 static errcode_t add_extent(struct exttree_extent **ext, size_t *n, size_t *cap,
+			    struct exttree_extent *only,
 			    blk64_t lblk, blk64_t pblk, blk64_t len, int uninit)
 {
 	blk64_t max = uninit ? EXT_UNINIT_MAX_LEN : EXT_INIT_MAX_LEN;
 	errcode_t ret;
 
 	while (len) {
-		struct exttree_extent *last = *n ? &(*ext)[*n - 1] : NULL;
+		struct exttree_extent *last = !*n ? NULL : only ? only : &(*ext)[*n - 1];
+		struct exttree_extent *next;
 		blk64_t take;
 
 		if (last && last->uninit == uninit && last->len < max &&
@@ -87,14 +95,17 @@ static errcode_t add_extent(struct exttree_extent **ext, size_t *n, size_t *cap,
 			take = max - last->len < len ? max - last->len : len;
 			last->len += take;
 		} else {
-			ret = grow_n(ext, cap, *n + 1, sizeof(**ext));
-			if (ret)
-				return ret;
+			if (!only) {
+				ret = grow_n(ext, cap, *n + 1, sizeof(**ext));
+				if (ret)
+					return ret;
+			}
+			next = only ? only : &(*ext)[*n];
 			take = len < max ? len : max;
-			(*ext)[*n].lblk = lblk;
-			(*ext)[*n].pblk = pblk;
-			(*ext)[*n].len = take;
-			(*ext)[*n].uninit = uninit;
+			next->lblk = lblk;
+			next->pblk = pblk;
+			next->len = take;
+			next->uninit = uninit;
 			(*n)++;
 		}
 		lblk += take;
@@ -108,7 +119,7 @@ errcode_t fmap_build_extents(const struct fmap *m, const struct fmap_target *t,
 			   struct exttree_extent **out, size_t *count, int *fits)
 {
 	struct target_cursor c = { t, 0, 0 };
-	struct exttree_extent *ext = NULL;
+	struct exttree_extent *ext = NULL, last;
 	size_t n = 0, cap = 0;
 	uint32_t i;
 	errcode_t ret = 0;
@@ -124,8 +135,8 @@ errcode_t fmap_build_extents(const struct fmap *m, const struct fmap_target *t,
 				break;
 			}
 			if (it->kind == FMAP_DATA)
-				ret = add_extent(&ext, &n, &cap, it->lblk + done, p, l,
-						 it->uninit);
+				ret = add_extent(&ext, &n, &cap, out ? NULL : &last,
+						 it->lblk + done, p, l, it->uninit);
 			done += l;
 		}
 	}
@@ -312,7 +323,7 @@ static errcode_t walk_data(struct walker *w, const struct fmap_item *it)
 				return ret;
 		}
 		if (r && w->m->extents) {
-			ret = add_extent(&r->extents, &r->nextents, &r->extents_cap,
+			ret = add_extent(&r->extents, &r->nextents, &r->extents_cap, NULL,
 					 it->lblk + done, p, l, it->uninit);
 			if (ret)
 				return ret;

@@ -748,6 +748,8 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 			spacemap_free(&p.sm);
 		free(p.owner_count);
 		p.owner_count = NULL;
+		free(p.window_segs);
+		p.window_segs = NULL;
 		fmap_close_free(&p.close);
 		planner_run_offsets_free(&p);
 		err = plan_finish_figures(&p);
@@ -760,6 +762,7 @@ out:
 	free(p.members);
 	free(p.member_keys);
 	free(p.owner_count);
+	free(p.window_segs);
 	free(p.commit.changes);
 	fmap_close_free(&p.close);
 	planner_run_offsets_free(&p);

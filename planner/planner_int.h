@@ -268,6 +268,14 @@ struct planner {
 	 * mmap threshold) would be mapped and unmapped each time.
 	 */
 	struct fmap_close close;
+	/*
+	 * window.c's space map in virtual addresses, kept between windows:
+	 * a segment each, made and freed at every window tried (every file
+	 * placing tries one), it was faulted in afresh each time, a third of
+	 * a recordings disk's planning (e2fragimg's aged 2 GiB disk).
+	 */
+	void		*window_segs;
+	uint64_t	window_segs_cap;
 	struct runs_index runs_index;	/* runs_index.c's: one file's run offsets */
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */

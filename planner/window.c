@@ -97,9 +97,10 @@ static errcode_t build_virtual(struct sweep *s)
 	size_t i, z = 0;
 
 	s->zv = malloc((layout->nzones + 1) * sizeof(*s->zv));
-	s->v = malloc((sm->n ? sm->n : 1) * sizeof(*s->v));
-	if (!s->zv || !s->v)
+	if (!s->zv || util_grow(&s->p->window_segs, &s->p->window_segs_cap,
+				sm->n ? sm->n : 1, sizeof(*s->v)))
 		return ENOMEM;
+	s->v = s->p->window_segs;	/* the planner's, kept for the next window */
 	s->total = 0;
 	for (i = 0; i < layout->nzones; i++) {
 		s->zv[i] = s->total;
@@ -562,7 +563,6 @@ static errcode_t place_in_window(struct planner *p, const struct unit *u,
 	}
 	for (k = 0; k < u->n; k++)
 		p->pf[p->members[u->first + k]].flags &= ~PF_IN_UNIT;
-	free(s.v);
 	free(s.zv);
 	return ret;
 }
@@ -618,7 +618,6 @@ errcode_t window_clear(struct planner *p, blk64_t need, blk64_t budget,
 		else
 			snapshot_forget(p);
 	}
-	free(s.v);
 	free(s.zv);
 	return ret;
 }
