@@ -249,6 +249,14 @@ static inline void change_vec_free(struct change_vec *a)
 errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 		     const struct runs_change *changes, size_t nchanges,
 		     struct layout_piece **out, size_t *nout, int *fits);
+/*
+ * runs_apply() into OUT, emptied first and kept (its room too) for the
+ * next call: for a caller that only looks at the runs and throws them
+ * away, move after move.
+ */
+errcode_t runs_apply_into(const struct layout_piece *cur, size_t ncur,
+			  const struct runs_change *changes, size_t nchanges,
+			  struct piece_vec *out, int *fits);
 
 /* OFF[0..N]: where each of RUNS starts in the stream, and the stream's end. */
 void runs_offsets(const struct layout_piece *runs, size_t n, blk64_t *off);

@@ -40,16 +40,31 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 		     struct layout_piece **out, size_t *nout, int *fits)
 {
 	struct piece_vec o = { 0 };
+	errcode_t ret = runs_apply_into(cur, ncur, ch, nch, &o, fits);
+
+	if (ret || !*fits) {
+		piece_vec_free(&o);
+		*out = NULL;
+		*nout = 0;
+		return ret;
+	}
+	*out = o.v;
+	*nout = o.n;
+	return 0;
+}
+
+errcode_t runs_apply_into(const struct layout_piece *cur, size_t ncur,
+			  const struct runs_change *ch, size_t nch,
+			  struct piece_vec *o, int *fits)
+{
 	size_t i, j = 0;
 	blk64_t off = 0;
 	errcode_t ret = 0;
 
+	o->n = 0;
 	*fits = runs_changes_fit(ch, nch, layout_pieces_blocks(cur, ncur));
-	if (!*fits) {
-		*out = NULL;
-		*nout = 0;
+	if (!*fits)
 		return 0;
-	}
 	for (i = 0; i < ncur && !ret; off += cur[i].len, i++) {
 		blk64_t pos = off, end = off + cur[i].len;
 
@@ -60,23 +75,17 @@ errcode_t runs_apply(const struct layout_piece *cur, size_t ncur,
 				blk64_t stop = ch[j].off + ch[j].len < end ?
 					ch[j].off + ch[j].len : end;
 
-				ret = push(&o, ch[j].pblk + (pos - ch[j].off), stop - pos);
+				ret = push(o, ch[j].pblk + (pos - ch[j].off), stop - pos);
 				pos = stop;
 			} else {
 				blk64_t stop = j < nch && ch[j].off < end ? ch[j].off : end;
 
-				ret = push(&o, cur[i].start + (pos - off), stop - pos);
+				ret = push(o, cur[i].start + (pos - off), stop - pos);
 				pos = stop;
 			}
 		}
 	}
-	if (ret) {
-		piece_vec_free(&o);
-		return ret;
-	}
-	*out = o.v;
-	*nout = o.n;
-	return 0;
+	return ret;
 }
 
 void runs_offsets(const struct layout_piece *runs, size_t n, blk64_t *off)

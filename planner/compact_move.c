@@ -86,10 +86,9 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	struct planner *p = c->p;
 	const struct layout_piece *cur;
 	struct layout_piece sole;
-	struct layout_piece *runs = NULL;
 	struct fmap_target t;
 	struct fmap *m;
-	size_t nruns, ext;
+	size_t ext;
 	uint32_t ncur;
 	int fits;
 	errcode_t ret;
@@ -101,17 +100,16 @@ static errcode_t tree_blocks_after(struct compact *c, uint32_t f,
 	if (!m->extents)
 		return 0;	/* indirect blocks are in the stream */
 	cur = planner_runs(p, f, &ncur, &sole);
-	ret = runs_apply(cur, ncur, ch, nch, &runs, &nruns, &fits);
+	ret = runs_apply_into(cur, ncur, ch, nch, &p->after_runs, &fits);
 	if (!ret && !fits)
 		ret = PLAN_ERR_BUG;
 	if (ret)
 		return ret;
-	t.runs = runs;
-	t.nruns = nruns;
+	t.runs = p->after_runs.v;
+	t.nruns = p->after_runs.n;
 	ret = fmap_build_extents(m, &t, NULL, &ext, &fits);
 	if (!ret && !fits)
 		ret = PLAN_ERR_BUG;	/* the runs of its whole stream */
-	free(runs);
 	if (!ret)
 		*need = fmap_build_tree_blocks(p->fs, ext);
 	return ret;

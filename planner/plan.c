@@ -750,6 +750,7 @@ static errcode_t plan_attempt(struct layout *layout, const struct selection *sel
 		p.owner_count = NULL;
 		free(p.window_segs);
 		p.window_segs = NULL;
+		piece_vec_free(&p.after_runs);
 		fmap_close_free(&p.close);
 		planner_run_offsets_free(&p);
 		err = plan_finish_figures(&p);
@@ -763,6 +764,7 @@ out:
 	free(p.member_keys);
 	free(p.owner_count);
 	free(p.window_segs);
+	piece_vec_free(&p.after_runs);
 	free(p.commit.changes);
 	fmap_close_free(&p.close);
 	planner_run_offsets_free(&p);

@@ -276,6 +276,9 @@ struct planner {
 	 */
 	void		*window_segs;
 	uint64_t	window_segs_cap;
+	/* compact_move.c's runs of a file after a move, counted and thrown
+	 * away at every move it plans: kept for the next. */
+	struct piece_vec after_runs;
 	struct runs_index runs_index;	/* runs_index.c's: one file's run offsets */
 	struct psnap	*snap;		/* snapshot.c: moves that may be taken back */
 	uint32_t	snap_gen;	/* snapshot.c: snapshots taken so far */
