@@ -59,7 +59,7 @@ static void usage(FILE *out, const char *prog)
 "  -V, --version       print the version and exit\n"
 "  -h, --help          print this help and exit\n"
 "\n"
-"In the map, ? lists the keys and q quits; / finds files by name, glob\n"
+"In the map, ? lists the keys and q (or ^C) quits; / finds files by name, glob\n"
 "(*.ts) or path (/tv/*.ts).  Each state has its own glyph, with colour or\n"
 "without (--color=never, NO_COLOR set, or a terminal such as vt100: ASCII).\n"
 "\n"
