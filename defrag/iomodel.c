@@ -21,9 +21,9 @@
  *   cache, which never evicts.  Data staged and moved
  *   again is read from the cache: on a disk whose recordings are rebuilt
  *   through staging most of the second reads are;
- * - writes go to the page cache and out at each flush in block order;
- *   the data is flushed each buffer of it, and the flush waits for the
- *   platter (half a rotation);
+ * - writes go to the page cache and out at each flush in block order
+ *   (the data of a batch at its commit's first), and the flush waits
+ *   for the platter (half a rotation);
  * - a move into blocks the open batch released logs them where the
  *   mover would (MOVE_LOG_MAX_BYTES, the transaction's room, which the
  *   batch's metadata takes its share of: an inode table block and the
@@ -79,7 +79,6 @@ struct clock {
 	double		t;		/* seconds so far */
 	blk64_t		head;
 	int		head_known;	/* not after a commit */
-	blk64_t		unflushed;	/* blocks written since the last flush */
 	blk64_t		batch;		/* blocks in the open batch */
 	struct io_copy	*pending;	/* written since the last flush */
 	size_t		npending, pending_cap;
@@ -182,7 +181,6 @@ static void flush(struct clock *c)
 	}
 	c->t += rotation_seconds(c->m) / 2;
 	c->npending = 0;
-	c->unflushed = 0;
 }
 
 /* Read the blocks [BLK, BLK + N) the cache does not hold, held after. */
@@ -864,7 +862,7 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			unit_walk_gather(&s.walk, 1);
 		if (!s.ngroup)
 			break;	/* cannot be: the first unit left goes when forced */
-		/* The copies: sources in the disk's order, data flushed each buffer. */
+		/* The copies: sources in the disk's order, data flushed by the commit. */
 		nops = 0;
 		for (k = 0; k < s.ngroup; k++) {
 			const struct io_move *m = &mv[s.group[k]];
@@ -897,9 +895,6 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 			ret = write_dst(&c, &ops[k]);
 			if (ret)
 				break;
-			c.unflushed += ops[k].len;
-			if (c.unflushed >= buf_blocks)
-				flush(&c);
 		}
 		if (ret)
 			break;

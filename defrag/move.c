@@ -336,7 +336,6 @@ static errcode_t commit_for_reuse(struct move_ctx *c)
 {
 	c->reuse_commits++;
 	c->batch_blocks = 0;
-	c->unflushed = 0;
 	return switch_commit(c->sw);
 }
 
@@ -589,7 +588,6 @@ static errcode_t write_ops(struct move_ctx *c, size_t from, size_t to)
 			c->done += run_n;
 			c->written += run_n;
 			c->copied += run_n;
-			c->unflushed += run_n;
 			run_n = 0;
 			if (report(c))
 				return E2F_ERR_CANCELLED;
@@ -670,8 +668,9 @@ static errcode_t read_gap(struct move_ctx *c, blk64_t blk, blk64_t n, blk64_t at
 /*
  * The ops, half a buffer at a time: their sources read in block order
  * (a gap read through where readthrough.c says; a long one with
- * read_gap), then written out; a flush each --buffer written, so that the
- * data waiting for the group's commit stays bounded as with single moves.
+ * read_gap), then written out, and made durable by the commit's flush:
+ * one flush for the group's data, which a rotating disk writes in block
+ * order, not one a buffer, each a wait for the platter between reads.
  * What is read is held (c->held): no later pass reads it through again.
  */
 static errcode_t copy_ops(struct move_ctx *c)
@@ -738,12 +737,6 @@ static errcode_t copy_ops(struct move_ctx *c)
 		ret = write_ops(c, i, j);
 		if (ret)
 			return ret;
-		if (c->unflushed >= c->buf_blocks) {
-			ret = io_channel_flush(fs->io);
-			if (ret)
-				return ret;
-			c->unflushed = 0;
-		}
 		i = j;
 	}
 	return ahead_to(c, ext2fs_blocks_count(fs->super), 0);
@@ -765,10 +758,8 @@ errcode_t move_group_copy(struct move_ctx *c, struct move_group *g)
 		for (i = 0; !ret && i < r->nwrites; i++) {
 			ret = switch_write(c->sw, r->writes[i].pblk, 1,
 					   r->writes[i].buf);
-			if (!ret) {
+			if (!ret)
 				c->written++;
-				c->unflushed++;
-			}
 		}
 	}
 	for (k = 0; k < g->n; k++) {
@@ -830,7 +821,6 @@ errcode_t move_group_end(struct move_ctx *c, struct move_group *g)
 	if (c->batch_blocks >= c->buf_blocks && switch_batch_size(c->sw)) {
 		ret = switch_commit(c->sw);
 		c->batch_blocks = 0;
-		c->unflushed = 0;
 	}
 	return ret;
 }

@@ -52,7 +52,6 @@ struct move_ctx {
 	blk64_t		copied, written;	/* so far, blocks */
 	struct verify	*verify;	/* --verify: read back before each switch; owned */
 	blk64_t		batch_blocks;	/* written since the batch opened */
-	blk64_t		unflushed;	/* written since the last flush or commit */
 	uint64_t	reuse_commits;	/* batches ended for a reuse of freed blocks */
 	ext2fs_block_bitmap claimed;	/* blocks the open group gains or releases */
 	blk64_t		wait_blk;	/* a move that waited for a group: a block
