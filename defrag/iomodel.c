@@ -750,6 +750,9 @@ static errcode_t owners_make(struct clock *c, const struct io_move *mv, uint64_t
 	c->owners_end = malloc((total + 1) * sizeof(*c->owners_end));
 	if (!c->owners || !c->owners_end)
 		return ENOMEM;
+	/* New memory, all of it written: a fault a huge page, not a page. */
+	util_huge_pages(c->owners, (total + 1) * sizeof(*c->owners));
+	util_huge_pages(c->owners_end, (total + 1) * sizeof(*c->owners_end));
 	for (i = 0; i < n; i++)
 		for (k = 0; k < mv[i].ncopies; k++) {
 			c->owners[at].src = copies[mv[i].copy_at + k].src;
