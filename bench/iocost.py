@@ -49,6 +49,15 @@ The limit (issue 22) is reading once and writing once, sequentially,
 the bytes the run wrote: 2 x bytes_written / rate, bytes_written being
 e2defrag -J's (the copies and the new mapping blocks; the journal and
 the metadata written in place are the overhead judged, not counted).
+
+The floor (--plan, e2defrag -n -J's plan for IMAGE): reading every data
+block of the files the plan brings to best or to fewer pieces (debugfs
+`blocks` on IMAGE), each run of them entered once at the cheaper of the
+jump across the gap before it and a reposition from above (sources_floor),
+plus bytes_written / rate.  No run that defragments those files reads
+them for less, in any order.  A run writing no more than this one has a
+limit no larger, so where the floor is above 2x the limit no such run
+meets the target; the scan and plan are not in the floor.
 """
 import argparse
 import bisect
@@ -396,6 +405,38 @@ def forced_reuses(moves):
     return n
 
 
+def sources_floor(plan, image, disk, bs):
+    """The floor's reading: every data block of the files PLAN (e2defrag
+    -n -J) brings to best or to fewer pieces, as debugfs lists them on
+    IMAGE, sorted into runs.  However a run orders its reads, it enters
+    each of these runs once at least: from below, across at least the gap
+    to the run before it (read through, or a jump: jump() grows with the
+    gap), or from above, a reposition, no cheaper than seek(0) + half a
+    rotation.  So each run costs at least the cheaper of the two, and its
+    bytes their transfer.  Returns (seconds, runs, files)."""
+    inos = [f["ino"] for f in json.load(open(plan)).get("files") or []
+            if f.get("outcome") in ("best", "partial")]
+    if not inos:
+        return 0.0, 0, 0
+    cmds = "".join("blocks <%d>\n" % i for i in inos)
+    out = subprocess.run(["debugfs", "-f", "-", image], input=cmds,
+                         capture_output=True, text=True, check=True).stdout
+    blocks = sorted({int(w) for line in out.splitlines()
+                     if not line.startswith("debugfs")
+                     for w in line.split() if w.isdigit()})
+    from_above = disk.t2t + disk.rotation / 2
+    t, end, runs, i = 0.0, 0, 0, 0
+    while i < len(blocks):
+        j = i + 1
+        while j < len(blocks) and blocks[j] == blocks[j - 1] + 1:
+            j += 1
+        t += min(disk.jump(blocks[i] * bs - end), from_above) + disk.transfer((j - i) * bs)
+        end = blocks[j - 1] * bs + bs
+        runs += 1
+        i = j
+    return t, runs, len(inos)
+
+
 def cost_trace(events, disk, geo, size, log=None):
     """Today's cost of EVENTS, with the flushes' log for the analysis."""
     m = Model(disk, geo, size)
@@ -452,6 +493,8 @@ def main():
     ap.add_argument("--log", help="write every disk access to this file: "
                     "event, time before it, read|write, class, offset, bytes, jump seconds")
     ap.add_argument("--moves", help="write each move's I/O to this JSON file")
+    ap.add_argument("--plan", help="e2defrag -n -J's plan for IMAGE: adds the floor "
+                    "(reading its files' blocks in one sweep, writing the run's bytes once)")
     o = ap.parse_args()
 
     geo = Geometry(o.image)
@@ -501,6 +544,12 @@ def main():
                for k, v in sorted(m.by.items())},
         "calls": calls,
     }
+    if o.plan:
+        sweep, runs, files = sources_floor(o.plan, o.image, disk, geo.bs)
+        floor = sweep + basis / disk.rate
+        out.update({"floor_seconds": floor, "floor_read_seconds": sweep,
+                    "floor_read_runs": runs, "floor_files": files,
+                    "floor_ratio": floor / limit if limit else None})
     if o.moves:
         per = []
         for a, b in segs:
