@@ -880,7 +880,11 @@ errcode_t iomodel_moves(ext2_filsys fs, const struct readmodel *model,
 		}
 		if (ret)
 			break;
-		if (nops)
+		/* Linear time: interleaved streams copy tens of thousands of
+		 * pieces a group. */
+		if (nops && radix_sort_by_start(ops, nops, sizeof(*ops),
+						offsetof(struct io_copy, src),
+						ext2fs_blocks_count(fs->super)))
 			qsort(ops, nops, sizeof(*ops), cmp_src);
 		c.read_end = 0;
 		c.used = 0;
