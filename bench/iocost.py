@@ -50,14 +50,16 @@ the bytes the run wrote: 2 x bytes_written / rate, bytes_written being
 e2defrag -J's (the copies and the new mapping blocks; the journal and
 the metadata written in place are the overhead judged, not counted).
 
-The floor (--plan, e2defrag -n -J's plan for IMAGE): reading every data
-block of the files the plan brings to best or to fewer pieces (debugfs
-`blocks` on IMAGE), each run of them entered once at the cheaper of the
-jump across the gap before it and a reposition from above (sources_floor),
-plus bytes_written / rate.  No run that defragments those files reads
-them for less, in any order.  A run writing no more than this one has a
-limit no larger, so where the floor is above 2x the limit no such run
-meets the target; the scan and plan are not in the floor.
+The floor (--plan, e2defrag -n -J's plan for IMAGE): reading the blocks
+the files the plan brings to best or to fewer pieces must leave (debugfs
+`stat` on IMAGE: all but the largest diagonals, physical less logical, of
+as many as the file keeps pieces; must_read), each run of them entered
+once at the cheaper of the jump across the gap before it and a
+reposition from above (sources_floor), plus bytes_written / rate.  No
+run that gives those files as few pieces reads them for less, in any
+order.  A run writing no more than this one has a limit no larger, so
+where the floor is above 2x the limit no such run meets the target; the
+scan and plan are not in the floor.
 """
 import argparse
 import bisect
@@ -405,25 +407,50 @@ def forced_reuses(moves):
     return n
 
 
+MAPPED = re.compile(r"\((\d+)(?:-(\d+))?\):(\d+)(?:-(\d+))?")
+
+
+def must_read(stat, keep):
+    """The blocks of a file that any run giving it KEEP pieces must read,
+    from debugfs `stat`'s BLOCKS or EXTENTS (LOGICAL):PHYSICAL ranges: a
+    block can stay where it is only in one of the file's KEEP extents
+    after the run, each of which holds consecutive logical blocks at
+    consecutive physical ones; so at most KEEP of its diagonals (physical
+    less logical) stay, and the largest are left out here."""
+    diag = {}
+    for m in MAPPED.finditer(stat):
+        lo, hi, p = int(m.group(1)), int(m.group(2) or m.group(1)), int(m.group(3))
+        diag.setdefault(p - lo, []).append((p, hi - lo + 1))
+    stay = sorted(diag, key=lambda d: -sum(n for _, n in diag[d]))[:keep]
+    return [r for d, runs in diag.items() if d not in stay for r in runs]
+
+
 def sources_floor(plan, image, disk, bs):
-    """The floor's reading: every data block of the files PLAN (e2defrag
-    -n -J) brings to best or to fewer pieces, as debugfs lists them on
-    IMAGE, sorted into runs.  However a run orders its reads, it enters
-    each of these runs once at least: from below, across at least the gap
-    to the run before it (read through, or a jump: jump() grows with the
-    gap), or from above, a reposition, no cheaper than seek(0) + half a
-    rotation.  So each run costs at least the cheaper of the two, and its
-    bytes their transfer.  Returns (seconds, runs, files)."""
-    inos = [f["ino"] for f in json.load(open(plan)).get("files") or []
-            if f.get("outcome") in ("best", "partial")]
-    if not inos:
+    """The floor's reading: the blocks the files PLAN (e2defrag -n -J)
+    brings to best or to fewer pieces must leave (must_read, on IMAGE as
+    debugfs sees it), sorted into runs.  However a run orders its reads,
+    it enters each of these runs once at least: from below, across at
+    least the gap to the run before it (read through, or a jump: jump()
+    grows with the gap), or from above, a reposition, no cheaper than
+    seek(0) + half a rotation.  So each run costs at least the cheaper of
+    the two, and its bytes their transfer.  Returns (seconds, runs,
+    files)."""
+    files = [f for f in json.load(open(plan)).get("files") or []
+             if f.get("outcome") in ("best", "partial")]
+    if not files:
         return 0.0, 0, 0
-    cmds = "".join("blocks <%d>\n" % i for i in inos)
+    cmds = "".join("stat <%d>\n" % f["ino"] for f in files)
     out = subprocess.run(["debugfs", "-f", "-", image], input=cmds,
                          capture_output=True, text=True, check=True).stdout
-    blocks = sorted({int(w) for line in out.splitlines()
-                     if not line.startswith("debugfs")
-                     for w in line.split() if w.isdigit()})
+    stats = re.split(r"^debugfs: stat <\d+>\n", out, flags=re.M)[1:]
+    if len(stats) != len(files):
+        sys.exit("iocost: debugfs stat gave %d answers for %d files" %
+                 (len(stats), len(files)))
+    blocks = set()
+    for f, st in zip(files, stats):
+        for p, n in must_read(st, f.get("pieces_after") or 1):
+            blocks.update(range(p, p + n))
+    blocks = sorted(blocks)
     from_above = disk.t2t + disk.rotation / 2
     t, end, runs, i = 0.0, 0, 0, 0
     while i < len(blocks):
@@ -434,7 +461,7 @@ def sources_floor(plan, image, disk, bs):
         end = blocks[j - 1] * bs + bs
         runs += 1
         i = j
-    return t, runs, len(inos)
+    return t, runs, len(files)
 
 
 def cost_trace(events, disk, geo, size, log=None):

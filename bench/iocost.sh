@@ -16,14 +16,14 @@
 # with writes to make durable: libext2fs fsyncs each open); bytes
 # read from and written to the disk by the model, modeled seconds (the
 # whole run: scan, plan, moves), the limit, the ratio, flushes per 32 MiB
-# written; the floor (iocost.py --plan: reading every block of the files
-# the plan defragments in one ascending sweep, and writing the run's bytes
-# once: no order of any run that defragments those files reads less, and
-# the scan is not counted; above 2x the limit, no such run writing no more
-# meets the 2x target on that disk); then the run again, untraced, on a
-# fresh copy in the page cache, against `dd bs=8M conv=fsync` writing as
-# many bytes in the same directory
-# (rate ratio: bytes/s of e2defrag's whole run over dd's; the fastest of
+# written; the floor (iocost.py --plan: reading the blocks that the
+# files the plan defragments cannot keep where they are, at the least any
+# order of reads costs, and writing the run's bytes once; the scan is not
+# counted; above 2x the limit, no run that defragments those files
+# writing no more meets the 2x target on that disk); then the run again,
+# untraced, on a fresh copy in the page cache, against `dd bs=8M
+# conv=fsync` writing as many bytes in the same directory (rate ratio:
+# bytes/s of e2defrag's whole run over dd's; the fastest of
 # PAGECACHE_RUNS, default 3, of each).
 #
 # Disks (default all but ktree200k):
@@ -210,7 +210,7 @@ for d in $disks; do
 done
 echo "$(e2defrag -V 2>&1 | head -1) ($(git -C "$top" describe --always --dirty 2>/dev/null || echo "no git")), kernel $(uname -r), $(nproc) CPUs, load $(cut -d" " -f1-3 /proc/loadavg)"
 echo
-echo "| disk | moves | forced reuses | flushes (writing) | flushes / 32 MiB | read | written | modeled (scan and plan) | limit | ratio | floor: moved files read in one sweep, bytes written once | page cache: e2defrag / dd, rate | estimate (e2defrag -n) / modeled moves |"
+echo "| disk | moves | forced reuses | flushes (writing) | flushes / 32 MiB | read | written | modeled (scan and plan) | limit | ratio | floor, its ratio to the limit | page cache: e2defrag / dd, rate | estimate (e2defrag -n) / modeled moves |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for d in $disks; do
 	measure "$d"
