@@ -521,7 +521,8 @@ def main():
                     "event, time before it, read|write, class, offset, bytes, jump seconds")
     ap.add_argument("--moves", help="write each move's I/O to this JSON file")
     ap.add_argument("--plan", help="e2defrag -n -J's plan for IMAGE: adds the floor "
-                    "(reading its files' blocks in one sweep, writing the run's bytes once)")
+                    "(reading what its files cannot keep in place at the least any "
+                    "order costs, writing the run's bytes once)")
     o = ap.parse_args()
 
     geo = Geometry(o.image)
