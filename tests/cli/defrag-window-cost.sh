@@ -17,7 +17,7 @@
 # unit here models a few milliseconds, about one of the host's fsyncs, so
 # the groups, and the reads with them, differ from one run to the next:
 # the same cut took 0.429 to 0.453 s of a 0.401 s window (ext2), and
-# 0.185 to 0.217 s of 0.407 to 0.415 s (ext3).
+# 0.185 to 0.227 s of 0.407 to 0.415 s (ext3).
 # Skips without strace, or where it cannot trace, or where the traced
 # run's own clock (it measures its rate as it goes) runs out before the
 # units -n fitted, as on a loaded machine.
