@@ -39,7 +39,7 @@ whole disk, as on a recorder).  The head starts at offset 0.
 Blocks are classed from dumpe2fs and debugfs: super (superblocks,
 descriptors, reserved GDT), bitmap, itable, journal, data (everything
 else: file data, mapping blocks, directories).  The scan and planning
-are the I/O before the move phase: e2defrag -C FD's first "2 ..." line
+are the I/O before the move phase: e2defrag -C FD's first "4 ..." line
 in the trace (--progress-fd FD), else the first write.  A move, for the per-move figures,
 runs from the I/O after the last move's final flush through its own
 data flush (the first flush that writes data blocks) to the last flush
@@ -149,7 +149,7 @@ class Geometry:
 def parse_trace(path, image, progress_fd=-1):
     """The image's I/O, in order: (op, fd_direct, offset, length) with op
     read, write, flush, or move (where e2defrag's -C PROGRESS_FD says the
-    move phase begins: a line "2 DONE TOTAL"); and the counts of every
+    move phase begins: a line "4 DONE TOTAL"); and the counts of every
     traced call."""
     base = os.path.basename(image)
     fds = {}            # fd -> [position, direct]
@@ -198,7 +198,7 @@ def parse_trace(path, image, progress_fd=-1):
         if name in ("dup", "dup2", "dup3") and fd in fds:
             fds[ret] = list(fds[fd])
             continue
-        if fd == progress_fd and name == "write" and '"2 ' in args:
+        if fd == progress_fd and name == "write" and '"4 ' in args:
             if not moving:
                 events.append(("move", False, 0, 0))
                 moving = True

@@ -87,7 +87,7 @@ done
 
 # The cut runs, traced.
 [ "${CUT_RUNS:-1}" = 1 ] && command -v strace > /dev/null || exit 0
-syscalls=openat,close,pread64,pwrite64,fsync,fdatasync,fadvise64,ioctl,fallocate
+syscalls=openat,close,write,pread64,pwrite64,fsync,fdatasync,fadvise64,ioctl,fallocate
 echo
 echo "| disk | window | units within | cut run's moves (iocost.py) | / window |"
 echo "|---|---:|---:|---:|---:|"

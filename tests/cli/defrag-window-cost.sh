@@ -6,18 +6,18 @@
 # units_fit: the run that stops after them, with its last commit and the
 # journal's checkpoint, its read-ahead only for them); the run cut there
 # (--max-units, the disk being the page cache) is traced with strace and
-# costed by bench/iocost.py, which knows nothing of the planner: its moves
-# must take at most W and a fifth, and at least two fifths of it (not a
+# costed by bench/iocost.py, which knows nothing of the planner, from the
+# start of its moves (-C 9's phase 4 line: write is traced for it): its
+# moves must take at most W and a fifth, and at least half of it (not a
 # plan that could have done more).  Before, -n's units were those whose
 # share of the whole plan's model fit, and the runs cut there took 1.7 to
 # 4.4 times the window: the units' reads came in a sparser sweep than the
 # whole run's, and the commit and checkpoint at the cut were charged to
-# later units.  Not closer than that: the traced run measures its rate
+# later units.  A fifth, not a tenth: the traced run measures its rate
 # against the host's clock and gathers its groups of moves by it, and a
 # unit here models a few milliseconds, about one of the host's fsyncs, so
-# the groups, and the reads with them, differ from one run to the next:
-# the same cut took 0.429 to 0.453 s of a 0.401 s window (ext2), and
-# 0.185 to 0.227 s of 0.407 to 0.415 s (ext3).
+# the groups, and the reads with them, differ with the host's load (ext2:
+# 1.07 to 1.13 times the window).
 # Skips without strace, or where it cannot trace, or where the traced
 # run's own clock (it measures its rate as it goes) runs out before the
 # units -n fitted, as on a loaded machine.
@@ -39,7 +39,7 @@ for fs in ext3 ext2; do
 
 	# traced_cost runs e2defrag with no limit; this one is cut.
 	cp --sparse=always "$img" "$T/run.img"
-	strace -f -qq -s 8 -e trace=openat,close,pread64,pwrite64,fsync,fdatasync,fadvise64,ioctl,fallocate \
+	strace -f -qq -s 8 -e trace=openat,close,write,pread64,pwrite64,fsync,fdatasync,fadvise64,ioctl,fallocate \
 		-o "$T/trace" e2defrag -J -C 9 --max-time "$w" --max-units "$k" "$T/run.img" \
 		> "$T/run.json" 2> "$T/err" 9> /dev/null
 	rc=$?
@@ -59,7 +59,7 @@ for fs in ext3 ext2; do
 	python3 "$top_srcdir/bench/iocost.py" --traced "$T/run.img" --progress-fd 9 \
 		--result "$T/run.json" "$T/trace" "$img" > "$T/cost.json" || fail "$fs: iocost.py"
 	t=$(json_get "$T/cost.json" '"%.3f" % j["move_seconds"]')
-	python3 -c "import sys; t, w = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (w * 0.4 <= t <= w * 1.2))" "$t" "$w" ||
+	python3 -c "import sys; t, w = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (w / 2 <= t <= w * 1.2))" "$t" "$w" ||
 		fail "$fs: the run cut after the $k units -n fits in $w s takes $t s on the modeled disk"
 	echo "ok $fs: $k of $n units fit a window of $w s; cut there, the run takes $t s (iocost.py)"
 done
