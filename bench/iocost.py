@@ -446,22 +446,14 @@ def sources_floor(plan, image, disk, bs):
     if len(stats) != len(files):
         sys.exit("iocost: debugfs stat gave %d answers for %d files" %
                  (len(stats), len(files)))
-    blocks = set()
-    for f, st in zip(files, stats):
-        for p, n in must_read(st, f.get("pieces_after") or 1):
-            blocks.update(range(p, p + n))
-    blocks = sorted(blocks)
+    runs = runs_of((p * bs, (p + n) * bs) for f, st in zip(files, stats)
+                   for p, n in must_read(st, f.get("pieces_after") or 1))
     from_above = disk.t2t + disk.rotation / 2
-    t, end, runs, i = 0.0, 0, 0, 0
-    while i < len(blocks):
-        j = i + 1
-        while j < len(blocks) and blocks[j] == blocks[j - 1] + 1:
-            j += 1
-        t += min(disk.jump(blocks[i] * bs - end), from_above) + disk.transfer((j - i) * bs)
-        end = blocks[j - 1] * bs + bs
-        runs += 1
-        i = j
-    return t, runs, len(files)
+    t, end = 0.0, 0
+    for a, b in runs:
+        t += min(disk.jump(a - end), from_above) + disk.transfer(b - a)
+        end = b
+    return t, len(runs), len(files)
 
 
 def cost_trace(events, disk, geo, size, log=None):
